@@ -1,0 +1,226 @@
+/* cc_common.h: the contract shared by every cubecg library.
+ *
+ * - Errors travel up (PETSc style): library functions return cc_err (0 = success); CC_CALL wraps a
+ *   call and appends file:line:function to a per-thread error chain; CC_CHECK tests a condition with a
+ *   formatted message; CC_MPI, CC_SYS, CC_URING and CC_H5 turn library codes into text.
+ *   main() prints the chain once (cc_error_print) and exits non-zero.
+ * - Data shared between mesh/ (producer) and solvers/, io/ (consumers): the GeoFEM-style
+ *   communication table and the 3x3 block CRS matrix.
+ * - Timing regions: a fixed enum around MPI_Wtime, reduced over ranks only at the end.
+ * - 64-byte aligned allocation (cc_malloc / cc_free).
+ */
+#ifndef CC_COMMON_H
+#define CC_COMMON_H
+
+#include <errno.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CC_VERSION "0.1.0"
+/* bumped whenever the JSON report's layout changes; jobs/analyze.py refuses other versions */
+#define CC_REPORT_VERSION 1
+
+/* ------------------------------------------------------------------------------------------------
+ * Errors
+ * ---------------------------------------------------------------------------------------------- */
+typedef int cc_err;
+enum {
+  CC_OK = 0,
+  CC_ERR_ARG,     /* bad user input (options, sizes) */
+  CC_ERR_MEM,     /* allocation failed or would exceed the memory estimate */
+  CC_ERR_MPI,     /* an MPI call failed */
+  CC_ERR_SYS,     /* an OS call failed (errno) */
+  CC_ERR_IO,      /* file format, checksum, truncated file... */
+  CC_ERR_H5,      /* an HDF5 call failed */
+  CC_ERR_URING,   /* an io_uring call failed (negative errno) */
+  CC_ERR_METIS,   /* METIS returned an error */
+  CC_ERR_NUMERIC, /* breakdown, NaN, singular block */
+  CC_ERR_CHECK,   /* a built-in verification failed */
+  CC_ERR_UNSUPPORTED
+};
+
+#define CC_WUR __attribute__((warn_unused_result))
+#define CC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Append a frame to this thread's error chain; returns code so callers can `return cc_error_push(..)`. */
+cc_err cc_error_push(cc_err code, const char *file, int line, const char *func, const char *fmt, ...)
+  CC_PRINTF(5, 6);
+/* Print the chain (innermost first) prefixed with the rank, then clear it. */
+void cc_error_print(FILE *out, int rank);
+/* First message of the chain (the innermost, most specific); "" if none. */
+const char *cc_error_message(void);
+void        cc_error_clear(void);
+const char *cc_error_name(cc_err code);
+
+#define CC_CALL(expr) \
+  do { \
+    cc_err cc_call_err_ = (expr); \
+    if (cc_call_err_) return cc_error_push(cc_call_err_, __FILE__, __LINE__, __func__, "%s", #expr); \
+  } while (0)
+
+#define CC_CHECK(cond, code, ...) \
+  do { \
+    if (!(cond)) return cc_error_push((code), __FILE__, __LINE__, __func__, __VA_ARGS__); \
+  } while (0)
+
+#define CC_FAIL(code, ...) return cc_error_push((code), __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+/* MPI calls: needs MPI_ERRORS_RETURN on the communicator (set by the driver). */
+cc_err cc_error_push_mpi(int mpi_code, const char *file, int line, const char *func, const char *expr);
+#define CC_MPI(expr) \
+  do { \
+    int cc_mpi_rc_ = (expr); \
+    if (cc_mpi_rc_ != MPI_SUCCESS) \
+      return cc_error_push_mpi(cc_mpi_rc_, __FILE__, __LINE__, __func__, #expr); \
+  } while (0)
+
+/* OS calls returning -1 and setting errno. */
+cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *func, const char *expr);
+#define CC_SYS(expr) \
+  do { \
+    if ((expr) == -1) return cc_error_push_errno(errno, __FILE__, __LINE__, __func__, #expr); \
+  } while (0)
+
+/* io_uring calls returning a negative errno. */
+#define CC_URING(expr) \
+  do { \
+    int cc_uring_rc_ = (expr); \
+    if (cc_uring_rc_ < 0) \
+      return cc_error_push((CC_ERR_URING), __FILE__, __LINE__, __func__, "%s: %s", #expr, \
+                           strerror(-cc_uring_rc_)); \
+  } while (0)
+
+/* HDF5 calls returning a negative herr_t/hid_t. */
+#define CC_H5(expr) \
+  do { \
+    if ((int64_t)(expr) < 0) \
+      return cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__, "HDF5 call failed: %s", #expr); \
+  } while (0)
+
+/* A collective decision: every rank passes its local error code; all ranks return CC_ERR_* of the
+ * lowest-ranked failing process (or CC_OK). Used where ranks may disagree (e.g. a checkpoint). */
+CC_WUR cc_err cc_error_agree(MPI_Comm comm, cc_err local, cc_err *global);
+
+/* ------------------------------------------------------------------------------------------------
+ * Memory: 64-byte aligned, zero-initialised where noted; size overflow checked.
+ * ---------------------------------------------------------------------------------------------- */
+#define CC_ALIGN 64
+CC_WUR cc_err cc_malloc(size_t count, size_t elem_size, void *ptr_out);
+CC_WUR cc_err cc_calloc(size_t count, size_t elem_size, void *ptr_out);
+void          cc_free(void *ptr_in); /* takes the address of the pointer, sets it to NULL */
+/* Peak resident set size of this process in bytes (from getrusage), 0 if unknown. */
+int64_t cc_peak_rss_bytes(void);
+
+/* ------------------------------------------------------------------------------------------------
+ * Communication table (GeoFEM style). Local nodes: internal [0, n_internal), external (halo)
+ * [n_internal, n_total). Each neighbour i sends us the values of import_item[import_index[i] ..
+ * import_index[i+1]) (local external ids) and we send it export_item[export_index[i] ..
+ * export_index[i+1]) (local internal ids). The import list of a neighbour matches, in order, its
+ * export list to us.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  MPI_Comm comm;
+  int      rank, size;
+  int      n_neighbors;
+  int     *neighbor_rank; /* [n_neighbors] */
+  int     *import_index;  /* [n_neighbors + 1] */
+  int     *import_item;   /* [import_index[n_neighbors]] */
+  int     *export_index;  /* [n_neighbors + 1] */
+  int     *export_item;   /* [export_index[n_neighbors]] */
+} cc_comm_table;
+void cc_comm_table_free(cc_comm_table *table);
+
+/* ------------------------------------------------------------------------------------------------
+ * 3x3 block CRS matrix over local nodes: rows are the internal nodes, columns are local node ids
+ * (internal and external). A block is 9 contiguous doubles, row-major: a[3*r + c]. Column indices of
+ * a row are sorted ascending; diag_pos[i] is the position of the diagonal block of row i.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  int      n_rows;   /* internal nodes */
+  int      n_cols;   /* internal + external nodes */
+  int64_t  n_blocks; /* nonzero blocks */
+  int64_t *row_ptr;  /* [n_rows + 1] */
+  int32_t *col_idx;  /* [n_blocks] */
+  double  *val;      /* [9 * n_blocks] */
+  int64_t *diag_pos; /* [n_rows] */
+} cc_bcrs;
+void cc_bcrs_free(cc_bcrs *a);
+
+/* ------------------------------------------------------------------------------------------------
+ * Timing regions and operation counters. One global table per process; regions may nest (the
+ * preconditioner's halo exchange is inside the preconditioner). Count = number of times a region was
+ * entered, which doubles as the operation counter (SpMV, preconditioner, dot, AXPY-type update...).
+ * ---------------------------------------------------------------------------------------------- */
+typedef enum {
+  CC_T_MESH,
+  CC_T_PARTITION,
+  CC_T_ASSEMBLY,
+  CC_T_ORDERING,
+  CC_T_SETUP,        /* preconditioner set-up (diagonal inverses, ...) */
+  CC_T_SOLVE,        /* whole Krylov solve */
+  CC_T_SPMV,         /* SpMV including its halo exchange */
+  CC_T_HALO,         /* halo exchange of SpMV */
+  CC_T_PRECOND,      /* preconditioner application including ASDD halo exchange */
+  CC_T_PRECOND_HALO, /* halo exchange inside ASDD */
+  CC_T_AXPY,         /* vector updates (one count per AXPY-type vector update) */
+  CC_T_DOT,          /* local dot products (one count per dot product) */
+  CC_T_REDUCTION,    /* AR: inside MPI_Allreduce; IAR: blocked in MPI_Wait (one count per reduction) */
+  CC_T_CHECKPOINT,   /* checkpoint time seen by the solver (stall) */
+  CC_T_EXPORT,
+  CC_T_TOTAL,
+  CC_T_COUNT
+} cc_timer_id;
+
+typedef struct {
+  double  seconds[CC_T_COUNT];
+  int64_t count[CC_T_COUNT];
+  double  started[CC_T_COUNT];
+} cc_timers;
+
+extern cc_timers cc_timer_table;   /* the process's timers */
+extern int       cc_timing_enabled; /* 1 by default; 0 turns start/stop into counting only */
+const char      *cc_timer_name(cc_timer_id id);
+void             cc_timers_reset(void);
+
+static inline void cc_timer_start(cc_timer_id id)
+{
+  cc_timer_table.count[id]++;
+  if (cc_timing_enabled) cc_timer_table.started[id] = MPI_Wtime();
+}
+static inline void cc_timer_stop(cc_timer_id id)
+{
+  if (cc_timing_enabled) cc_timer_table.seconds[id] += MPI_Wtime() - cc_timer_table.started[id];
+}
+/* Count an operation without timing it (e.g. each AXPY inside one timed fused update). */
+static inline void cc_count_op(cc_timer_id id, int64_t n)
+{
+  cc_timer_table.count[id] += n;
+}
+
+/* min / mean / max over ranks of a local value. */
+typedef struct {
+  double min, mean, max;
+} cc_stat;
+CC_WUR cc_err cc_stat_reduce(MPI_Comm comm, double local, cc_stat *out);
+
+/* ------------------------------------------------------------------------------------------------
+ * Small JSON writer (rank-0 reports): keeps nesting state so commas are placed automatically.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  FILE *out;
+  int   depth;
+  int   need_comma[32];
+} cc_json;
+void cc_json_begin_object(cc_json *js, const char *key); /* key NULL inside arrays / at top */
+void cc_json_end_object(cc_json *js);
+void cc_json_begin_array(cc_json *js, const char *key);
+void cc_json_end_array(cc_json *js);
+void cc_json_string(cc_json *js, const char *key, const char *value);
+void cc_json_double(cc_json *js, const char *key, double value); /* non-finite -> null */
+void cc_json_int(cc_json *js, const char *key, int64_t value);
+void cc_json_bool(cc_json *js, const char *key, int value);
+
+#endif

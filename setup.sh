@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# setup.sh: install what cubecg needs on Debian 12 (idempotent; used by run.sh, test.sh and CI).
+# Debian packages: MPICH, METIS, parallel HDF5 for MPICH, liburing, CMake; matplotlib for the
+# python3 on PATH (which may not be Debian's: jobs/ensure-python.sh checks the one the scripts use).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+packages=(build-essential cmake pkg-config mpich libmpich-dev libmetis-dev libhdf5-mpich-dev
+          liburing-dev hdf5-tools)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ -x "$here/jobs/ensure-python.sh" ]; then
+  "$here/jobs/ensure-python.sh"
+fi

@@ -1,0 +1,194 @@
+/* cc_solvers.h: distributed kernels, orderings, preconditioners and the four CG variants of the
+ * GeoFEM/Cube study (see ../shared/algorithms.md for Alg.1-4 and Table 1).
+ *
+ * Contract:
+ * - solvers/ sees a distributed 3x3 block CRS matrix (cc_bcrs: rows = internal nodes, columns =
+ *   local nodes with the halo after them) and a communication table (cc_comm_table); nothing of the
+ *   mesh. A vector holds 3 doubles per local node: 3*n_cols doubles, the internal part first; only
+ *   the internal part is meaningful on input/output, the halo part is scratch for exchanges.
+ * - Kernels are OpenMP-parallel (static schedule) with a plain *_ref beside them for tests.
+ * - Every global reduction goes through cc_reduce_* so that the timing (CC_T_REDUCTION), the
+ *   injected latency and application-driven progress (poll) apply to all variants alike.
+ * - Operation counts (SpMV, preconditioner, dot, AXPY-type updates, reductions) are counted by the
+ *   kernels themselves in cc_timer_table, so Table 1 is measured, not typed in.
+ */
+#ifndef CC_SOLVERS_H
+#define CC_SOLVERS_H
+
+#include "cc_common.h"
+
+/* ------------------------------------------------------------------------------------------------
+ * Kernels
+ * ---------------------------------------------------------------------------------------------- */
+/* Exchange the halo of x (3 doubles per node) with MPI_Isend/Irecv/Waitall. */
+CC_WUR cc_err cc_halo_exchange(const cc_comm_table *comm, double *x);
+/* y = A x on the internal rows; exchanges x's halo first (timed CC_T_SPMV, halo CC_T_HALO). */
+CC_WUR cc_err cc_spmv(const cc_bcrs *a, const cc_comm_table *comm, double *x, double *y);
+void          cc_spmv_local(const cc_bcrs *a, const double *x, double *y); /* OpenMP, no comm */
+void          cc_spmv_ref(const cc_bcrs *a, const double *x, double *y);   /* plain loop */
+/* Local dot product over n doubles (OpenMP reduction, counted as CC_T_DOT). */
+double cc_dot_local(int64_t n, const double *x, const double *y);
+/* k <= 4 local dot products out[j] = (x[j], y[j]) in one pass over memory (counted as k CC_T_DOT;
+ * like cc_dot_local, not timed: the caller times the dot region). */
+void cc_dot_local_multi(int64_t n, int k, const double *const x[], const double *const y[],
+                        double out[]);
+/* Release the buffers cc_halo_exchange caches per communication table (call before freeing a
+ * table whose address may be reused, or at exit; the next exchange rebuilds them). */
+void cc_halo_release(void);
+/* Note: cc_halo_exchange itself is not timed, so that each caller attributes it to its own region:
+ * cc_spmv times it as CC_T_HALO, the preconditioner as CC_T_PRECOND_HALO. cc_spmv_local calls
+ * cc_reduce_poll() from the main thread every few thousand rows. */
+
+/* Vector updates over n doubles (OpenMP static), timed CC_T_AXPY and counted as one AXPY-type
+ * operation per vector written (Table 1). */
+void cc_vec_axpy(int64_t n, double alpha, const double *x, double *y); /* y <- y + alpha x */
+void cc_vec_xpby(int64_t n, const double *x, double beta, double *y);  /* y <- x + beta y */
+void cc_vec_copy(int64_t n, const double *x, double *y);               /* y <- x */
+void cc_vec_sub(int64_t n, const double *x, const double *y, double *z); /* z <- x - y */
+/* Not timed nor counted: zero-fill with the threads that stream the vector later (first touch). */
+void cc_vec_zero(int64_t n, double *x);
+
+/* ------------------------------------------------------------------------------------------------
+ * Global reductions (sum of n <= 8 doubles). AR: blocking MPI_Allreduce. IAR: MPI_Iallreduce posted
+ * by cc_reduce_begin, completed by cc_reduce_end. cc_reduce_poll is called by kernels between
+ * row blocks / colors when progress mode is poll. An injected latency makes a reduction complete no
+ * earlier than latency_us after it was posted (simulated network; the report labels it).
+ * ---------------------------------------------------------------------------------------------- */
+typedef enum { CC_REDUCTION_AR, CC_REDUCTION_IAR } cc_reduction_mode;
+typedef enum { CC_PROGRESS_NONE, CC_PROGRESS_POLL } cc_progress_mode;
+
+typedef struct {
+  MPI_Comm    comm;
+  MPI_Request request;
+  int         active;
+  double      posted_at;
+  double      buffer[8];
+} cc_reduction;
+
+void          cc_reduce_configure(cc_progress_mode progress, double inject_latency_us);
+CC_WUR cc_err cc_reduce_blocking(MPI_Comm comm, double *values, int n); /* AR, in place */
+CC_WUR cc_err cc_reduce_begin(MPI_Comm comm, const double *values, int n, cc_reduction *red);
+CC_WUR cc_err cc_reduce_end(cc_reduction *red, double *values, int n);
+void          cc_reduce_poll(void); /* MPI_Test on the active request when progress = poll */
+/* Number of MPI_Test calls cc_reduce_poll made since cc_reduce_configure (for reports/tests). */
+int64_t cc_reduce_poll_count(void);
+
+/* ------------------------------------------------------------------------------------------------
+ * Orderings (natural, rcm, mc, cm-rcm) of each rank's internal nodes. The system is permuted once
+ * (matrix rows and columns, communication table items) so that each color is contiguous; vectors
+ * are permuted in and out with the helpers below.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  char  kind[16];          /* "natural", "rcm", "mc", "cm-rcm" */
+  int   colors_requested;  /* K */
+  int   n_colors;          /* colors actually used (0: sequential sweep, no independent sets) */
+  int   n_levels;          /* RCM levels (rcm, cm-rcm) */
+  int   n_nodes;           /* internal nodes */
+  int  *color_ptr;         /* [n_colors + 1] node ranges in the new numbering */
+  int  *new_of_old;        /* [n_nodes] */
+  int  *old_of_new;        /* [n_nodes] */
+} cc_ordering;
+
+CC_WUR cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ordering *ord);
+/* Permute a's internal rows/columns (halo columns keep their ids) and the export items of comm. */
+CC_WUR cc_err cc_ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *comm);
+void          cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new);
+void          cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old);
+void          cc_ordering_free(cc_ordering *ord);
+
+/* ------------------------------------------------------------------------------------------------
+ * Preconditioners: z = M^-1 r on internal DOFs (r, z of length 3*n_cols). Chosen by name.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  const char        *name;      /* "asdd", "sgs", "jacobi", "none" */
+  int                asdd_iters; /* >= 1; default 2 */
+  const cc_ordering *ordering;   /* colors for the multicolor sweep (NULL: natural sequential) */
+} cc_precond_params;
+
+typedef struct cc_precond cc_precond;
+struct cc_precond {
+  const char *name;
+  void       *ctx;
+  cc_err (*apply)(cc_precond *pc, double *r, double *z);
+  void (*destroy)(cc_precond *pc);
+};
+
+CC_WUR cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
+                                const cc_comm_table *comm, cc_precond **pc);
+/* Timed (CC_T_PRECOND) and counted wrapper around pc->apply. */
+CC_WUR cc_err cc_precond_apply(cc_precond *pc, double *r, double *z);
+void          cc_precond_destroy(cc_precond **pc);
+
+/* ------------------------------------------------------------------------------------------------
+ * Krylov solvers (Alg.1-4) behind one signature, chosen by name.
+ * ---------------------------------------------------------------------------------------------- */
+#define CC_STATE_MAX_VECTORS 8
+#define CC_STATE_MAX_SCALARS 4
+/* The solver state handed to a checkpoint callback or given back for a restart: named vectors of
+ * 3*n_rows doubles (internal DOFs, in the solver's ordering) and named scalars. */
+typedef struct {
+  char        solver[16];
+  int         iteration;
+  int         n_vectors;
+  const char *vector_name[CC_STATE_MAX_VECTORS];
+  double     *vector[CC_STATE_MAX_VECTORS];
+  int         n_scalars;
+  const char *scalar_name[CC_STATE_MAX_SCALARS];
+  double      scalar[CC_STATE_MAX_SCALARS];
+  int64_t     n_local; /* doubles per vector = 3 * n_rows */
+} cc_solver_state;
+
+typedef cc_err (*cc_checkpoint_fn)(void *ctx, const cc_solver_state *state);
+
+typedef struct {
+  double            tol;           /* |r|/|b| < tol; default 1e-8 */
+  int               maxit;         /* default 20000 */
+  cc_reduction_mode reduction;
+  int               replace_every; /* residual replacement period (0 = off); default 50 */
+  cc_checkpoint_fn  checkpoint;    /* called every checkpoint_every iterations, NULL = never */
+  void             *checkpoint_ctx;
+  int               checkpoint_every;
+  const cc_solver_state *restart; /* resume from this state (NULL = x0 = 0) */
+} cc_krylov_opts;
+
+typedef struct {
+  char    solver[16];
+  char    reduction[8];
+  int     iterations;
+  int     converged;
+  char    failure[160];       /* breakdown / maxit reason, "" when converged */
+  double  rel_residual;       /* recursive |r|/|b| */
+  double  true_rel_residual;  /* |b - A x| / |b| after the solve */
+  double  time_s;             /* max over ranks */
+  double  seconds[CC_T_COUNT]; /* this rank's timers for the solve */
+  int64_t count[CC_T_COUNT];   /* this rank's operation counts for the solve */
+  int     start_iteration;    /* > 0 after a restart */
+} cc_solve_result;
+
+/* Solve A x = b. x holds the initial guess on entry (used only when opts->restart is NULL and
+ * nonzero), the solution on exit. b, x of length 3*n_cols. */
+typedef cc_err (*cc_krylov_fn)(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc,
+                               double *b, double *x, const cc_krylov_opts *opts,
+                               cc_solve_result *result);
+
+/* Notes on the solve contract:
+ * - result->iterations is the global iteration index reached (it continues from
+ *   restart->iteration; the work done by this call is iterations - start_iteration); maxit bounds
+ *   that global index. time_s, seconds[] and count[] cover the solve only (the true-residual check
+ *   after it is not included); count[] includes residual-replacement work.
+ * - A breakdown (non-positive or non-finite curvature / (r,u)), NaN or maxit returns CC_OK with
+ *   converged = 0 and result->failure set; errors (bad options, MPI) return an error code.
+ * - Restart continues exactly from the saved vectors and scalars (same recurrences, same
+ *   replacement/checkpoint schedule by global iteration index). */
+typedef struct {
+  const char  *name;         /* "pcg", "cgcg", "pipecg", "gropp" */
+  const char  *description;  /* "Alg.1 original PCG", ... */
+  int          supports_iar; /* pcg: 0 */
+  cc_krylov_fn solve;
+} cc_krylov;
+
+/* Look up a variant by name; NULL if unknown. cc_krylov_list: NULL-terminated table. */
+const cc_krylov *cc_krylov_find(const char *name);
+extern const cc_krylov *const cc_krylov_list[];
+
+#endif

@@ -1,0 +1,85 @@
+/* checks.c: verification inside every run, as HPCG does: A and M^-1 must be symmetric (x'Ay = y'Ax
+ * to rounding, scaled by the norms) and M^-1 positive (x'M^-1 x > 0). */
+#include "cc_driver.h"
+
+#include <math.h>
+#include <stdint.h>
+
+void cc_run_add_check(cc_run *run, const char *name, double value, double bound)
+{
+  if (run->n_checks >= CC_MAX_CHECKS) return;
+  cc_check *check = &run->checks[run->n_checks++];
+  snprintf(check->name, sizeof check->name, "%s", name);
+  check->value  = value;
+  check->bound  = bound;
+  check->passed = isfinite(value) && value <= bound;
+}
+
+int cc_run_checks_passed(const cc_run *run)
+{
+  for (int i = 0; i < run->n_checks; i++)
+    if (!run->checks[i].passed) return 0;
+  return 1;
+}
+
+/* Deterministic pseudo-random vector in [-1, 1] (splitmix64 of the seed and index). */
+static void fill_random(double *v, int64_t n, uint64_t seed)
+{
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
+    z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z          = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    v[i] = (double)(z >> 11) / 4503599627370496.0 - 1.0;
+  }
+}
+
+static cc_err global_dots(MPI_Comm comm, int64_t n, const double *const pairs[][2], int count, double *out)
+{
+  for (int k = 0; k < count; k++) {
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) sum += pairs[k][0][i] * pairs[k][1][i];
+    out[k] = sum;
+  }
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, out, count, MPI_DOUBLE, MPI_SUM, comm));
+  return CC_OK;
+}
+
+/* |x'Fy - y'Fx| / (|x||Fy| + |y||Fx|) for F = A or M^-1; bound 1e-12 (about 5000 eps). */
+cc_err cc_checks_symmetry(cc_run *run, const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc)
+{
+  int64_t n_local = 3 * (int64_t)a->n_rows, n_all = 3 * (int64_t)a->n_cols;
+  double *x, *y, *fx, *fy;
+  CC_CALL(cc_calloc(n_all, sizeof(double), &x));
+  CC_CALL(cc_calloc(n_all, sizeof(double), &y));
+  CC_CALL(cc_calloc(n_all, sizeof(double), &fx));
+  CC_CALL(cc_calloc(n_all, sizeof(double), &fy));
+  fill_random(x, n_local, 1000 + (uint64_t)comm->rank);
+  fill_random(y, n_local, 5000 + (uint64_t)comm->rank);
+  cc_timers saved = cc_timer_table; /* checks are not part of any stage's counts */
+
+  for (int op = 0; op < 2; op++) {
+    if (op == 0) {
+      CC_CALL(cc_spmv(a, comm, x, fx));
+      CC_CALL(cc_spmv(a, comm, y, fy));
+    } else {
+      CC_CALL(cc_precond_apply(pc, x, fx));
+      CC_CALL(cc_precond_apply(pc, y, fy));
+    }
+    const double *const pairs[][2] = {{x, fy}, {y, fx}, {x, x}, {y, y}, {fx, fx}, {fy, fy}, {x, fx}};
+    double              d[7];
+    CC_CALL(global_dots(comm->comm, n_local, pairs, 7, d));
+    double scale = sqrt(d[2]) * sqrt(d[5]) + sqrt(d[3]) * sqrt(d[4]);
+    double asym  = scale > 0 ? fabs(d[0] - d[1]) / scale : 0;
+    cc_run_add_check(run, op == 0 ? "spmv_symmetry" : "precond_symmetry", asym, 1e-12);
+    /* x'Fx > 0: report -x'Fx/(|x||Fx|) against bound 0 (negative means positive definite here) */
+    cc_run_add_check(run, op == 0 ? "spmv_positive" : "precond_positive",
+                     -d[6] / (sqrt(d[2]) * sqrt(d[4]) + 1e-300), 0);
+  }
+  cc_timer_table = saved;
+  cc_free(&x);
+  cc_free(&y);
+  cc_free(&fx);
+  cc_free(&fy);
+  return CC_OK;
+}

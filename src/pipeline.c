@@ -1,0 +1,163 @@
+/* pipeline.c: the GeoFEM/Cube run, each stage timed: mesh + partition, assembly, ordering,
+ * preconditioner set-up, built-in checks, the requested CG variants, exports. */
+#include "cc_driver.h"
+
+const char *const cc_breakdown_name[CC_BRK_COUNT] = {
+  "spmv", "precond", "precond_halo", "halo", "axpy", "dot", "reduction", "checkpoint", "other"};
+
+typedef struct {
+  const cc_krylov  *variant;
+  cc_reduction_mode reduction;
+} solve_plan;
+
+/* The combinations asked for: --solver all --reduction all runs every variant with every reduction
+ * it supports; pcg (Alg.1) is blocking only and always comes first as the baseline. */
+static int plan_solves(const cc_options *opts, solve_plan plan[CC_MAX_SOLVES])
+{
+  int n = 0;
+  for (int i = 0; cc_krylov_list[i]; i++) {
+    const cc_krylov *k = cc_krylov_list[i];
+    if (strcmp(opts->solver, "all") != 0 && strcmp(opts->solver, k->name) != 0) continue;
+    int want_ar  = strcmp(opts->reduction, "iar") != 0 || !k->supports_iar;
+    int want_iar = strcmp(opts->reduction, "ar") != 0 && k->supports_iar;
+    if (want_ar && n < CC_MAX_SOLVES) plan[n++] = (solve_plan){k, CC_REDUCTION_AR};
+    if (want_iar && n < CC_MAX_SOLVES) plan[n++] = (solve_plan){k, CC_REDUCTION_IAR};
+  }
+  return n;
+}
+
+/* Split this rank's timers into disjoint parts, then reduce max and mean over ranks. */
+static cc_err record_breakdown(MPI_Comm comm, const cc_solve_result *res, cc_solve_record *rec)
+{
+  const double *t = res->seconds;
+  double        part[CC_BRK_COUNT];
+  part[CC_BRK_SPMV]         = t[CC_T_SPMV] - t[CC_T_HALO];
+  part[CC_BRK_PRECOND]      = t[CC_T_PRECOND] - t[CC_T_PRECOND_HALO];
+  part[CC_BRK_PRECOND_HALO] = t[CC_T_PRECOND_HALO];
+  part[CC_BRK_HALO]         = t[CC_T_HALO];
+  part[CC_BRK_AXPY]         = t[CC_T_AXPY];
+  part[CC_BRK_DOT]          = t[CC_T_DOT];
+  part[CC_BRK_REDUCTION]    = t[CC_T_REDUCTION];
+  part[CC_BRK_CHECKPOINT]   = t[CC_T_CHECKPOINT];
+  double accounted          = 0;
+  for (int i = 0; i < CC_BRK_OTHER; i++) accounted += part[i];
+  part[CC_BRK_OTHER] = t[CC_T_SOLVE] - accounted;
+  for (int i = 0; i < CC_BRK_COUNT; i++) {
+    cc_stat stat;
+    CC_CALL(cc_stat_reduce(comm, part[i], &stat));
+    rec->breakdown_max[i]  = stat.max;
+    rec->breakdown_mean[i] = stat.mean;
+  }
+  int iterations = res->iterations - res->start_iteration;
+  for (int i = 0; i < CC_T_COUNT; i++)
+    rec->ops_per_iteration[i] = iterations > 0 ? (double)res->count[i] / iterations : 0;
+  return CC_OK;
+}
+
+static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, const cc_ordering *ord,
+                         cc_precond *pc, double *b)
+{
+  const cc_options *opts = &run->opts;
+  solve_plan        plan[CC_MAX_SOLVES];
+  int               n_plan = plan_solves(opts, plan);
+  CC_CHECK(n_plan > 0, CC_ERR_ARG, "no solver matches --solver %s --reduction %s", opts->solver,
+           opts->reduction);
+  double *x, *u;
+  CC_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
+  CC_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
+  cc_reduce_configure(strcmp(opts->progress, "poll") == 0 ? CC_PROGRESS_POLL : CC_PROGRESS_NONE,
+                      opts->inject_latency_us);
+  run->analytic_error = 0;
+  for (int s = 0; s < n_plan; s++) {
+    cc_krylov_opts kopts = {.tol           = opts->tol,
+                            .maxit         = opts->maxit,
+                            .reduction     = plan[s].reduction,
+                            .replace_every = opts->replace_every};
+    cc_solve_record *rec = &run->solves[run->n_solves++];
+    memset(rec, 0, sizeof *rec);
+    memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
+    CC_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
+    cc_ordering_unpermute(ord, x, u);
+    CC_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
+    CC_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
+    if (rec->analytic_error > run->analytic_error) run->analytic_error = rec->analytic_error;
+
+    char name[48];
+    snprintf(name, sizeof name, "%s_%s_converged", rec->result.solver, rec->result.reduction);
+    cc_run_add_check(run, name, rec->result.converged ? 0 : 1, 0);
+    snprintf(name, sizeof name, "%s_%s_true_residual", rec->result.solver, rec->result.reduction);
+    cc_run_add_check(run, name, rec->result.true_rel_residual, 10 * opts->tol);
+    snprintf(name, sizeof name, "%s_%s_analytic_error", rec->result.solver, rec->result.reduction);
+    cc_run_add_check(run, name, rec->analytic_error, opts->analytic_tol);
+  }
+  cc_free(&x);
+  cc_free(&u);
+  return CC_OK;
+}
+
+cc_err cc_run_pipeline(cc_run *run)
+{
+  const cc_options *opts = &run->opts;
+  MPI_Comm          comm = MPI_COMM_WORLD;
+  cc_mesh           mesh = {0};
+  cc_bcrs           a    = {0};
+  cc_ordering       ord  = {0};
+  cc_precond       *pc   = NULL;
+  double           *b = NULL, *b_ordered = NULL;
+
+  cc_timers_reset();
+  cc_timing_enabled = strcmp(opts->timing, "on") == 0;
+  double started    = MPI_Wtime();
+  CC_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
+  CC_CALL(cc_mesh_assemble(&mesh, &opts->mesh, &a, &b));
+  run->dof      = 3 * mesh.n_global_nodes;
+  run->px       = mesh.px;
+  run->py       = mesh.py;
+  run->pz       = mesh.pz;
+  run->edge_cut = mesh.edge_cut;
+  if (opts->export_matrix[0]) {
+    cc_timer_start(CC_T_EXPORT);
+    CC_CALL(cc_mesh_export_matrix(&mesh, &a, opts->export_matrix));
+    cc_timer_stop(CC_T_EXPORT);
+  }
+
+  /* Reorder once: matrix, communication table and right-hand side; x comes back unpermuted. */
+  cc_timer_start(CC_T_ORDERING);
+  CC_CALL(cc_ordering_create(opts->ordering, opts->colors, &a, &ord));
+  CC_CALL(cc_ordering_apply(&ord, &a, &mesh.comm));
+  CC_CALL(cc_calloc(3 * (size_t)a.n_cols, sizeof(double), &b_ordered));
+  cc_ordering_permute(&ord, b, b_ordered);
+  cc_timer_stop(CC_T_ORDERING);
+  snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
+  run->colors_used = ord.n_colors;
+
+  cc_timer_start(CC_T_SETUP);
+  cc_precond_params pparams = {.name = opts->precond, .asdd_iters = opts->asdd_iters, .ordering = &ord};
+  CC_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc));
+  cc_timer_stop(CC_T_SETUP);
+
+  CC_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
+  cc_timers solve_excluded = cc_timer_table; /* stages so far; solves keep their own timers */
+  CC_CALL(run_solves(run, &mesh, &a, &ord, pc, b_ordered));
+  cc_timer_table = solve_excluded;
+  for (int s = 0; s < run->n_solves; s++) cc_timer_table.seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];
+  cc_timer_table.seconds[CC_T_TOTAL] = MPI_Wtime() - started;
+
+  for (int i = 0; i < CC_T_COUNT; i++) {
+    cc_stat stat;
+    CC_CALL(cc_stat_reduce(comm, cc_timer_table.seconds[i], &stat));
+    run->timings[i] = stat.max;
+  }
+  double rss = (double)cc_peak_rss_bytes();
+  cc_stat rss_stat;
+  CC_CALL(cc_stat_reduce(comm, rss, &rss_stat));
+  run->peak_rss_max = (int64_t)rss_stat.max;
+
+  cc_precond_destroy(&pc);
+  cc_ordering_free(&ord);
+  cc_free(&b_ordered);
+  cc_free(&b);
+  cc_bcrs_free(&a);
+  cc_mesh_free(&mesh);
+  return CC_OK;
+}

@@ -1,0 +1,259 @@
+/* report.c: the run's JSON report (docs/report-schema.md, written by rank 0) and the human summary
+ * (conventions item 7: parameters, platform, build, checks PASSED/FAILED, timings, results). */
+#include "cc_driver.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CC_BUILD_FLAGS
+#define CC_BUILD_FLAGS "unknown"
+#endif
+#ifndef CC_BUILD_TYPE
+#define CC_BUILD_TYPE "unknown"
+#endif
+
+static void cpu_model(char *out, size_t size)
+{
+  snprintf(out, size, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) == 0 && colon) {
+      snprintf(out, size, "%s", colon + 2);
+      out[strcspn(out, "\n")] = '\0';
+      break;
+    }
+  }
+  fclose(f);
+}
+
+static void write_breakdown(cc_json *js, const char *key, const double *values)
+{
+  cc_json_begin_object(js, key);
+  for (int i = 0; i < CC_BRK_COUNT; i++) cc_json_double(js, cc_breakdown_name[i], values[i]);
+  cc_json_end_object(js);
+}
+
+static double baseline_time_per_iter(const cc_run *run)
+{
+  for (int s = 0; s < run->n_solves; s++) {
+    const cc_solve_result *r = &run->solves[s].result;
+    if (strcmp(r->solver, "pcg") == 0 && strcmp(r->reduction, "ar") == 0 && r->iterations > 0)
+      return r->time_s / r->iterations;
+  }
+  return 0;
+}
+
+static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *rec)
+{
+  const cc_solve_result *r = &rec->result;
+  int                    iterations = r->iterations - r->start_iteration;
+  double                 per_iter   = iterations > 0 ? r->time_s / iterations : 0;
+  double                 baseline   = baseline_time_per_iter(run);
+  cc_json_begin_object(js, NULL);
+  cc_json_string(js, "solver", r->solver);
+  cc_json_string(js, "reduction", r->reduction);
+  cc_json_int(js, "iterations", r->iterations);
+  cc_json_int(js, "start_iteration", r->start_iteration);
+  cc_json_bool(js, "converged", r->converged);
+  cc_json_string(js, "failure", r->failure);
+  cc_json_double(js, "rel_residual", r->rel_residual);
+  cc_json_double(js, "true_rel_residual", r->true_rel_residual);
+  cc_json_double(js, "analytic_max_rel_error", rec->analytic_error);
+  cc_json_double(js, "time_s", r->time_s);
+  cc_json_double(js, "time_per_iter_s", per_iter);
+  cc_json_double(js, "relative_to_pcg_ar", baseline > 0 && per_iter > 0 ? per_iter / baseline : -1);
+  write_breakdown(js, "breakdown", rec->breakdown_max);
+  write_breakdown(js, "breakdown_mean", rec->breakdown_mean);
+  cc_json_begin_object(js, "ops_per_iteration");
+  cc_json_double(js, "spmv", rec->ops_per_iteration[CC_T_SPMV]);
+  cc_json_double(js, "precond", rec->ops_per_iteration[CC_T_PRECOND]);
+  cc_json_double(js, "dot", rec->ops_per_iteration[CC_T_DOT]);
+  cc_json_double(js, "reductions", rec->ops_per_iteration[CC_T_REDUCTION]);
+  cc_json_double(js, "axpy", rec->ops_per_iteration[CC_T_AXPY]);
+  cc_json_end_object(js);
+  if (rec->ckpt_enabled) {
+    cc_json_begin_object(js, "checkpoint");
+    cc_json_string(js, "backend", rec->ckpt_backend);
+    cc_json_string(js, "path_used", rec->ckpt_path_used);
+    cc_json_int(js, "count", rec->ckpt_count);
+    cc_json_double(js, "stall_s", rec->ckpt_stall_s);
+    cc_json_double(js, "write_s", rec->ckpt_write_s);
+    cc_json_int(js, "bytes", rec->ckpt_bytes);
+    cc_json_end_object(js);
+  } else {
+    cc_json_string(js, "checkpoint", NULL);
+  }
+  cc_json_end_object(js);
+}
+
+cc_err cc_report_write(const cc_run *run, const char *path)
+{
+  /* Write to a temporary name and rename, so a failed run never leaves half a report. */
+  char tmp[CC_PATH_MAX + 8];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *out = fopen(tmp, "w");
+  CC_CHECK(out != NULL, CC_ERR_SYS, "cannot create report '%s': %s", tmp, strerror(errno));
+  cc_json   js = {.out = out};
+  char      date[64], host[256] = "unknown", cpu[256];
+  time_t    now = time(NULL);
+  struct tm utc;
+  gmtime_r(&now, &utc);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  gethostname(host, sizeof host - 1);
+  cpu_model(cpu, sizeof cpu);
+
+  cc_json_begin_object(&js, NULL);
+  cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
+  cc_json_string(&js, "kind", "run");
+  cc_json_string(&js, "cubecg_version", CC_VERSION);
+  cc_json_string(&js, "date", date);
+  cc_options_json(&run->opts, &js);
+  cc_json_begin_object(&js, "build");
+  cc_json_string(&js, "compiler", __VERSION__);
+  cc_json_string(&js, "flags", CC_BUILD_FLAGS);
+  cc_json_string(&js, "build_type", CC_BUILD_TYPE);
+  cc_json_end_object(&js);
+  cc_json_begin_object(&js, "platform");
+  cc_json_string(&js, "hostname", host);
+  cc_json_string(&js, "cpu", cpu);
+  cc_json_int(&js, "cores_online", sysconf(_SC_NPROCESSORS_ONLN));
+  cc_json_end_object(&js);
+
+  cc_json_begin_object(&js, "mpi");
+  cc_json_string(&js, "library", run->mpi.library);
+  cc_json_string(&js, "thread_level_requested", cc_thread_level_name(run->mpi.thread_requested));
+  cc_json_string(&js, "thread_level_provided", cc_thread_level_name(run->mpi.thread_provided));
+  cc_json_bool(&js, "async_progress_requested", run->mpi.async_requested);
+  cc_json_bool(&js, "async_progress_active", run->mpi.async_active);
+  cc_json_string(&js, "async_progress_decided_by", run->mpi.async_decided_by);
+  cc_json_string(&js, "progress", run->opts.progress);
+  cc_json_double(&js, "injected_reduction_latency_us", run->opts.inject_latency_us);
+  cc_json_bool(&js, "latency_simulated", run->opts.inject_latency_us > 0);
+  cc_json_end_object(&js);
+
+  cc_json_begin_object(&js, "problem");
+  cc_json_int(&js, "nx", run->opts.mesh.nx);
+  cc_json_int(&js, "ny", run->opts.mesh.ny);
+  cc_json_int(&js, "nz", run->opts.mesh.nz);
+  cc_json_int(&js, "dof", run->dof);
+  cc_json_int(&js, "ranks", run->ranks);
+  cc_json_int(&js, "threads", run->threads);
+  cc_json_string(&js, "partition", run->opts.partition);
+  cc_json_int(&js, "px", run->px);
+  cc_json_int(&js, "py", run->py);
+  cc_json_int(&js, "pz", run->pz);
+  cc_json_int(&js, "edge_cut", run->edge_cut);
+  cc_json_end_object(&js);
+
+  cc_json_begin_object(&js, "preconditioner");
+  cc_json_string(&js, "name", run->opts.precond);
+  cc_json_string(&js, "ordering", run->ordering_used);
+  cc_json_int(&js, "colors_requested", run->opts.colors);
+  cc_json_int(&js, "colors_used", run->colors_used);
+  cc_json_int(&js, "asdd_iters", run->opts.asdd_iters);
+  cc_json_end_object(&js);
+
+  cc_json_begin_object(&js, "timings");
+  const cc_timer_id stages[] = {CC_T_MESH,  CC_T_PARTITION, CC_T_ASSEMBLY, CC_T_ORDERING, CC_T_SETUP,
+                                CC_T_SOLVE, CC_T_CHECKPOINT, CC_T_EXPORT,  CC_T_TOTAL};
+  for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
+    cc_json_double(&js, cc_timer_name(stages[i]), run->timings[stages[i]]);
+  cc_json_end_object(&js);
+
+  cc_json_begin_object(&js, "memory");
+  cc_json_int(&js, "peak_rss_bytes_max", run->peak_rss_max);
+  cc_json_double(&js, "peak_rss_bytes_per_dof",
+                 run->dof > 0 ? (double)run->peak_rss_max * run->ranks / run->dof : 0);
+  cc_json_end_object(&js);
+
+  cc_json_begin_object(&js, "checks");
+  cc_json_bool(&js, "passed", cc_run_checks_passed(run));
+  cc_json_begin_array(&js, "items");
+  for (int i = 0; i < run->n_checks; i++) {
+    cc_json_begin_object(&js, NULL);
+    cc_json_string(&js, "name", run->checks[i].name);
+    cc_json_double(&js, "value", run->checks[i].value);
+    cc_json_double(&js, "bound", run->checks[i].bound);
+    cc_json_bool(&js, "passed", run->checks[i].passed);
+    cc_json_end_object(&js);
+  }
+  cc_json_end_array(&js);
+  cc_json_end_object(&js);
+  cc_json_double(&js, "analytic_max_rel_error", run->analytic_error);
+
+  cc_json_begin_array(&js, "solves");
+  for (int s = 0; s < run->n_solves; s++) write_solve(&js, run, &run->solves[s]);
+  cc_json_end_array(&js);
+  cc_json_end_object(&js);
+
+  int write_failed = ferror(out);
+  int close_failed = fclose(out);
+  CC_CHECK(!write_failed && !close_failed, CC_ERR_SYS, "writing report '%s' failed", tmp);
+  CC_CHECK(rename(tmp, path) == 0, CC_ERR_SYS, "cannot rename '%s' to '%s': %s", tmp, path,
+           strerror(errno));
+  return CC_OK;
+}
+
+void cc_summary_print(const cc_run *run, FILE *out)
+{
+  const cc_options *o = &run->opts;
+  fprintf(out, "cubecg %s  GeoFEM/Cube %d x %d x %d nodes, %lld DOF\n", CC_VERSION, o->mesh.nx,
+          o->mesh.ny, o->mesh.nz, (long long)run->dof);
+  fprintf(out, "  ranks x threads  %d x %d   partition %s (%d x %d x %d)\n", run->ranks, run->threads,
+          o->partition, run->px, run->py, run->pz);
+  fprintf(out, "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d\n",
+          o->precond, run->ordering_used, o->colors, run->colors_used, o->asdd_iters);
+  fprintf(out, "  MPI              %.60s\n", run->mpi.library);
+  fprintf(out, "  thread level     %s; async progress requested %s, active %s\n",
+          cc_thread_level_name(run->mpi.thread_provided), run->mpi.async_requested ? "yes" : "no",
+          run->mpi.async_active ? "yes" : "no");
+  if (o->inject_latency_us > 0)
+    fprintf(out, "  SIMULATED        every reduction takes >= %g us (--inject-reduction-latency)\n",
+            o->inject_latency_us);
+  fprintf(out, "  stages [s, max over ranks]  mesh %.3f  partition %.3f  assembly %.3f  ordering %.3f"
+               "  setup %.3f  solve %.3f  total %.3f\n",
+          run->timings[CC_T_MESH], run->timings[CC_T_PARTITION], run->timings[CC_T_ASSEMBLY],
+          run->timings[CC_T_ORDERING], run->timings[CC_T_SETUP], run->timings[CC_T_SOLVE],
+          run->timings[CC_T_TOTAL]);
+  fprintf(out, "  peak RSS         %.1f MiB per rank (max), %.0f bytes per DOF\n",
+          run->peak_rss_max / 1048576.0,
+          run->dof > 0 ? (double)run->peak_rss_max * run->ranks / run->dof : 0.0);
+
+  fprintf(out, "\n  %-7s %-4s %6s %9s %9s %9s %9s %6s | per iteration: %4s %4s %4s %4s %4s | "
+               "breakdown %% of solve: %5s %5s %5s %5s %5s %5s\n",
+          "solver", "red", "iters", "|r|/|b|", "true", "u err", "ms/iter", "vs A1", "SpMV", "M^-1",
+          "dot", "red", "AXPY", "spmv", "prec", "halo", "red", "axpy", "other");
+  double baseline = baseline_time_per_iter(run);
+  for (int s = 0; s < run->n_solves; s++) {
+    const cc_solve_record *rec = &run->solves[s];
+    const cc_solve_result *r   = &rec->result;
+    int    iterations = r->iterations - r->start_iteration;
+    double per_iter   = iterations > 0 ? r->time_s / iterations : 0;
+    double total      = r->time_s > 0 ? r->time_s / 100 : 1;
+    const double *b   = rec->breakdown_max;
+    fprintf(out, "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6.3f | %14.2f %4.2f %4.2f %4.2f %4.2f | "
+                 "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
+            r->solver, r->reduction, r->iterations, r->rel_residual, r->true_rel_residual,
+            rec->analytic_error, per_iter * 1e3, baseline > 0 ? per_iter / baseline : 0,
+            rec->ops_per_iteration[CC_T_SPMV], rec->ops_per_iteration[CC_T_PRECOND],
+            rec->ops_per_iteration[CC_T_DOT], rec->ops_per_iteration[CC_T_REDUCTION],
+            rec->ops_per_iteration[CC_T_AXPY], b[CC_BRK_SPMV] / total,
+            (b[CC_BRK_PRECOND] + b[CC_BRK_PRECOND_HALO]) / total, b[CC_BRK_HALO] / total,
+            b[CC_BRK_REDUCTION] / total, b[CC_BRK_AXPY] / total, b[CC_BRK_OTHER] / total,
+            r->converged ? "" : "  NOT CONVERGED");
+    if (!r->converged && r->failure[0]) fprintf(out, "          %s\n", r->failure);
+  }
+  fprintf(out, "  (breakdown: max over ranks of each part; 'vs A1' = time per iteration / Alg.1-AR)\n");
+  int failed = 0;
+  for (int i = 0; i < run->n_checks; i++)
+    if (!run->checks[i].passed) {
+      fprintf(out, "  check FAILED: %s = %.3e (bound %.3e)\n", run->checks[i].name,
+              run->checks[i].value, run->checks[i].bound);
+      failed++;
+    }
+  fprintf(out, "\n  verification: %s (%d checks, analytic max rel error %.3e)\n",
+          failed ? "FAILED" : "PASSED", run->n_checks, run->analytic_error);
+}
