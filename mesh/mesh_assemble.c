@@ -1,0 +1,126 @@
+/* mesh_assemble.c: 3x3 block CRS assembly of the GeoFEM/Cube stiffness matrix, row by row (each
+ * internal node sums the element blocks around it), so OpenMP threads first-touch the rows they
+ * later stream. Boundary conditions: symmetric elimination of u_x (x=0), u_y (y=0), u_z (z=0);
+ * uniform traction p on z = zmax as consistent nodal forces of the bilinear face.
+ */
+#include "mesh_internal.h"
+
+/* Blocks of a row = 27-point neighbours inside the mesh. */
+static int row_blocks(const cc_mesh *m, int i, int j, int k)
+{
+  return (1 + (i > 0) + (i < m->nx - 1)) * (1 + (j > 0) + (j < m->ny - 1)) *
+         (1 + (k > 0) + (k < m->nz - 1));
+}
+
+/* Fill row v: columns (local ids ascending), values, diag_pos, and b's 3 entries. */
+static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const double *ke, double p,
+                         cc_bcrs *a, double *b, int v)
+{
+  int i, j, k;
+  cc_mesh_coords(m, m->global_id[v], &i, &j, &k);
+  /* stencil s = (dx+1) + 3(dy+1) + 9(dz+1): local id, then position within the row */
+  int pos[27], n = 0;
+  int32_t loc[27];
+  int sten[27];
+  for (int s = 0; s < 27; s++) {
+    int x = i + s % 3 - 1, y = j + (s / 3) % 3 - 1, z = k + s / 9 - 1;
+    pos[s] = -1;
+    if (x < 0 || y < 0 || z < 0 || x >= m->nx || y >= m->ny || z >= m->nz) continue;
+    int32_t id = cc_mesh_lookup_get(l, x, y, z);
+    int t      = n++;
+    /* insertion sort by local id */
+    for (; t > 0 && loc[t - 1] > id; t--) loc[t] = loc[t - 1], sten[t] = sten[t - 1];
+    loc[t] = id, sten[t] = s;
+  }
+  int64_t start = a->row_ptr[v];
+  double *row   = a->val + 9 * start;
+  for (int t = 0; t < n; t++) {
+    a->col_idx[start + t] = loc[t];
+    pos[sten[t]]          = t;
+  }
+  a->diag_pos[v] = start + pos[13];
+  memset(row, 0, 9 * (size_t)n * sizeof(double));
+
+  /* elements with min corner (i+ex, j+ey, k+ez), ascending element id (the same order from either
+   * end of a node pair, so A stays bitwise symmetric) */
+  for (int ez = -1; ez <= 0; ez++)
+    for (int ey = -1; ey <= 0; ey++)
+      for (int ex = -1; ex <= 0; ex++) {
+        if (i + ex < 0 || j + ey < 0 || k + ez < 0 || i + ex > m->nx - 2 || j + ey > m->ny - 2 ||
+            k + ez > m->nz - 2)
+          continue;
+        int ra = -ex - 2 * ey - 4 * ez; /* this node's corner in the element */
+        for (int cb = 0; cb < 8; cb++) {
+          int s = (ex + (cb & 1) + 1) + 3 * (ey + ((cb >> 1) & 1) + 1) + 9 * (ez + (cb >> 2) + 1);
+          double *blk = row + 9 * pos[s];
+          for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) blk[3 * r + c] += ke[(3 * ra + r) * 24 + 3 * cb + c];
+        }
+      }
+
+  /* consistent nodal force of p on the top face: p/4 from each adjacent face quad, in z */
+  double *bv = b + 3 * (int64_t)v;
+  bv[0] = bv[1] = 0;
+  bv[2] = k == m->nz - 1 ? 0.25 * p * ((i > 0) + (i < m->nx - 1)) * ((j > 0) + (j < m->ny - 1)) : 0;
+
+  /* symmetric elimination of u_c = g (g = 0 here): b_r -= A(r, c) g for the column, then zero the
+   * row and column, diagonal 1, b_c = g */
+  const double g = 0.0;
+  for (int t = 0; t < n; t++) {
+    int s = sten[t], x = i + s % 3 - 1, y = j + (s / 3) % 3 - 1, z = k + s / 9 - 1;
+    int col_fixed[3] = {x == 0, y == 0, z == 0};
+    double *blk      = row + 9 * t;
+    for (int c = 0; c < 3; c++)
+      if (col_fixed[c])
+        for (int r = 0; r < 3; r++) {
+          bv[r] -= blk[3 * r + c] * g;
+          blk[3 * r + c] = 0;
+        }
+  }
+  int row_fixed[3] = {i == 0, j == 0, k == 0};
+  for (int r = 0; r < 3; r++) {
+    if (!row_fixed[r]) continue;
+    for (int t = 0; t < n; t++)
+      for (int c = 0; c < 3; c++) row[9 * t + 3 * r + c] = 0;
+    row[9 * pos[13] + 4 * r] = 1; /* diagonal entry (r, r) of the diagonal block */
+    bv[r]                    = g;
+  }
+}
+
+cc_err cc_mesh_assemble(const cc_mesh *mesh, const cc_mesh_params *params, cc_bcrs *a, double **b)
+{
+  cc_timer_start(CC_T_ASSEMBLY);
+  memset(a, 0, sizeof *a);
+  double ke[24 * 24];
+  cc_mesh_element_stiffness(params->E, params->nu, ke);
+  cc_mesh_lookup l;
+  CC_CALL(cc_mesh_lookup_create(mesh, &l));
+
+  int n_rows = mesh->n_internal;
+  a->n_rows  = n_rows;
+  a->n_cols  = mesh->n_total;
+  CC_CALL(cc_malloc((size_t)n_rows + 1, sizeof(int64_t), &a->row_ptr));
+  /* row_ptr serially: prefix sum of the row block counts */
+  a->row_ptr[0] = 0;
+  for (int v = 0; v < n_rows; v++) {
+    int i, j, k;
+    cc_mesh_coords(mesh, mesh->global_id[v], &i, &j, &k);
+    a->row_ptr[v + 1] = a->row_ptr[v] + row_blocks(mesh, i, j, k);
+  }
+  a->n_blocks = a->row_ptr[n_rows];
+  CC_CALL(cc_malloc((size_t)a->n_blocks, sizeof(int32_t), &a->col_idx));
+  CC_CALL(cc_malloc((size_t)a->n_blocks * 9, sizeof(double), &a->val));
+  CC_CALL(cc_malloc((size_t)n_rows, sizeof(int64_t), &a->diag_pos));
+  CC_CALL(cc_malloc((size_t)mesh->n_total * 3, sizeof(double), b));
+
+  /* fill rows in parallel: the static schedule first-touches each thread's col_idx/val ranges */
+  double *rhs = *b;
+  double p    = params->traction;
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < n_rows; v++) assemble_row(mesh, &l, ke, p, a, rhs, v);
+  for (int64_t d = 3 * (int64_t)n_rows; d < 3 * (int64_t)mesh->n_total; d++) rhs[d] = 0;
+
+  cc_mesh_lookup_free(&l);
+  cc_timer_stop(CC_T_ASSEMBLY);
+  return CC_OK;
+}

@@ -1,0 +1,41 @@
+/* mesh_create.c: generate and partition the GeoFEM/Cube node cube and build each rank's local
+ * numbering and communication table (Nakajima's GeoFEM local data structure).
+ */
+#include "mesh_internal.h"
+
+cc_err cc_mesh_create(const cc_mesh_params *params, MPI_Comm comm, cc_mesh *mesh)
+{
+  int rank, size;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  CC_MPI(MPI_Comm_size(comm, &size));
+  memset(mesh, 0, sizeof *mesh);
+  CC_CALL(cc_mesh_params_validate(params, size, 0));
+  cc_timer_start(CC_T_MESH);
+  mesh->nx             = params->nx;
+  mesh->ny             = params->ny;
+  mesh->nz             = params->nz;
+  mesh->n_global_nodes = (int64_t)params->nx * params->ny * params->nz;
+  mesh->partition      = params->partition;
+
+  cc_mesh_owner owner = {0};
+  cc_timer_start(CC_T_PARTITION);
+  if (params->partition == CC_PARTITION_BOX)
+    CC_CALL(cc_mesh_partition_box(params, size, &owner, &mesh->edge_cut));
+  else
+    CC_CALL(cc_mesh_partition_metis(params, comm, &owner, &mesh->edge_cut));
+  cc_timer_stop(CC_T_PARTITION);
+  mesh->px = owner.px, mesh->py = owner.py, mesh->pz = owner.pz;
+
+  CC_CALL(cc_mesh_number(&owner, rank, mesh));
+  CC_CALL(cc_mesh_comm_table_build(&owner, comm, mesh));
+  cc_mesh_owner_free(&owner);
+  cc_timer_stop(CC_T_MESH);
+  return CC_OK;
+}
+
+void cc_mesh_free(cc_mesh *mesh)
+{
+  cc_free(&mesh->global_id);
+  cc_comm_table_free(&mesh->comm);
+  mesh->n_internal = mesh->n_total = 0;
+}

@@ -1,0 +1,120 @@
+/* mesh_params.c: defaults, validation and memory estimate of the GeoFEM/Cube problem (cube of
+ * NX x NY x NZ nodes, 3 DOF per node). Validation runs before any large allocation (conventions 9).
+ */
+#include "mesh_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+/* 3*n_local must fit an int (vector indices 3*i, col_idx int32). */
+#define CC_MESH_MAX_LOCAL_NODES (INT32_MAX / 3)
+
+void cc_mesh_params_default(cc_mesh_params *params)
+{
+  params->nx        = 16;
+  params->ny        = 16;
+  params->nz        = 16;
+  params->E         = 1.0;
+  params->nu        = 0.3;
+  params->traction  = 1.0;
+  params->partition = CC_PARTITION_BOX;
+  params->px        = 0;
+  params->py        = 0;
+  params->pz        = 0;
+}
+
+/* Largest rank's local nodes, estimated from the box grid (also used for METIS, whose parts are
+ * about as large): a box of ceil(n/p) nodes per direction plus one halo layer. */
+static double largest_rank_nodes(const cc_mesh_params *params, int n_ranks, double *owned)
+{
+  int n[3] = {params->nx, params->ny, params->nz}, dims[3] = {0, 0, 0};
+  double local = 1.0, own = 1.0;
+  cc_mesh_params box = *params;
+  box.px = box.py = box.pz = 0;
+  if (params->partition == CC_PARTITION_BOX && params->px > 0) {
+    dims[0] = params->px, dims[1] = params->py, dims[2] = params->pz;
+  } else if (cc_mesh_box_dims(&box, n_ranks, dims) != CC_OK) {
+    cc_error_clear(); /* no valid grid: validate reports that; estimate with a cube of N/P nodes */
+    double side = cbrt((double)params->nx * params->ny * params->nz / (n_ranks > 0 ? n_ranks : 1));
+    *owned      = side * side * side;
+    return (side + 2) * (side + 2) * (side + 2);
+  }
+  for (int d = 0; d < 3; d++) {
+    double b = ceil((double)n[d] / (dims[d] > 0 ? dims[d] : 1));
+    own *= b;
+    local *= fmin(b + 2, n[d]);
+  }
+  *owned = own;
+  return local;
+}
+
+int64_t cc_mesh_estimate_bytes(const cc_mesh_params *params, int n_ranks)
+{
+  double owned  = 0;
+  double local  = largest_rank_nodes(params, n_ranks, &owned);
+  double global = (double)params->nx * params->ny * params->nz;
+  /* per internal node: 27 blocks of 9 doubles + int32 column, row_ptr, diag_pos */
+  double matrix = owned * (27.0 * (9 * 8 + 4) + 16);
+  /* per local node: global_id, lookup, b, ~12 solver vectors and a 3x3 preconditioner block */
+  double vectors = local * (8 + 4 + 24 + 12 * 24 + 72);
+  double bytes   = matrix + vectors;
+  if (params->partition == CC_PARTITION_METIS && n_ranks > 1)
+    /* part[] on every rank; rank 0 also holds the 27-point graph (xadj + 26 adjncy) and METIS's
+     * workspace (roughly twice the graph) */
+    bytes += global * 4 + global * (4 + 26 * 4) * 3;
+  return bytes >= 9.0e18 ? INT64_MAX : (int64_t)bytes;
+}
+
+static cc_err check_partition(const cc_mesh_params *params, int n_ranks)
+{
+  int any = params->px != 0 || params->py != 0 || params->pz != 0;
+  if (params->partition == CC_PARTITION_METIS) {
+    CC_CHECK(!any, CC_ERR_ARG,
+             "px x py x pz = %d x %d x %d given, but only the box partition uses it", params->px,
+             params->py, params->pz);
+    return CC_OK;
+  }
+  CC_CHECK(params->partition == CC_PARTITION_BOX, CC_ERR_ARG, "unknown partition kind %d",
+           (int)params->partition);
+  int dims[3];
+  CC_CALL(cc_mesh_box_dims(params, n_ranks, dims));
+  return CC_OK;
+}
+
+cc_err cc_mesh_params_validate(const cc_mesh_params *params, int n_ranks, int64_t memory_limit)
+{
+  int nx = params->nx, ny = params->ny, nz = params->nz;
+  CC_CHECK(nx >= 2 && ny >= 2 && nz >= 2, CC_ERR_ARG,
+           "mesh %dx%dx%d: every direction needs at least 2 nodes", nx, ny, nz);
+  CC_CHECK(n_ranks >= 1, CC_ERR_ARG, "number of ranks %d < 1", n_ranks);
+  double global = (double)nx * ny * nz;
+  /* 3*N global DOFs as int64 with a wide margin (products like 3*N*8 bytes must not overflow) */
+  CC_CHECK(3.0 * global < 0x1p58, CC_ERR_ARG,
+           "mesh %dx%dx%d has %.3g nodes: 3 DOF per node does not fit int64 comfortably", nx, ny,
+           nz, global);
+  CC_CHECK(isfinite(params->E) && params->E > 0, CC_ERR_ARG, "Young's modulus E = %g must be > 0",
+           params->E);
+  CC_CHECK(isfinite(params->nu) && params->nu >= 0 && params->nu < 0.5, CC_ERR_ARG,
+           "Poisson ratio nu = %g outside [0, 0.5)", params->nu);
+  CC_CHECK(isfinite(params->traction), CC_ERR_ARG, "traction p = %g is not finite",
+           params->traction);
+  CC_CHECK((double)n_ranks <= global, CC_ERR_ARG, "%d ranks for only %.0f nodes (mesh %dx%dx%d)",
+           n_ranks, global, nx, ny, nz);
+  double owned = 0, local = largest_rank_nodes(params, n_ranks, &owned);
+  int64_t bytes = cc_mesh_estimate_bytes(params, n_ranks);
+  CC_CHECK(local <= CC_MESH_MAX_LOCAL_NODES, CC_ERR_ARG,
+           "mesh %dx%dx%d needs about %.1f GiB per rank on %d ranks: %.3g local nodes exceed the "
+           "32-bit local index limit %d",
+           nx, ny, nz, (double)bytes / GIB, n_ranks, local, CC_MESH_MAX_LOCAL_NODES);
+  CC_CALL(check_partition(params, n_ranks));
+  if (params->partition == CC_PARTITION_METIS && n_ranks > 1)
+    CC_CHECK(26.0 * global < (double)INT32_MAX, CC_ERR_ARG,
+             "mesh %dx%dx%d: the 27-point node graph (%.3g edges) exceeds METIS's 32-bit idx_t", nx,
+             ny, nz, 26.0 * global);
+  if (memory_limit > 0)
+    CC_CHECK(bytes <= memory_limit, CC_ERR_MEM,
+             "mesh %dx%dx%d needs about %.1f GiB per rank, limit %.1f GiB", nx, ny, nz,
+             (double)bytes / GIB, (double)memory_limit / GIB);
+  return CC_OK;
+}
