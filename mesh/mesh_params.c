@@ -85,8 +85,10 @@ static cc_err check_partition(const cc_mesh_params *params, int n_ranks)
 cc_err cc_mesh_params_validate(const cc_mesh_params *params, int n_ranks, int64_t memory_limit)
 {
   int nx = params->nx, ny = params->ny, nz = params->nz;
+  const char *axis = nx < 2 ? "nx" : ny < 2 ? "ny" : "nz";
+  int         bad  = nx < 2 ? nx : ny < 2 ? ny : nz;
   CC_CHECK(nx >= 2 && ny >= 2 && nz >= 2, CC_ERR_ARG,
-           "mesh %dx%dx%d: every direction needs at least 2 nodes", nx, ny, nz);
+           "--%s %d: every direction needs at least 2 nodes (mesh %dx%dx%d)", axis, bad, nx, ny, nz);
   CC_CHECK(n_ranks >= 1, CC_ERR_ARG, "number of ranks %d < 1", n_ranks);
   double global = (double)nx * ny * nz;
   /* 3*N global DOFs as int64 with a wide margin (products like 3*N*8 bytes must not overflow) */

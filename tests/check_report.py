@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""check_report.py: assertions on cubecg JSON reports for ctest (standard library only).
+
+  check_report.py expect REPORT EXPR [EXPR ...]   each EXPR is a Python expression over r (the report)
+  check_report.py same-iterations A B [--within N]  every solve in A has the iteration count of the
+                                                    same solver/reduction in B (within N, default 0)
+Exit 0 when every assertion holds, 1 otherwise (the failing assertion is printed)."""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def expect(path, exprs):
+    r = load(path)
+    ok = True
+    for e in exprs:
+        try:
+            value = eval(e, {"r": r, "all": all, "any": any, "len": len, "abs": abs, "max": max, "min": min})
+        except Exception as exc:  # a missing key is a failed assertion, not a crash
+            value, e = False, f"{e} raised {exc!r}"
+        print(("PASS " if value else "FAIL ") + e)
+        ok = ok and bool(value)
+    return ok
+
+
+def same_iterations(a, b, within):
+    ra, rb = load(a), load(b)
+    index = {(s["solver"], s["reduction"]): s["iterations"] for s in rb["solves"]}
+    ok = len(ra["solves"]) > 0
+    for s in ra["solves"]:
+        key = (s["solver"], s["reduction"])
+        other = index.get(key)
+        good = other is not None and abs(s["iterations"] - other) <= within
+        print(f"{'PASS' if good else 'FAIL'} {key}: {s['iterations']} vs {other} (within {within})")
+        ok = ok and good
+    return ok
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "expect":
+        return 0 if expect(argv[1], argv[2:]) else 1
+    if len(argv) >= 3 and argv[0] == "same-iterations":
+        within = int(argv[4]) if len(argv) >= 5 and argv[3] == "--within" else 0
+        return 0 if same_iterations(argv[1], argv[2], within) else 1
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

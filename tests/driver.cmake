@@ -1,0 +1,117 @@
+# Driver-level tests: the whole pipeline against the analytic solution, cross-checks between rank
+# counts, thread counts and variants, MPI environment, and bad input.
+find_package(Python3 COMPONENTS Interpreter)
+set(CUBECG $<TARGET_FILE:cubecg>)
+set(CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_report.py)
+set(OUT ${CMAKE_CURRENT_BINARY_DIR}/out)
+file(MAKE_DIRECTORY ${OUT})
+
+# The discrete solution reproduces the linear uniaxial solution: built-in checks (analytic error
+# < 1e-6, true residual <= 10 tol, symmetry of A and M^-1) make cubecg exit non-zero otherwise.
+foreach(size "8;8;8" "9;5;7" "6;10;4" "12;7;5")
+  list(GET size 0 nx)
+  list(GET size 1 ny)
+  list(GET size 2 nz)
+  cc_add_mpi_test(NAME driver_analytic_${nx}x${ny}x${nz} RANKS 1 2 4
+                  COMMAND ${CUBECG} --nx ${nx} --ny ${ny} --nz ${nz} --analytic-tol 1e-6 --quiet)
+endforeach()
+cc_add_mpi_test(NAME driver_analytic_metis RANKS 2 4
+                COMMAND ${CUBECG} --nx 9 --ny 5 --nz 7 --partition metis --analytic-tol 1e-6 --quiet)
+cc_add_mpi_test(NAME driver_analytic_threads RANKS 1 2 THREADS 2
+                COMMAND ${CUBECG} --nx 9 --ny 5 --nz 7 --analytic-tol 1e-6 --quiet)
+
+# Bad input: one clear line, exit code 2, no report written.
+set(BAD_CASES
+    "nx_zero|--nx 0|--nx|nx"
+    "nx_negative|--nx -3|-3"
+    "nx_text|--nx abc|abc"
+    "absurd|--nx 100000 --ny 100000 --nz 100000|GiB|bytes"
+    "unknown_option|--frobnicate 3|frobnicate"
+    "colors_1|--colors 1|colors"
+    "colors_0|--colors 0|colors"
+    "asdd_0|--asdd-iters 0|asdd-iters"
+    "ordering|--ordering spiral|spiral"
+    "pcg_iar|--solver pcg --reduction iar|pcg"
+    "tol|--tol -1|tol"
+    "box_mismatch|--px 3 --py 1 --pz 1|px|3")
+foreach(case ${BAD_CASES})
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 args)
+  list(SUBLIST parts 2 -1 patterns)
+  list(JOIN patterns "|" pattern)
+  separate_arguments(args)
+  add_test(NAME driver_bad_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "${pattern}" ${OUT}/bad_${name}.json --
+                   ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} ${args} --report ${OUT}/bad_${name}.json)
+  set_tests_properties(driver_bad_${name} PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1)
+endforeach()
+
+# Every variant x reduction in one run, at 2 ranks; the report says what ran.
+add_test(NAME driver_all_variants_np2
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 8 --nz 9 --solver all
+                 --reduction all --report ${OUT}/all_np2.json --quiet)
+set_tests_properties(driver_all_variants_np2 PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+                     FIXTURES_SETUP all_np2)
+add_test(NAME driver_all_variants_report
+         COMMAND ${CHECK} expect ${OUT}/all_np2.json
+                 "r['cubecg_report_version'] == 1 and r['kind'] == 'run'"
+                 "len(r['solves']) == 7"
+                 "all(s['converged'] for s in r['solves'])"
+                 "all(s['true_rel_residual'] <= 10 * r['parameters']['tol'] for s in r['solves'])"
+                 "r['checks']['passed']"
+                 "r['problem']['dof'] == 3 * 10 * 8 * 9 and r['problem']['ranks'] == 2"
+                 "r['mpi']['thread_level_provided'] in ('MPI_THREAD_FUNNELED', 'MPI_THREAD_MULTIPLE')")
+set_tests_properties(driver_all_variants_report PROPERTIES FIXTURES_REQUIRED all_np2)
+
+# Iteration counts do not depend on the thread count for a fixed ordering.
+foreach(t 1 2)
+  add_test(NAME driver_threads_t${t}
+           COMMAND ${MPIEXEC_EXECUTABLE} -n 1 ${CUBECG} --nx 10 --ny 9 --nz 8 --solver all
+                   --reduction all --report ${OUT}/threads_t${t}.json --quiet)
+  set_tests_properties(driver_threads_t${t} PROPERTIES PROCESSORS ${t}
+                       ENVIRONMENT OMP_NUM_THREADS=${t} FIXTURES_SETUP threads)
+endforeach()
+add_test(NAME driver_threads_same_iterations
+         COMMAND ${CHECK} same-iterations ${OUT}/threads_t1.json ${OUT}/threads_t2.json)
+set_tests_properties(driver_threads_same_iterations PROPERTIES FIXTURES_REQUIRED threads)
+
+# MPICH's asynchronous progress thread: MULTIPLE provided, thread reported active, same answer.
+foreach(mode plain async)
+  set(env OMP_NUM_THREADS=1)
+  if(mode STREQUAL "async")
+    list(APPEND env MPIR_CVAR_ASYNC_PROGRESS=1)
+  endif()
+  add_test(NAME driver_progress_${mode}
+           COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 8 --ny 8 --nz 8 --solver all
+                   --reduction all --report ${OUT}/progress_${mode}.json --quiet)
+  set_tests_properties(driver_progress_${mode} PROPERTIES PROCESSORS 2 ENVIRONMENT "${env}"
+                       FIXTURES_SETUP progress)
+endforeach()
+add_test(NAME driver_progress_async_report
+         COMMAND ${CHECK} expect ${OUT}/progress_async.json
+                 "r['mpi']['thread_level_provided'] == 'MPI_THREAD_MULTIPLE'"
+                 "r['mpi']['async_progress_requested'] and r['mpi']['async_progress_active']"
+                 "r['checks']['passed']")
+add_test(NAME driver_progress_same_iterations
+         COMMAND ${CHECK} same-iterations ${OUT}/progress_plain.json ${OUT}/progress_async.json)
+set_tests_properties(driver_progress_async_report driver_progress_same_iterations
+                     PROPERTIES FIXTURES_REQUIRED progress)
+
+# ASDD with 1 and 2 iterations converges to the analytic solution on 1, 2, 4 ranks x 1, 2 threads,
+# for every ordering (the permutation round-trips: the solution comes back in the original numbering).
+foreach(iters 1 2)
+  foreach(threads 1 2)
+    cc_add_mpi_test(NAME driver_asdd${iters} RANKS 1 2 4 THREADS ${threads}
+                    COMMAND ${CUBECG} --nx 9 --ny 8 --nz 7 --asdd-iters ${iters} --analytic-tol 1e-6 --quiet)
+  endforeach()
+endforeach()
+foreach(ordering natural rcm mc cm-rcm)
+  cc_add_mpi_test(NAME driver_ordering_${ordering} RANKS 1 2
+                  COMMAND ${CUBECG} --nx 9 --ny 8 --nz 7 --ordering ${ordering} --colors 3
+                          --solver all --reduction all --analytic-tol 1e-6 --quiet)
+endforeach()
+foreach(precond sgs jacobi none)
+  cc_add_mpi_test(NAME driver_precond_${precond} RANKS 2
+                  COMMAND ${CUBECG} --nx 9 --ny 8 --nz 7 --precond ${precond} --analytic-tol 1e-6 --quiet)
+endforeach()
