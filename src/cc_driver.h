@@ -90,7 +90,7 @@ typedef struct {
   char            ckpt_backend[CC_NAME_MAX];
   char            ckpt_path_used[64];
   int64_t         ckpt_count, ckpt_bytes;
-  double          ckpt_stall_s, ckpt_write_s;
+  double          ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
 } cc_solve_record;
 
 typedef struct {
@@ -129,6 +129,18 @@ CC_WUR cc_err cc_run_pipeline(cc_run *run);
 /* Built-in checks inside every run (HPCG style): symmetry of SpMV and of the preconditioner. */
 CC_WUR cc_err cc_checks_symmetry(cc_run *run, const cc_bcrs *a, const cc_comm_table *comm,
                                  cc_precond *pc);
+
+/* Checkpoints and restart through io/ (checkpoint.c). */
+typedef struct cc_driver_ckpt cc_driver_ckpt;
+CC_WUR cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                                    const char *solver, const char *subdir, cc_driver_ckpt **out);
+CC_WUR cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *state); /* cc_checkpoint_fn */
+CC_WUR cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solve_record *rec);
+void          cc_driver_ckpt_destroy(cc_driver_ckpt **dc);
+CC_WUR cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                                     const char *solver, cc_driver_ckpt **out,
+                                     const cc_solver_state **state);
+CC_WUR cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh, const double *u);
 
 /* Rank 0: JSON report (docs/report-schema.md) and the human summary on stdout. */
 CC_WUR cc_err cc_report_write(const cc_run *run, const char *path);

@@ -222,6 +222,9 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
            "--inject-reduction-latency %g must be in [0, 1e7] microseconds", opts->inject_latency_us);
   CC_CHECK(strcmp(opts->solver, "pcg") != 0 || strcmp(opts->reduction, "iar") != 0, CC_ERR_ARG,
            "--solver pcg has no non-blocking variant: use --reduction ar (or all)");
+  CC_CHECK(!opts->restart[0] || strcmp(opts->solver, "all") != 0, CC_ERR_ARG,
+           "--restart %s needs the checkpoint's solver (--solver pcg|cgcg|pipecg|gropp), not all",
+           opts->restart);
   CC_CHECK(opts->checkpoint_every >= 1, CC_ERR_ARG, "--checkpoint-every %d must be >= 1",
            opts->checkpoint_every);
   CC_CHECK(opts->checkpoint_keep >= 1, CC_ERR_ARG, "--checkpoint-keep %d must be >= 1", opts->checkpoint_keep);

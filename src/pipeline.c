@@ -76,7 +76,23 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
+    cc_driver_ckpt *restart = NULL, *ckpt = NULL;
+    if (opts->restart[0])
+      CC_CALL(cc_driver_restart_load(opts, mesh, ord, plan[s].variant->name, &restart, &kopts.restart));
+    if (opts->checkpoint[0]) {
+      /* several solves in one run checkpoint into one subdirectory each */
+      char subdir[48];
+      snprintf(subdir, sizeof subdir, "%s-%s", plan[s].variant->name,
+               plan[s].reduction == CC_REDUCTION_IAR ? "iar" : "ar");
+      CC_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name, n_plan > 1 ? subdir : NULL, &ckpt));
+      kopts.checkpoint       = cc_driver_ckpt_write;
+      kopts.checkpoint_ctx   = ckpt;
+      kopts.checkpoint_every = opts->checkpoint_every;
+    }
     CC_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
+    if (ckpt) CC_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
+    cc_driver_ckpt_destroy(&ckpt);
+    cc_driver_ckpt_destroy(&restart);
     cc_ordering_unpermute(ord, x, u);
     CC_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
     CC_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
@@ -89,6 +105,11 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_run_add_check(run, name, rec->result.true_rel_residual, 10 * opts->tol);
     snprintf(name, sizeof name, "%s_%s_analytic_error", rec->result.solver, rec->result.reduction);
     cc_run_add_check(run, name, rec->analytic_error, opts->analytic_tol);
+  }
+  if (opts->export_solution[0]) {
+    cc_timer_start(CC_T_EXPORT);
+    CC_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
+    cc_timer_stop(CC_T_EXPORT);
   }
   cc_free(&x);
   cc_free(&u);

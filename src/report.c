@@ -40,8 +40,9 @@ static double baseline_time_per_iter(const cc_run *run)
 {
   for (int s = 0; s < run->n_solves; s++) {
     const cc_solve_result *r = &run->solves[s].result;
-    if (strcmp(r->solver, "pcg") == 0 && strcmp(r->reduction, "ar") == 0 && r->iterations > 0)
-      return r->time_s / r->iterations;
+    int iterations = r->iterations - r->start_iteration;
+    if (strcmp(r->solver, "pcg") == 0 && strcmp(r->reduction, "ar") == 0 && iterations > 0)
+      return r->time_s / iterations;
   }
   return 0;
 }

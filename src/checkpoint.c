@@ -1,0 +1,178 @@
+/* checkpoint.c: wires the solvers' state (cc_solver_state) to io/'s checkpointer and restart. The
+ * io layout lists the global node id of each internal node in the solver's (permuted) order, so
+ * vectors go to the backends without a copy here, and a restart reads them straight back. */
+#include "cc_driver.h"
+#include "cc_io.h"
+
+#include <stdlib.h>
+
+struct cc_driver_ckpt {
+  cc_io_layout        layout;
+  int64_t            *global_ids; /* [n_internal] in the solver's ordering */
+  cc_io_checkpointer *ckpt;
+  cc_io_state         restart_state;
+  cc_solver_state     restart;
+};
+
+/* global ids in the solver's ordering: new node n was old node old_of_new[n] */
+static cc_err layout_create(const cc_mesh *mesh, const cc_ordering *ord, cc_driver_ckpt *dc)
+{
+  CC_CALL(cc_malloc((size_t)mesh->n_internal, sizeof(int64_t), &dc->global_ids));
+  for (int n = 0; n < mesh->n_internal; n++)
+    dc->global_ids[n] = mesh->global_id[ord->old_of_new ? ord->old_of_new[n] : n];
+  dc->layout = (cc_io_layout){.comm            = mesh->comm.comm,
+                              .n_local_nodes   = mesh->n_internal,
+                              .global_node_id  = dc->global_ids,
+                              .n_global_nodes  = mesh->n_global_nodes,
+                              .values_per_node = 3};
+  return CC_OK;
+}
+
+static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                          const char *solver, cc_io_metadata *meta)
+{
+  memset(meta, 0, sizeof *meta);
+  meta->nx = mesh->nx;
+  meta->ny = mesh->ny;
+  meta->nz = mesh->nz;
+  if (mesh->partition == CC_PARTITION_METIS) snprintf(meta->partition, sizeof meta->partition, "metis");
+  else snprintf(meta->partition, sizeof meta->partition, "box %dx%dx%d", mesh->px, mesh->py, mesh->pz);
+  snprintf(meta->solver, sizeof meta->solver, "%s", solver ? solver : "");
+  snprintf(meta->ordering, sizeof meta->ordering, "%s", ord->kind);
+  (void)opts;
+}
+
+cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                             const char *solver, const char *subdir, cc_driver_ckpt **out)
+{
+  cc_driver_ckpt *dc;
+  CC_CALL(cc_calloc(1, sizeof *dc, &dc));
+  CC_CALL(layout_create(mesh, ord, dc));
+  cc_io_checkpoint_params params;
+  cc_io_checkpoint_params_default(&params);
+  snprintf(params.backend, sizeof params.backend, "%.23s", opts->checkpoint);
+  int n = subdir ? snprintf(params.dir, sizeof params.dir, "%s/%s", opts->checkpoint_dir, subdir)
+                 : snprintf(params.dir, sizeof params.dir, "%s", opts->checkpoint_dir);
+  CC_CHECK(n > 0 && (size_t)n < sizeof params.dir, CC_ERR_ARG, "--checkpoint-dir '%s' is too long",
+           opts->checkpoint_dir);
+  params.every           = opts->checkpoint_every;
+  params.keep            = opts->checkpoint_keep;
+  params.durable         = opts->durable != 0;
+  params.io_buffer_bytes = (size_t)opts->io_buffer;
+  params.fallback        = opts->io_fallback != 0;
+  params.n_vectors_hint  = CC_STATE_MAX_VECTORS;
+  cc_io_metadata meta;
+  metadata_fill(opts, mesh, ord, solver, &meta);
+  CC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
+  *out = dc;
+  return CC_OK;
+}
+
+/* cc_checkpoint_fn: the solver's state, as named vectors, to the checkpointer (collective). */
+cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *st)
+{
+  cc_driver_ckpt *dc = ctx;
+  cc_io_state     state;
+  memset(&state, 0, sizeof state);
+  CC_CHECK(st->n_vectors <= CC_IO_MAX_VECTORS && st->n_scalars <= CC_IO_MAX_SCALARS, CC_ERR_ARG,
+           "solver state has %d vectors / %d scalars (io/ takes %d / %d)", st->n_vectors,
+           st->n_scalars, CC_IO_MAX_VECTORS, CC_IO_MAX_SCALARS);
+  snprintf(state.solver, sizeof state.solver, "%s", st->solver);
+  state.iteration = st->iteration;
+  state.n_vectors = st->n_vectors;
+  for (int i = 0; i < st->n_vectors; i++) {
+    snprintf(state.vector_name[i], CC_IO_NAME_LEN, "%s", st->vector_name[i]);
+    state.vector[i] = st->vector[i];
+  }
+  state.n_scalars = st->n_scalars;
+  for (int i = 0; i < st->n_scalars; i++) {
+    snprintf(state.scalar_name[i], CC_IO_NAME_LEN, "%s", st->scalar_name[i]);
+    state.scalar[i] = st->scalar[i];
+  }
+  CC_CALL(cc_io_checkpointer_write(dc->ckpt, &state));
+  return CC_OK;
+}
+
+/* Wait for an offloaded checkpoint, then copy the statistics into the solve's record. */
+cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solve_record *rec)
+{
+  double started = MPI_Wtime();
+  CC_CALL(cc_io_checkpointer_finish(dc->ckpt));
+  double finish_s = MPI_Wtime() - started;
+  cc_io_checkpoint_stats stats;
+  cc_io_checkpointer_stats(dc->ckpt, &stats);
+  cc_stat stall, write;
+  CC_CALL(cc_stat_reduce(dc->layout.comm, stats.stall_s, &stall));
+  CC_CALL(cc_stat_reduce(dc->layout.comm, stats.write_s, &write));
+  rec->ckpt_enabled = 1;
+  snprintf(rec->ckpt_backend, sizeof rec->ckpt_backend, "%s", opts->checkpoint);
+  snprintf(rec->ckpt_path_used, sizeof rec->ckpt_path_used, "%s", stats.path_used);
+  rec->ckpt_count   = stats.count;
+  rec->ckpt_bytes   = stats.bytes_all_ranks;
+  rec->ckpt_stall_s = stall.max;
+  rec->ckpt_write_s = write.max;
+  rec->ckpt_finish_s = finish_s;
+  return CC_OK;
+}
+
+void cc_driver_ckpt_destroy(cc_driver_ckpt **dcp)
+{
+  cc_driver_ckpt *dc = *dcp;
+  if (!dc) return;
+  if (dc->ckpt) cc_io_checkpointer_destroy(&dc->ckpt);
+  cc_io_state_free(&dc->restart_state);
+  cc_free(&dc->global_ids);
+  cc_free(dcp);
+}
+
+/* --restart DIR: the newest complete checkpoint, verified (sizes, CRC32C, mesh, ranks) by io/,
+ * as a solver state in the solver's ordering. The handle owns the vectors. */
+cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                              const char *solver, cc_driver_ckpt **out, const cc_solver_state **state)
+{
+  cc_driver_ckpt *dc;
+  CC_CALL(cc_calloc(1, sizeof *dc, &dc));
+  CC_CALL(layout_create(mesh, ord, dc));
+  cc_io_metadata expect;
+  metadata_fill(opts, mesh, ord, NULL, &expect);
+  expect.partition[0] = '\0'; /* hdf5 checkpoints may come from another partition */
+  cc_io_restart_info info;
+  CC_CALL(cc_io_checkpoint_read(opts->restart, NULL, &dc->layout, &expect, &dc->restart_state, &info));
+  cc_io_state *in = &dc->restart_state;
+  CC_CHECK(strcmp(in->solver, solver) == 0, CC_ERR_ARG,
+           "--restart %s holds a '%s' checkpoint, but --solver is '%s'", opts->restart, in->solver,
+           solver);
+  CC_CHECK(in->n_vectors <= CC_STATE_MAX_VECTORS && in->n_scalars <= CC_STATE_MAX_SCALARS, CC_ERR_IO,
+           "checkpoint in %s has %d vectors / %d scalars, more than a solver state holds",
+           info.checkpoint_dir, in->n_vectors, in->n_scalars);
+  cc_solver_state *st = &dc->restart;
+  memset(st, 0, sizeof *st);
+  snprintf(st->solver, sizeof st->solver, "%s", in->solver);
+  st->iteration = in->iteration;
+  st->n_local   = 3 * (int64_t)mesh->n_internal;
+  st->n_vectors = in->n_vectors;
+  for (int i = 0; i < in->n_vectors; i++) {
+    st->vector_name[i] = in->vector_name[i];
+    st->vector[i]      = in->vector[i];
+  }
+  st->n_scalars = in->n_scalars;
+  for (int i = 0; i < in->n_scalars; i++) {
+    st->scalar_name[i] = in->scalar_name[i];
+    st->scalar[i]      = in->scalar[i];
+  }
+  *state = st;
+  *out   = dc;
+  return CC_OK;
+}
+
+/* --export-solution FILE: the displacements (original local numbering) to HDF5 + XDMF. */
+cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh, const double *u)
+{
+  cc_io_layout layout = {.comm            = mesh->comm.comm,
+                         .n_local_nodes   = mesh->n_internal,
+                         .global_node_id  = mesh->global_id,
+                         .n_global_nodes  = mesh->n_global_nodes,
+                         .values_per_node = 3};
+  CC_CALL(cc_io_export_solution(&layout, mesh->nx, mesh->ny, mesh->nz, u, opts->export_solution));
+  return CC_OK;
+}
