@@ -115,3 +115,59 @@ foreach(precond sgs jacobi none)
   cc_add_mpi_test(NAME driver_precond_${precond} RANKS 2
                   COMMAND ${CUBECG} --nx 9 --ny 8 --nz 7 --precond ${precond} --analytic-tol 1e-6 --quiet)
 endforeach()
+
+# Checkpoint + restart through the driver: a restarted pcg reaches the uninterrupted iteration count
+# within 1 for every backend; hdf5 (global order) restarts on another rank count; per-rank files do
+# not; every variant restarts and converges.
+foreach(backend posix uring offload hdf5)
+  set(dir ${OUT}/ckpt_${backend})
+  add_test(NAME driver_ckpt_${backend}_write
+           COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=1 ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG}
+                   --nx 10 --ny 9 --nz 8 --checkpoint ${backend} --checkpoint-dir ${dir}
+                   --checkpoint-every 10 --io-fallback --report ${OUT}/ckpt_${backend}_full.json --quiet)
+  set_tests_properties(driver_ckpt_${backend}_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP ckpt_${backend})
+  add_test(NAME driver_ckpt_${backend}_restart
+           COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --restart ${dir}
+                   --report ${OUT}/ckpt_${backend}_restart.json --quiet)
+  add_test(NAME driver_ckpt_${backend}_same_iterations
+           COMMAND ${CHECK} same-iterations ${OUT}/ckpt_${backend}_full.json
+                   ${OUT}/ckpt_${backend}_restart.json --within 1)
+  add_test(NAME driver_ckpt_${backend}_report
+           COMMAND ${CHECK} expect ${OUT}/ckpt_${backend}_full.json
+                   "r['solves'][0]['checkpoint']['count'] >= 2"
+                   "r['solves'][0]['checkpoint']['bytes'] > 0"
+                   "r['solves'][0]['checkpoint']['path_used'] != ''")
+  add_test(NAME driver_ckpt_${backend}_restarted_from
+           COMMAND ${CHECK} expect ${OUT}/ckpt_${backend}_restart.json
+                   "r['solves'][0]['start_iteration'] > 0" "r['checks']['passed']")
+  set_tests_properties(driver_ckpt_${backend}_restart PROPERTIES PROCESSORS 2 ENVIRONMENT
+                       OMP_NUM_THREADS=1 FIXTURES_REQUIRED ckpt_${backend}
+                       FIXTURES_SETUP ckpt_${backend}_restarted)
+  set_tests_properties(driver_ckpt_${backend}_same_iterations driver_ckpt_${backend}_restarted_from
+                       PROPERTIES FIXTURES_REQUIRED "ckpt_${backend};ckpt_${backend}_restarted")
+  set_tests_properties(driver_ckpt_${backend}_report PROPERTIES FIXTURES_REQUIRED ckpt_${backend})
+endforeach()
+foreach(np 1 4)
+  add_test(NAME driver_ckpt_hdf5_restart_np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} -n ${np} ${CUBECG} --nx 10 --ny 9 --nz 8 --restart
+                   ${OUT}/ckpt_hdf5 --report ${OUT}/ckpt_hdf5_restart_np${np}.json --quiet)
+  set_tests_properties(driver_ckpt_hdf5_restart_np${np} PROPERTIES PROCESSORS ${np}
+                       ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_REQUIRED ckpt_hdf5)
+endforeach()
+add_test(NAME driver_ckpt_posix_other_ranks_refused
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "ranks" ${OUT}/ckpt_refused.json --
+                 ${MPIEXEC_EXECUTABLE} -n 1 ${CUBECG} --nx 10 --ny 9 --nz 8 --restart
+                 ${OUT}/ckpt_posix --report ${OUT}/ckpt_refused.json)
+set_tests_properties(driver_ckpt_posix_other_ranks_refused PROPERTIES FIXTURES_REQUIRED ckpt_posix)
+foreach(solver cgcg pipecg gropp)
+  add_test(NAME driver_ckpt_${solver}
+           COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=1 ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG}
+                   --nx 10 --ny 9 --nz 8 --solver ${solver} --reduction iar --checkpoint posix
+                   --checkpoint-dir ${OUT}/ckpt_${solver} --checkpoint-every 10 --quiet)
+  add_test(NAME driver_ckpt_${solver}_restart
+           COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --solver ${solver}
+                   --reduction iar --restart ${OUT}/ckpt_${solver} --analytic-tol 1e-6 --quiet)
+  set_tests_properties(driver_ckpt_${solver} PROPERTIES PROCESSORS 2 FIXTURES_SETUP ckpt_${solver})
+  set_tests_properties(driver_ckpt_${solver}_restart PROPERTIES PROCESSORS 2
+                       ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_REQUIRED ckpt_${solver})
+endforeach()
