@@ -163,6 +163,10 @@ typedef struct {
   double  seconds[CC_T_COUNT]; /* this rank's timers for the solve */
   int64_t count[CC_T_COUNT];   /* this rank's operation counts for the solve */
   int     start_iteration;    /* > 0 after a restart */
+  /* Operation counts per iteration measured inside the loop, between the end of the first and of
+   * the last completed iteration (set-up, the final convergence check and the true residual
+   * excluded; residual replacement amortised): Table 1 as run. 0 with fewer than 2 iterations. */
+  double  ops_per_iteration[CC_T_COUNT];
 } cc_solve_result;
 
 /* Solve A x = b. x holds the initial guess on entry (used only when opts->restart is NULL and

@@ -1,0 +1,330 @@
+/* krylov.c: registry of the CG variants (name -> solve, PETSc style) and the helpers they share
+ * (krylov_impl.h): options, work vectors, timer snapshots, reductions, breakdown and stopping
+ * tests, checkpoint/restart of the solver state. The algorithms are in krylov_<name>.c.
+ */
+#include "krylov_impl.h"
+
+#include <math.h>
+
+extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
+
+const cc_krylov *const cc_krylov_list[] = {&cc_krylov_pcg, &cc_krylov_cgcg, &cc_krylov_pipecg,
+                                           &cc_krylov_gropp, NULL};
+
+const cc_krylov *cc_krylov_find(const char *name)
+{
+  if (!name) return NULL;
+  for (int i = 0; cc_krylov_list[i]; i++)
+    if (strcmp(cc_krylov_list[i]->name, name) == 0) return cc_krylov_list[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Begin / end of a solve
+ * ---------------------------------------------------------------------------------------------- */
+cc_err cc_krylov_begin(cc_krylov_ctx *k, const char *solver, int supports_iar, const cc_bcrs *a,
+                       const cc_comm_table *comm, cc_precond *pc, double *b, double *x,
+                       const cc_krylov_opts *opts, cc_solve_result *result)
+{
+  memset(k, 0, sizeof *k);
+  CC_CHECK(a && comm && b && x && opts && result, CC_ERR_ARG, "%s: NULL argument", solver);
+  CC_CHECK(pc, CC_ERR_ARG, "%s: no preconditioner (use \"none\" for plain CG)", solver);
+  memset(result, 0, sizeof *result);
+  snprintf(result->solver, sizeof result->solver, "%s", solver);
+  snprintf(result->reduction, sizeof result->reduction, "%s",
+           opts->reduction == CC_REDUCTION_IAR ? "iar" : "ar");
+  CC_CHECK(opts->reduction == CC_REDUCTION_AR || opts->reduction == CC_REDUCTION_IAR, CC_ERR_ARG,
+           "%s: unknown reduction mode %d", solver, (int)opts->reduction);
+  CC_CHECK(opts->reduction == CC_REDUCTION_AR || supports_iar, CC_ERR_ARG,
+           "%s has no non-blocking variant (reduction iar requested; use ar)", solver);
+  CC_CHECK(isfinite(opts->tol) && opts->tol > 0.0, CC_ERR_ARG, "%s: tol = %g must be > 0", solver,
+           opts->tol);
+  CC_CHECK(opts->maxit >= 0, CC_ERR_ARG, "%s: maxit = %d must be >= 0", solver, opts->maxit);
+  CC_CHECK(opts->replace_every >= 0, CC_ERR_ARG, "%s: replace_every = %d must be >= 0", solver,
+           opts->replace_every);
+  CC_CHECK(!opts->checkpoint || opts->checkpoint_every >= 1, CC_ERR_ARG,
+           "%s: checkpoint_every = %d must be >= 1 with a checkpoint callback", solver,
+           opts->checkpoint_every);
+  k->solver   = solver;
+  k->a        = a;
+  k->comm     = comm;
+  k->pc       = pc;
+  k->opts     = opts;
+  k->result   = result;
+  k->n        = 3 * (int64_t)a->n_rows;
+  k->n_alloc  = 3 * (int64_t)a->n_cols;
+  k->first_it = k->last_it = -1;
+  if (opts->restart) {
+    /* a state loaded per rank may be wrong on one rank only: all ranks agree before going on */
+    const cc_solver_state *st = opts->restart;
+    cc_err local              = CC_OK, global;
+    if (strcmp(st->solver, solver) != 0)
+      local =
+          cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                        "restart state of solver '%s' given to solver '%s'", st->solver, solver);
+    else if (st->n_local != k->n)
+      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                            "restart state has %lld doubles per vector, rank %d needs %lld",
+                            (long long)st->n_local, comm->rank, (long long)k->n);
+    else if (st->iteration < 0 || st->iteration > opts->maxit)
+      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                            "restart state at iteration %d (maxit %d)", st->iteration, opts->maxit);
+    CC_CALL(cc_error_agree(comm->comm, local, &global));
+    CC_CHECK(global == CC_OK, global, "%s: restart state refused", solver);
+    k->start = st->iteration;
+  }
+  result->start_iteration = k->start;
+  result->iterations      = k->start;
+
+  CC_MPI(MPI_Barrier(comm->comm)); /* ranks start the clock together */
+  k->before = cc_timer_table;
+  cc_timer_start(CC_T_SOLVE);
+  k->t0 = MPI_Wtime();
+
+  /* |b|^2 = (b, b) */
+  double bb;
+  cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){b}, &bb);
+  cc_err err = cc_reduce_blocking(comm->comm, &bb, 1);
+  if (!err && !isfinite(bb))
+    err = cc_error_push(CC_ERR_NUMERIC, __FILE__, __LINE__, __func__,
+                        "%s: |b|^2 = %g (b holds NaN or Inf)", solver, bb);
+  if (err) {
+    cc_timer_stop(CC_T_SOLVE);
+    CC_CALL(err);
+  }
+  k->bnorm = sqrt(bb);
+  return CC_OK;
+}
+
+cc_err cc_krylov_vectors(cc_krylov_ctx *k, int count, double **v[])
+{
+  CC_CHECK(k->n_vec + count <= CC_KRYLOV_MAX_VECTORS, CC_ERR_ARG, "%s: %d work vectors (max %d)",
+           k->solver, k->n_vec + count, CC_KRYLOV_MAX_VECTORS);
+  for (int i = 0; i < count; i++) {
+    CC_CALL(cc_malloc((size_t)k->n_alloc + 1, sizeof(double), &k->vec[k->n_vec]));
+    cc_vec_zero(k->n_alloc, k->vec[k->n_vec]);
+    *v[i] = k->vec[k->n_vec++];
+  }
+  return CC_OK;
+}
+
+static void krylov_free(cc_krylov_ctx *k)
+{
+  for (int i = 0; i < k->n_vec; i++) cc_free(&k->vec[i]);
+  k->n_vec = 0;
+}
+
+/* |b - A x|^2 (global), in a scratch vector of its own: the variants' vectors stay untouched. */
+static cc_err krylov_true_residual(cc_krylov_ctx *k, double *b, double *x, double *tt)
+{
+  double *t = NULL;
+  CC_CALL(cc_malloc((size_t)k->n_alloc + 1, sizeof(double), &t));
+  cc_err err = cc_spmv(k->a, k->comm, x, t); /* t <- A x */
+  double sum = 0.0;
+  if (!err) {
+    const int64_t n = k->n;
+#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n > 16384)
+    for (int64_t i = 0; i < n; i++) sum += (b[i] - t[i]) * (b[i] - t[i]); /* |b - A x|^2 */
+  }
+  cc_free(&t);
+  CC_CALL(err);
+  CC_MPI(MPI_Allreduce(&sum, tt, 1, MPI_DOUBLE, MPI_SUM, k->comm->comm));
+  return CC_OK;
+}
+
+cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
+{
+  cc_timer_stop(CC_T_SOLVE);
+  double elapsed       = MPI_Wtime() - k->t0;
+  cc_solve_result *res = k->result;
+  for (int id = 0; id < CC_T_COUNT; id++) {
+    res->seconds[id] = cc_timer_table.seconds[id] - k->before.seconds[id];
+    res->count[id]   = cc_timer_table.count[id] - k->before.count[id];
+  }
+  if (k->last_it > k->first_it)
+    for (int id = 0; id < CC_T_COUNT; id++)
+      res->ops_per_iteration[id] =
+          (double)(k->last_count[id] - k->first_count[id]) / (k->last_it - k->first_it);
+  krylov_free(k);
+  if (err)
+    return cc_error_push(err, __FILE__, __LINE__, __func__, "%s solve (iteration %d)", k->solver,
+                         res->iterations);
+  /* outside the timed window: the time of the slowest rank, and the true residual */
+  CC_MPI(MPI_Allreduce(&elapsed, &res->time_s, 1, MPI_DOUBLE, MPI_MAX, k->comm->comm));
+  double tt;
+  CC_CALL(krylov_true_residual(k, b, x, &tt));
+  res->true_rel_residual = sqrt(tt) / (k->bnorm > 0.0 ? k->bnorm : 1.0);
+  return CC_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Building blocks
+ * ---------------------------------------------------------------------------------------------- */
+cc_err cc_krylov_residual(cc_krylov_ctx *k, double *b, double *x, double *r)
+{
+  CC_CALL(cc_spmv(k->a, k->comm, x, r)); /* r <- A x */
+  double t0 = cc_krylov_tic();
+  /* r <- b - r */
+  const int64_t n = k->n;
+#pragma omp parallel for simd schedule(static) if (n > 16384)
+  for (int64_t i = 0; i < n; i++) r[i] = b[i] - r[i];
+  cc_krylov_toc(CC_T_AXPY, t0, 1);
+  return CC_OK;
+}
+
+void cc_krylov_dots(cc_krylov_ctx *k, int count, const double *const x[], const double *const y[],
+                    double out[])
+{
+  double t0 = cc_krylov_tic();
+  cc_dot_local_multi(k->n, count, x, y, out); /* counts `count` CC_T_DOT */
+  cc_krylov_toc(CC_T_DOT, t0, 0);
+}
+
+cc_err cc_krylov_post(cc_krylov_ctx *k, double *values, int n, cc_reduction *red)
+{
+  if (k->opts->reduction == CC_REDUCTION_AR)
+    CC_CALL(cc_reduce_blocking(k->comm->comm, values, n));
+  else
+    CC_CALL(cc_reduce_begin(k->comm->comm, values, n, red));
+  return CC_OK;
+}
+
+cc_err cc_krylov_wait(cc_krylov_ctx *k, double *values, int n, cc_reduction *red)
+{
+  if (k->opts->reduction == CC_REDUCTION_IAR) CC_CALL(cc_reduce_end(red, values, n));
+  return CC_OK;
+}
+
+double cc_krylov_tic(void)
+{
+  return cc_timing_enabled ? MPI_Wtime() : 0.0;
+}
+
+void cc_krylov_toc(cc_timer_id id, double t0, int64_t ops)
+{
+  if (cc_timing_enabled) cc_timer_table.seconds[id] += MPI_Wtime() - t0;
+  cc_count_op(id, ops);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Stopping, breakdown, replacement
+ * ---------------------------------------------------------------------------------------------- */
+int cc_krylov_breakdown(cc_krylov_ctx *k, int iteration, const char *what, double value)
+{
+  if (isfinite(value) && value > 0.0) return 0;
+  cc_solve_result *res = k->result;
+  res->converged       = 0;
+  res->iterations      = iteration;
+  snprintf(res->failure, sizeof res->failure,
+           "breakdown at iteration %d: %s = %.6g (must be positive and finite)", iteration, what,
+           value);
+  return 1;
+}
+
+int cc_krylov_converged(cc_krylov_ctx *k, int iteration, double rr)
+{
+  cc_solve_result *res = k->result;
+  /* |r|/|b|; with b = 0 the absolute |r| (x0 = 0 is then converged at once) */
+  res->rel_residual = sqrt(fabs(rr)) / (k->bnorm > 0.0 ? k->bnorm : 1.0);
+  res->iterations   = iteration;
+  if (!isfinite(rr)) {
+    res->converged = 0;
+    snprintf(res->failure, sizeof res->failure, "|r|^2 = %g at iteration %d (NaN/Inf)", rr,
+             iteration);
+    return 1;
+  }
+  if (res->rel_residual < k->opts->tol) {
+    res->converged  = 1;
+    res->failure[0] = '\0';
+    return 1;
+  }
+  return 0;
+}
+
+void cc_krylov_maxit(cc_krylov_ctx *k, int iteration)
+{
+  cc_solve_result *res = k->result;
+  res->converged       = 0;
+  res->iterations      = iteration;
+  snprintf(res->failure, sizeof res->failure,
+           "no convergence in maxit = %d iterations: |r|/|b| = %.3e > tol = %.3e", k->opts->maxit,
+           res->rel_residual, k->opts->tol);
+}
+
+int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration)
+{
+  return k->opts->replace_every > 0 && iteration % k->opts->replace_every == 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Checkpoint / restart
+ * ---------------------------------------------------------------------------------------------- */
+cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
+                               const char *const names[], double *const vectors[], int n_scalars,
+                               const char *const scalar_names[], const double scalars[])
+{
+  if (k->first_it < 0) {
+    k->first_it = iteration;
+    memcpy(k->first_count, cc_timer_table.count, sizeof k->first_count);
+  }
+  k->last_it = iteration;
+  memcpy(k->last_count, cc_timer_table.count, sizeof k->last_count);
+  const cc_krylov_opts *o = k->opts;
+  if (!o->checkpoint || iteration % o->checkpoint_every != 0) return CC_OK;
+  CC_CHECK(n_vectors <= CC_STATE_MAX_VECTORS && n_scalars <= CC_STATE_MAX_SCALARS, CC_ERR_ARG,
+           "%s: state of %d vectors / %d scalars", k->solver, n_vectors, n_scalars);
+  cc_solver_state st;
+  memset(&st, 0, sizeof st);
+  snprintf(st.solver, sizeof st.solver, "%s", k->solver);
+  st.iteration = iteration;
+  st.n_local   = k->n;
+  st.n_vectors = n_vectors;
+  for (int j = 0; j < n_vectors; j++) {
+    st.vector_name[j] = names[j];
+    st.vector[j]      = vectors[j];
+  }
+  st.n_scalars = n_scalars;
+  for (int j = 0; j < n_scalars; j++) {
+    st.scalar_name[j] = scalar_names[j];
+    st.scalar[j]      = scalars[j];
+  }
+  cc_timer_start(CC_T_CHECKPOINT);
+  cc_err err = o->checkpoint(o->checkpoint_ctx, &st);
+  cc_timer_stop(CC_T_CHECKPOINT);
+  CC_CHECK(err == CC_OK, err, "%s: checkpoint at iteration %d", k->solver, iteration);
+  return CC_OK;
+}
+
+cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const names[],
+                         double *const vectors[], int n_scalars, const char *const scalar_names[],
+                         double scalars[])
+{
+  const cc_solver_state *st = k->opts->restart;
+  cc_err local              = CC_OK, global;
+  for (int j = 0; j < n_vectors && !local; j++) {
+    int found = -1;
+    for (int i = 0; i < st->n_vectors; i++)
+      if (st->vector_name[i] && strcmp(st->vector_name[i], names[j]) == 0) found = i;
+    if (found < 0 || !st->vector[found])
+      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                            "restart state of '%s' at iteration %d has no vector '%s'", st->solver,
+                            st->iteration, names[j]);
+    else
+      memcpy(vectors[j], st->vector[found], (size_t)k->n * sizeof(double));
+  }
+  for (int j = 0; j < n_scalars && !local; j++) {
+    int found = -1;
+    for (int i = 0; i < st->n_scalars; i++)
+      if (st->scalar_name[i] && strcmp(st->scalar_name[i], scalar_names[j]) == 0) found = i;
+    if (found < 0)
+      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                            "restart state of '%s' at iteration %d has no scalar '%s'", st->solver,
+                            st->iteration, scalar_names[j]);
+    else
+      scalars[j] = st->scalar[found];
+  }
+  /* collective: a rank whose state is incomplete must not leave the others in a reduction */
+  CC_CALL(cc_error_agree(k->comm->comm, local, &global));
+  CC_CHECK(global == CC_OK, global, "%s: restart state incomplete", k->solver);
+  return CC_OK;
+}

@@ -1,0 +1,104 @@
+/* krylov_cgcg.c: Alg.2 of the study, Chronopoulos & Gear's CG (J. Comput. Appl. Math. 1989): one
+ * fused reduction {gamma = (r,u), delta = (w,u), |r|^2} per iteration with w = A u; 1 SpMV,
+ * 1 preconditioner, 3 dot products, 4 AXPY-type updates.
+ */
+#include "krylov_impl.h"
+
+static const char *const cgcg_vector_names[] = {"x", "r", "u", "w", "p", "s"};
+static const char *const cgcg_scalar_names[] = {"gamma", "alpha", "beta"};
+
+/* p <- u + beta p;  s <- w + beta s;  x <- x + alpha p;  r <- r - alpha s  (one pass, 4 updates) */
+static void cgcg_update(int64_t n, double alpha, double beta, const double *restrict u,
+                        const double *restrict w, double *restrict p, double *restrict s,
+                        double *restrict x, double *restrict r)
+{
+  double t0 = cc_krylov_tic();
+#pragma omp parallel for simd schedule(static) if (n > 16384)
+  for (int64_t i = 0; i < n; i++) {
+    double pi = u[i] + beta * p[i];
+    double si = w[i] + beta * s[i];
+    p[i]      = pi;
+    s[i]      = si;
+    x[i] += alpha * pi;
+    r[i] -= alpha * si;
+  }
+  cc_krylov_toc(CC_T_AXPY, t0, 4);
+}
+
+/* {gamma, delta, |r|^2} = {(r,u), (w,u), (r,r)}: one reduction. With IAR it is posted and waited
+ * for at once: in Alg.2 as written every vector operation after it needs alpha, so nothing can
+ * hide it (the study reports IAR for Alg.2 all the same, and so do we). */
+static cc_err cgcg_reduce(cc_krylov_ctx *k, const double *r, const double *u, const double *w,
+                          double g[3])
+{
+  cc_reduction red;
+  cc_krylov_dots(k, 3, (const double *const[]){r, w, r}, (const double *const[]){u, u, r}, g);
+  CC_CALL(cc_krylov_post(k, g, 3, &red));
+  CC_CALL(cc_krylov_wait(k, g, 3, &red));
+  return CC_OK;
+}
+
+static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
+{
+  double *r, *u, *w, *p, *s;
+  CC_CALL(cc_krylov_vectors(k, 5, (double **[]){&r, &u, &w, &p, &s}));
+  const cc_bcrs *a          = k->a;
+  const cc_comm_table *comm = k->comm;
+  const int64_t n           = k->n;
+  const int maxit           = k->opts->maxit;
+  double sc[3]; /* gamma_i, alpha_i, beta_i at the top of iteration i */
+  int it = k->start;
+
+  if (k->opts->restart) {
+    CC_CALL(cc_krylov_restore(k, 6, cgcg_vector_names, (double *const[]){x, r, u, w, p, s}, 3,
+                              cgcg_scalar_names, sc));
+  } else {
+    CC_CALL(cc_krylov_residual(k, b, x, r)); /* r0 = b - A x0 */
+    CC_CALL(cc_precond_apply(k->pc, r, u));  /* u0 = M^-1 r0 */
+    CC_CALL(cc_spmv(a, comm, u, w));         /* w0 = A u0 */
+    double g[3];
+    CC_CALL(cgcg_reduce(k, r, u, w, g));
+    if (cc_krylov_converged(k, it, g[2])) return CC_OK;
+    if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
+    if (cc_krylov_breakdown(k, it, "(w,u)", g[1])) return CC_OK;
+    sc[0] = g[0];        /* gamma0 = (r0,u0) */
+    sc[1] = g[0] / g[1]; /* alpha0 = (r0,u0)/(w0,u0) */
+    sc[2] = 0.0;         /* beta0 = 0 (p, s start at zero) */
+  }
+
+  while (it < maxit) {
+    /* p_i = u_i + beta_i p_{i-1}; s_i = w_i + beta_i s_{i-1}; x += alpha_i p_i; r -= alpha_i s_i */
+    cgcg_update(n, sc[1], sc[2], u, w, p, s, x, r);
+    it++;
+    int replace = cc_krylov_replace_due(k, it);
+    if (replace) CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
+    CC_CALL(cc_precond_apply(k->pc, r, u));               /* u_{i+1} = M^-1 r_{i+1} */
+    CC_CALL(cc_spmv(a, comm, u, w));                      /* w_{i+1} = A u_{i+1} */
+    if (replace) CC_CALL(cc_spmv(a, comm, p, s));         /* s_i = A p_i, consistent with r */
+    double g[3];
+    CC_CALL(cgcg_reduce(k, r, u, w, g));
+    if (cc_krylov_converged(k, it, g[2])) return CC_OK;
+    if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
+    double beta  = g[0] / sc[0];               /* beta_{i+1} = gamma_{i+1} / gamma_i */
+    double denom = g[1] - beta * g[0] / sc[1]; /* delta - beta_{i+1} gamma_{i+1} / alpha_i */
+    if (cc_krylov_breakdown(k, it, "delta - beta gamma / alpha", denom)) return CC_OK;
+    sc[0] = g[0];
+    sc[1] = g[0] / denom; /* alpha_{i+1} */
+    sc[2] = beta;
+    CC_CALL(cc_krylov_iteration_end(k, it, 6, cgcg_vector_names,
+                                    (double *const[]){x, r, u, w, p, s}, 3, cgcg_scalar_names, sc));
+  }
+  cc_krylov_maxit(k, it);
+  return CC_OK;
+}
+
+static cc_err cgcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
+                         double *x, const cc_krylov_opts *opts, cc_solve_result *result)
+{
+  cc_krylov_ctx k;
+  CC_CALL(cc_krylov_begin(&k, "cgcg", 1, a, comm, pc, b, x, opts, result));
+  CC_CALL(cc_krylov_end(&k, b, x, cgcg_iterate(&k, b, x)));
+  return CC_OK;
+}
+
+const cc_krylov cc_krylov_cgcg = {"cgcg", "Alg.2 Chronopoulos/Gear", 1, cgcg_solve};

@@ -1,0 +1,111 @@
+/* krylov_gropp.c: Alg.4 of the study, Gropp's asynchronous PCG (W. Gropp, "Update on libraries
+ * for blue waters", 2010; Alg.3 in Ghysels & Vanroose 2014): two reductions per iteration, delta =
+ * (p,s) overlapped with q = M^-1 s and {gamma = (r,u), |r|^2} overlapped with w = A u; 1 SpMV,
+ * 1 preconditioner, 3 dots, 5 AXPY-type updates.
+ */
+#include "krylov_impl.h"
+
+static const char *const gropp_vector_names[] = {"x", "r", "u", "p", "s"};
+static const char *const gropp_scalar_names[] = {"gamma"};
+
+/* x <- x + alpha p;  r <- r - alpha s;  u <- u - alpha q  (one pass, 3 updates) */
+static void gropp_update_xru(int64_t n, double alpha, const double *restrict p,
+                             const double *restrict s, const double *restrict q, double *restrict x,
+                             double *restrict r, double *restrict u)
+{
+  double t0 = cc_krylov_tic();
+#pragma omp parallel for simd schedule(static) if (n > 16384)
+  for (int64_t i = 0; i < n; i++) {
+    x[i] += alpha * p[i];
+    r[i] -= alpha * s[i];
+    u[i] -= alpha * q[i];
+  }
+  cc_krylov_toc(CC_T_AXPY, t0, 3);
+}
+
+/* p <- u + beta p;  s <- w + beta s  (one pass, 2 updates) */
+static void gropp_update_ps(int64_t n, double beta, const double *restrict u,
+                            const double *restrict w, double *restrict p, double *restrict s)
+{
+  double t0 = cc_krylov_tic();
+#pragma omp parallel for simd schedule(static) if (n > 16384)
+  for (int64_t i = 0; i < n; i++) {
+    p[i] = u[i] + beta * p[i];
+    s[i] = w[i] + beta * s[i];
+  }
+  cc_krylov_toc(CC_T_AXPY, t0, 2);
+}
+
+static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
+{
+  double *r, *u, *w, *p, *s, *q;
+  CC_CALL(cc_krylov_vectors(k, 6, (double **[]){&r, &u, &w, &p, &s, &q}));
+  const cc_bcrs *a          = k->a;
+  const cc_comm_table *comm = k->comm;
+  const int64_t n           = k->n;
+  const int maxit           = k->opts->maxit;
+  double gamma; /* (r_i, u_i) */
+  cc_reduction red;
+  int it = k->start;
+
+  if (k->opts->restart) {
+    CC_CALL(cc_krylov_restore(k, 5, gropp_vector_names, (double *const[]){x, r, u, p, s}, 1,
+                              gropp_scalar_names, &gamma));
+  } else {
+    CC_CALL(cc_krylov_residual(k, b, x, r)); /* r0 = b - A x0 */
+    CC_CALL(cc_precond_apply(k->pc, r, u));  /* u0 = M^-1 r0 */
+    cc_vec_copy(n, u, p);                    /* p0 = u0 */
+    double g[2];                             /* {gamma0, |r0|^2} = {(r0,u0), (r0,r0)} */
+    cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
+    CC_CALL(cc_krylov_post(k, g, 2, &red));
+    CC_CALL(cc_spmv(a, comm, p, s)); /* s0 = A p0, overlapped */
+    CC_CALL(cc_krylov_wait(k, g, 2, &red));
+    if (cc_krylov_converged(k, it, g[1])) return CC_OK;
+    if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
+    gamma = g[0];
+  }
+
+  while (it < maxit) {
+    double delta; /* reduction 1: delta = (p_i, s_i) */
+    cc_krylov_dots(k, 1, (const double *const[]){p}, (const double *const[]){s}, &delta);
+    CC_CALL(cc_krylov_post(k, &delta, 1, &red));
+    CC_CALL(cc_precond_apply(k->pc, s, q)); /* q_i = M^-1 s_i, overlapped */
+    CC_CALL(cc_krylov_wait(k, &delta, 1, &red));
+    if (cc_krylov_breakdown(k, it, "(p,s)", delta)) return CC_OK;
+    double alpha = gamma / delta; /* alpha_i = gamma_i / delta */
+    gropp_update_xru(n, alpha, p, s, q, x, r, u);
+    it++;
+    int replace = cc_krylov_replace_due(k, it);
+    if (replace) {
+      CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
+      CC_CALL(cc_precond_apply(k->pc, r, u));  /* u = M^-1 r */
+    }
+    double g[2]; /* reduction 2: {gamma_{i+1}, |r_{i+1}|^2} */
+    cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
+    CC_CALL(cc_krylov_post(k, g, 2, &red));
+    CC_CALL(cc_spmv(a, comm, u, w)); /* w_{i+1} = A u_{i+1}, overlapped */
+    CC_CALL(cc_krylov_wait(k, g, 2, &red));
+    if (cc_krylov_converged(k, it, g[1])) return CC_OK;
+    if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
+    double beta = g[0] / gamma; /* beta_{i+1} = gamma_{i+1} / gamma_i */
+    gamma       = g[0];
+    gropp_update_ps(n, beta, u, w, p, s); /* p_{i+1} = u + beta p_i; s_{i+1} = w + beta s_i */
+    /* s = A p (q = M^-1 s follows at the top of the next iteration) */
+    if (replace) CC_CALL(cc_spmv(a, comm, p, s));
+    CC_CALL(cc_krylov_iteration_end(k, it, 5, gropp_vector_names, (double *const[]){x, r, u, p, s},
+                                    1, gropp_scalar_names, &gamma));
+  }
+  cc_krylov_maxit(k, it);
+  return CC_OK;
+}
+
+static cc_err gropp_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
+                          double *x, const cc_krylov_opts *opts, cc_solve_result *result)
+{
+  cc_krylov_ctx k;
+  CC_CALL(cc_krylov_begin(&k, "gropp", 1, a, comm, pc, b, x, opts, result));
+  CC_CALL(cc_krylov_end(&k, b, x, gropp_iterate(&k, b, x)));
+  return CC_OK;
+}
+
+const cc_krylov cc_krylov_gropp = {"gropp", "Alg.4 Gropp's asynchronous PCG", 1, gropp_solve};

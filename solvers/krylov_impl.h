@@ -1,0 +1,81 @@
+/* krylov_impl.h: private helpers shared by the four CG variants (krylov_*.c): option checks,
+ * work vectors, timer snapshots, reductions at "the same place" for AR and IAR, breakdown tests,
+ * checkpoint/restart of the solver state. Implemented in krylov.c.
+ */
+#ifndef CC_KRYLOV_IMPL_H
+#define CC_KRYLOV_IMPL_H
+
+#include "cc_solvers.h"
+
+#define CC_KRYLOV_MAX_VECTORS 12
+
+typedef struct {
+  const char *solver;
+  const cc_bcrs *a;
+  const cc_comm_table *comm;
+  cc_precond *pc;
+  const cc_krylov_opts *opts;
+  cc_solve_result *result;
+  int64_t n;        /* 3 n_rows: internal DOFs the algorithm works on */
+  int64_t n_alloc;  /* 3 n_cols: vector length incl. halo scratch */
+  double bnorm;     /* |b| */
+  int start;        /* first iteration index (restart->iteration or 0) */
+  cc_timers before; /* timer table at the start of the solve */
+  double t0;
+  int first_it, last_it; /* iterations whose end was recorded first / last */
+  int64_t first_count[CC_T_COUNT], last_count[CC_T_COUNT];
+  int n_vec;
+  double *vec[CC_KRYLOV_MAX_VECTORS];
+} cc_krylov_ctx;
+
+/* Validate the options, snapshot the timers, start CC_T_SOLVE and compute |b| (one reduction). */
+CC_WUR cc_err cc_krylov_begin(cc_krylov_ctx *k, const char *solver, int supports_iar,
+                              const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc,
+                              double *b, double *x, const cc_krylov_opts *opts,
+                              cc_solve_result *result);
+/* Allocate count work vectors of n_alloc doubles, zero-filled by the threads that use them. */
+CC_WUR cc_err cc_krylov_vectors(cc_krylov_ctx *k, int count, double **v[]);
+/* End of the solve: stop the timers, fill result->seconds/count/time_s, then (outside the timed
+ * window) the true residual |b - A x|/|b|; frees the work vectors. err is the iteration's error:
+ * when nonzero everything is released and err is returned. */
+CC_WUR cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err);
+
+/* r <- b - A x (one SpMV + one AXPY-type update; x's halo is exchanged). */
+CC_WUR cc_err cc_krylov_residual(cc_krylov_ctx *k, double *b, double *x, double *r);
+
+/* Timed dot region (CC_T_DOT): out[j] = (x[j], y[j]) locally, j < count. */
+void cc_krylov_dots(cc_krylov_ctx *k, int count, const double *const x[], const double *const y[],
+                    double out[]);
+
+/* A reduction "at the same place" for AR and IAR: post starts it (AR: completes it blocking), wait
+ * completes it (AR: nothing left to do). Work between the two is what IAR can overlap. */
+CC_WUR cc_err cc_krylov_post(cc_krylov_ctx *k, double *values, int n, cc_reduction *red);
+CC_WUR cc_err cc_krylov_wait(cc_krylov_ctx *k, double *values, int n, cc_reduction *red);
+
+/* Fused AXPY-type region: tic before, toc(t, ops) after; times CC_T_AXPY, counts ops updates. */
+double cc_krylov_tic(void);
+void cc_krylov_toc(cc_timer_id id, double t0, int64_t ops);
+
+/* 1 (and result->failure set) when value is not a positive finite number: CG breakdown. */
+int cc_krylov_breakdown(cc_krylov_ctx *k, int iteration, const char *what, double value);
+/* Record the recursive residual |r|^2 of iteration `iteration`; 1 when |r|/|b| < tol (converged),
+ * also 1 with a failure text when |r|^2 is NaN/Inf; 0 to go on. */
+int cc_krylov_converged(cc_krylov_ctx *k, int iteration, double rr);
+/* Set the maxit failure text. */
+void cc_krylov_maxit(cc_krylov_ctx *k, int iteration);
+/* 1 when residual replacement is due after `iteration` completed iterations. */
+int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration);
+
+/* End of a completed iteration, where the state is the one the loop restarts from: records the
+ * operation counts (result->ops_per_iteration), then checkpoints the state (pointers to the live
+ * vectors) when due after `iteration` iterations. */
+CC_WUR cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
+                                      const char *const names[], double *const vectors[],
+                                      int n_scalars, const char *const scalar_names[],
+                                      const double scalars[]);
+/* Copy a restart state into the vectors/scalars; its names must match (same solver). */
+CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const names[],
+                                double *const vectors[], int n_scalars,
+                                const char *const scalar_names[], double scalars[]);
+
+#endif

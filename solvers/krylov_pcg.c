@@ -1,0 +1,89 @@
+/* krylov_pcg.c: Alg.1 of the study, the original preconditioned CG (Hestenes & Stiefel 1952):
+ * 2 global reductions per iteration, (s,p) and the fused {(r,u), |r|^2}, none overlapped; 1 SpMV,
+ * 1 preconditioner, 3 dot products, 3 AXPY-type updates. There is no non-blocking form (AR only).
+ */
+#include "krylov_impl.h"
+
+static const char *const pcg_vector_names[] = {"x", "r", "p"};
+static const char *const pcg_scalar_names[] = {"rho"};
+
+/* x <- x + alpha p;  r <- r - alpha s  (one pass, 2 AXPY-type updates) */
+static void pcg_update_xr(int64_t n, double alpha, const double *restrict p,
+                          const double *restrict s, double *restrict x, double *restrict r)
+{
+  double t0 = cc_krylov_tic();
+#pragma omp parallel for simd schedule(static) if (n > 16384)
+  for (int64_t i = 0; i < n; i++) {
+    x[i] += alpha * p[i];
+    r[i] -= alpha * s[i];
+  }
+  cc_krylov_toc(CC_T_AXPY, t0, 2);
+}
+
+static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
+{
+  double *r, *u, *p, *s;
+  CC_CALL(cc_krylov_vectors(k, 4, (double **[]){&r, &u, &p, &s}));
+  const cc_bcrs *a          = k->a;
+  const cc_comm_table *comm = k->comm;
+  const int64_t n           = k->n;
+  const int maxit           = k->opts->maxit;
+  double rho;       /* (r_i, u_i) */
+  cc_reduction red; /* AR only: never posted as IAR */
+  int it = k->start;
+
+  if (k->opts->restart) {
+    /* exact continuation: u_i is not needed at the top of the loop */
+    CC_CALL(cc_krylov_restore(k, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
+                              pcg_scalar_names, &rho));
+  } else {
+    CC_CALL(cc_krylov_residual(k, b, x, r)); /* r0 = b - A x0 */
+    CC_CALL(cc_precond_apply(k->pc, r, u));  /* u0 = M^-1 r0 */
+    cc_vec_copy(n, u, p);                    /* p0 = u0 */
+    double g[2];                             /* {(r0,u0), |r0|^2} */
+    cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
+    CC_CALL(cc_krylov_post(k, g, 2, &red));
+    CC_CALL(cc_krylov_wait(k, g, 2, &red));
+    if (cc_krylov_converged(k, it, g[1])) return CC_OK;
+    if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
+    rho = g[0];
+  }
+
+  while (it < maxit) {
+    CC_CALL(cc_spmv(a, comm, p, s)); /* s = A p_i */
+    double sp;                       /* reduction 1: (s, p_i) */
+    cc_krylov_dots(k, 1, (const double *const[]){s}, (const double *const[]){p}, &sp);
+    CC_CALL(cc_krylov_post(k, &sp, 1, &red));
+    CC_CALL(cc_krylov_wait(k, &sp, 1, &red));
+    if (cc_krylov_breakdown(k, it, "(s,p)", sp)) return CC_OK;
+    double alpha = rho / sp; /* alpha = (r_i,u_i) / (s,p_i) */
+    pcg_update_xr(n, alpha, p, s, x, r);
+    it++;
+    if (cc_krylov_replace_due(k, it)) CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
+    CC_CALL(cc_precond_apply(k->pc, r, u)); /* u_{i+1} = M^-1 r_{i+1} */
+    double g[2];                            /* reduction 2: {(r,u), |r|^2} */
+    cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
+    CC_CALL(cc_krylov_post(k, g, 2, &red));
+    CC_CALL(cc_krylov_wait(k, g, 2, &red));
+    if (cc_krylov_converged(k, it, g[1])) return CC_OK;
+    if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
+    double beta = g[0] / rho; /* beta = (r_{i+1},u_{i+1}) / (r_i,u_i) */
+    rho         = g[0];
+    cc_vec_xpby(n, u, beta, p); /* p_{i+1} = u_{i+1} + beta p_i */
+    CC_CALL(cc_krylov_iteration_end(k, it, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
+                                    pcg_scalar_names, &rho));
+  }
+  cc_krylov_maxit(k, it);
+  return CC_OK;
+}
+
+static cc_err pcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
+                        double *x, const cc_krylov_opts *opts, cc_solve_result *result)
+{
+  cc_krylov_ctx k;
+  CC_CALL(cc_krylov_begin(&k, "pcg", 0, a, comm, pc, b, x, opts, result));
+  CC_CALL(cc_krylov_end(&k, b, x, pcg_iterate(&k, b, x)));
+  return CC_OK;
+}
+
+const cc_krylov cc_krylov_pcg = {"pcg", "Alg.1 original PCG", 0, pcg_solve};

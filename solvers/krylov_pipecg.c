@@ -1,0 +1,111 @@
+/* krylov_pipecg.c: Alg.3 of the study, pipelined PCG (Ghysels & Vanroose, Parallel Computing 2014,
+ * Alg.4 there): one reduction {gamma = (r,u), delta = (w,u), |r|^2} per iteration, overlapped with
+ * m = M^-1 w and n = A m; 1 SpMV, 1 preconditioner, 3 dots, 8 AXPY-type updates. Residual
+ * replacement as Cools et al. (SIAM J. Matrix Anal. Appl. 2018): r, u, w, s, q, z all recomputed.
+ */
+#include "krylov_impl.h"
+
+static const char *const pipecg_vector_names[] = {"x", "r", "u", "w", "p", "s", "q", "z"};
+static const char *const pipecg_scalar_names[] = {"gamma_prev", "alpha_prev"};
+
+/* The 8 recurrences in one pass:
+ *   z <- n + beta z;  q <- m + beta q;  s <- w + beta s;  p <- u + beta p;
+ *   x <- x + alpha p; r <- r - alpha s; u <- u - alpha q; w <- w - alpha z */
+static void pipecg_update(int64_t len, double alpha, double beta, const double *restrict m,
+                          const double *restrict n, double *restrict z, double *restrict q,
+                          double *restrict s, double *restrict p, double *restrict x,
+                          double *restrict r, double *restrict u, double *restrict w)
+{
+  double t0 = cc_krylov_tic();
+#pragma omp parallel for simd schedule(static) if (len > 16384)
+  for (int64_t i = 0; i < len; i++) {
+    double zi = n[i] + beta * z[i];
+    double qi = m[i] + beta * q[i];
+    double si = w[i] + beta * s[i];
+    double pi = u[i] + beta * p[i];
+    z[i]      = zi;
+    q[i]      = qi;
+    s[i]      = si;
+    p[i]      = pi;
+    x[i] += alpha * pi;
+    r[i] -= alpha * si;
+    u[i] -= alpha * qi;
+    w[i] -= alpha * zi;
+  }
+  cc_krylov_toc(CC_T_AXPY, t0, 8);
+}
+
+static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
+{
+  double *r, *u, *w, *m, *n, *p, *s, *q, *z;
+  CC_CALL(cc_krylov_vectors(k, 9, (double **[]){&r, &u, &w, &m, &n, &p, &s, &q, &z}));
+  const cc_bcrs *a          = k->a;
+  const cc_comm_table *comm = k->comm;
+  const int64_t len         = k->n;
+  const int maxit           = k->opts->maxit;
+  double sc[2]              = {0.0, 0.0}; /* gamma_{i-1}, alpha_{i-1} */
+  int first                 = 1;          /* i = 0: beta = 0 */
+  int it                    = k->start;
+
+  if (k->opts->restart) {
+    /* exact continuation from the top of iteration `it` (> 0) */
+    CC_CALL(cc_krylov_restore(k, 8, pipecg_vector_names, (double *const[]){x, r, u, w, p, s, q, z},
+                              2, pipecg_scalar_names, sc));
+    first = 0;
+  } else {
+    CC_CALL(cc_krylov_residual(k, b, x, r)); /* r0 = b - A x0 */
+    CC_CALL(cc_precond_apply(k->pc, r, u));  /* u0 = M^-1 r0 */
+    CC_CALL(cc_spmv(a, comm, u, w));         /* w0 = A u0 */
+  }
+
+  for (;;) {
+    double g[3]; /* {gamma_i, delta, |r_i|^2} = {(r,u), (w,u), (r,r)} */
+    cc_reduction red;
+    cc_krylov_dots(k, 3, (const double *const[]){r, w, r}, (const double *const[]){u, u, r}, g);
+    CC_CALL(cc_krylov_post(k, g, 3, &red)); /* MPI_Iallreduce (AR: MPI_Allreduce here) */
+    CC_CALL(cc_precond_apply(k->pc, w, m)); /* m_i = M^-1 w_i, overlapped */
+    CC_CALL(cc_spmv(a, comm, m, n));        /* n_i = A m_i, overlapped */
+    CC_CALL(cc_krylov_wait(k, g, 3, &red)); /* MPI_Wait */
+    if (cc_krylov_converged(k, it, g[2])) return CC_OK; /* |r_i|/|b| < tol: x_i is the answer */
+    if (it >= maxit) break;
+    if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
+    double beta = 0.0, denom = g[1]; /* i = 0: alpha_0 = gamma_0 / delta */
+    if (!first) {
+      beta  = g[0] / sc[0];               /* beta_i = gamma_i / gamma_{i-1} */
+      denom = g[1] - beta * g[0] / sc[1]; /* delta - beta_i gamma_i / alpha_{i-1} */
+    }
+    if (cc_krylov_breakdown(k, it, first ? "(w,u)" : "delta - beta gamma / alpha", denom))
+      return CC_OK;
+    double alpha = g[0] / denom;
+    pipecg_update(len, alpha, beta, m, n, z, q, s, p, x, r, u, w);
+    sc[0] = g[0];
+    sc[1] = alpha;
+    first = 0;
+    it++;
+    if (cc_krylov_replace_due(k, it)) {
+      CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
+      CC_CALL(cc_precond_apply(k->pc, r, u));  /* u = M^-1 r */
+      CC_CALL(cc_spmv(a, comm, u, w));         /* w = A u */
+      CC_CALL(cc_spmv(a, comm, p, s));         /* s = A p */
+      CC_CALL(cc_precond_apply(k->pc, s, q));  /* q = M^-1 s */
+      CC_CALL(cc_spmv(a, comm, q, z));         /* z = A q */
+    }
+    CC_CALL(cc_krylov_iteration_end(k, it, 8, pipecg_vector_names,
+                                    (double *const[]){x, r, u, w, p, s, q, z}, 2,
+                                    pipecg_scalar_names, sc));
+  }
+  cc_krylov_maxit(k, it);
+  return CC_OK;
+}
+
+static cc_err pipecg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
+                           double *x, const cc_krylov_opts *opts, cc_solve_result *result)
+{
+  cc_krylov_ctx k;
+  CC_CALL(cc_krylov_begin(&k, "pipecg", 1, a, comm, pc, b, x, opts, result));
+  CC_CALL(cc_krylov_end(&k, b, x, pipecg_iterate(&k, b, x)));
+  return CC_OK;
+}
+
+const cc_krylov cc_krylov_pipecg = {"pipecg", "Alg.3 pipelined PCG (Ghysels & Vanroose)", 1,
+                                    pipecg_solve};

@@ -1,0 +1,143 @@
+/* test_krylov_util.h: shared set-up of the kernel / Krylov unit tests: MPI (MULTIPLE when MPICH's
+ * async progress is requested, else FUNNELED), a small cube from cc_mesh_create + cc_mesh_assemble,
+ * deterministic vectors by global id, and a failure counter reduced over ranks.
+ */
+#ifndef TEST_KRYLOV_UTIL_H
+#define TEST_KRYLOV_UTIL_H
+
+#include "cc_mesh.h"
+#include "cc_solvers.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int tk_failures                = 0;
+static int tk_rank                    = 0;
+static int tk_size                    = 1;
+static cc_partition_kind tk_partition = CC_PARTITION_BOX; /* --partition box|metis */
+
+#define TK_EXPECT(cond, ...)                                                                       \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "[rank %d] FAIL %s:%d: ", tk_rank, __FILE__, __LINE__);                      \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      tk_failures++;                                                                               \
+    }                                                                                              \
+  } while (0)
+
+/* A library call that must succeed: print the error chain and abort the test otherwise. */
+#define TK_CALL(expr)                                                                              \
+  do {                                                                                             \
+    cc_err tk_err_ = (expr);                                                                       \
+    if (tk_err_) {                                                                                 \
+      fprintf(stderr, "[rank %d] FAIL %s:%d: %s\n", tk_rank, __FILE__, __LINE__, #expr);           \
+      cc_error_print(stderr, tk_rank);                                                             \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
+    }                                                                                              \
+  } while (0)
+
+typedef struct {
+  cc_mesh_params params;
+  cc_mesh mesh;
+  cc_bcrs a;
+  double *b;
+} tk_problem;
+
+static inline int tk_env_true(const char *name)
+{
+  const char *v = getenv(name);
+  return v && (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"));
+}
+
+static inline void tk_init(int *argc, char ***argv)
+{
+  /* MPICH only starts its progress thread under MPI_THREAD_MULTIPLE (as the driver does) */
+  int want = tk_env_true("MPIR_CVAR_ASYNC_PROGRESS") ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
+  int provided;
+  MPI_Init_thread(argc, argv, want, &provided);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &tk_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &tk_size);
+  if (provided < want && tk_rank == 0)
+    fprintf(stderr, "note: thread level %d provided, %d requested\n", provided, want);
+  if (want == MPI_THREAD_MULTIPLE && tk_rank == 0)
+    printf("MPIR_CVAR_ASYNC_PROGRESS set: MPI_THREAD_MULTIPLE requested, %s provided\n",
+           provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "less");
+}
+
+/* Value of the last "--key V" in argv (later ones override), or def. */
+static inline const char *tk_arg(int argc, char **argv, const char *key, const char *def)
+{
+  const char *value = def;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], key)) value = argv[i + 1];
+  return value;
+}
+
+static inline void tk_problem_create_on(int nx, int ny, int nz, MPI_Comm comm, tk_problem *p)
+{
+  int size;
+  MPI_Comm_size(comm, &size);
+  cc_mesh_params_default(&p->params);
+  p->params.nx = nx;
+  p->params.ny = ny;
+  p->params.nz = nz;
+  if (size > 1) p->params.partition = tk_partition;
+  TK_CALL(cc_mesh_params_validate(&p->params, size, 0));
+  TK_CALL(cc_mesh_create(&p->params, comm, &p->mesh));
+  TK_CALL(cc_mesh_assemble(&p->mesh, &p->params, &p->a, &p->b));
+}
+
+static inline void tk_problem_free(tk_problem *p)
+{
+  cc_halo_release(); /* the table's address may be reused by the next problem */
+  cc_bcrs_free(&p->a);
+  cc_free(&p->b);
+  cc_mesh_free(&p->mesh);
+}
+
+/* Deterministic pseudo-random value in [-1, 1) of (global node, component, seed): the same vector
+ * whatever the partition. */
+static inline double tk_value(int64_t g, int c, int seed)
+{
+  uint64_t x = (uint64_t)g * 3 + (uint64_t)c + 0x9E3779B97F4A7C15ull * (uint64_t)(seed + 1);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return (double)(x >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* v[3 n_total]: internal part from tk_value, halo part NaN (an exchange must overwrite it). */
+static inline double *tk_vector(const tk_problem *p, int seed)
+{
+  double *v = NULL;
+  TK_CALL(cc_malloc(3 * (size_t)p->mesh.n_total, sizeof(double), &v));
+  for (int i = 0; i < p->mesh.n_total; i++)
+    for (int c = 0; c < 3; c++)
+      v[3 * i + c] = i < p->mesh.n_internal ? tk_value(p->mesh.global_id[i], c, seed) : NAN;
+  return v;
+}
+
+/* global (x, y) over the internal DOFs */
+static inline double tk_dot(const tk_problem *p, const double *x, const double *y)
+{
+  double s = 0.0;
+  for (int64_t i = 0; i < 3 * (int64_t)p->a.n_rows; i++) s += x[i] * y[i];
+  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return s;
+}
+
+/* 0 if no rank failed; prints PASSED/FAILED on rank 0 */
+static inline int tk_finish(const char *name)
+{
+  int total = tk_failures;
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (tk_rank == 0) printf("%s: %s (%d failures)\n", name, total ? "FAILED" : "PASSED", total);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
+
+#endif
