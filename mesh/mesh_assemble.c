@@ -12,12 +12,23 @@ static int row_blocks(const cc_mesh *m, int i, int j, int k)
          (1 + (k > 0) + (k < m->nz - 1));
 }
 
-/* Fill row v: columns (local ids ascending), values, diag_pos, and b's 3 entries. */
-static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const double *ke, double p,
-                         cc_bcrs *a, double *b, int v)
+/* A renumbering of the internal nodes (NULL arrays = identity); external ids are unchanged. */
+typedef struct {
+  const int *new_of_old, *old_of_new;
+} node_order;
+
+static inline int32_t renumber(const cc_mesh *m, const node_order *o, int32_t id)
+{
+  return (o->new_of_old && id < m->n_internal) ? o->new_of_old[id] : id;
+}
+
+/* Fill row v (new numbering): columns (local ids ascending), values, diag_pos, and b's 3 entries.
+ * With a == pattern only (val NULL): columns and diag_pos. */
+static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_order *o,
+                         const double *ke, double p, cc_bcrs *a, double *b, int v)
 {
   int i, j, k;
-  cc_mesh_coords(m, m->global_id[v], &i, &j, &k);
+  cc_mesh_coords(m, m->global_id[o->old_of_new ? o->old_of_new[v] : v], &i, &j, &k);
   /* stencil s = (dx+1) + 3(dy+1) + 9(dz+1): local id, then position within the row */
   int pos[27], n = 0;
   int32_t loc[27];
@@ -26,19 +37,20 @@ static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const double
     int x = i + s % 3 - 1, y = j + (s / 3) % 3 - 1, z = k + s / 9 - 1;
     pos[s] = -1;
     if (x < 0 || y < 0 || z < 0 || x >= m->nx || y >= m->ny || z >= m->nz) continue;
-    int32_t id = cc_mesh_lookup_get(l, x, y, z);
+    int32_t id = renumber(m, o, cc_mesh_lookup_get(l, x, y, z));
     int t      = n++;
     /* insertion sort by local id */
     for (; t > 0 && loc[t - 1] > id; t--) loc[t] = loc[t - 1], sten[t] = sten[t - 1];
     loc[t] = id, sten[t] = s;
   }
   int64_t start = a->row_ptr[v];
-  double *row   = a->val + 9 * start;
+  double *row   = a->val ? a->val + 9 * start : NULL;
   for (int t = 0; t < n; t++) {
     a->col_idx[start + t] = loc[t];
     pos[sten[t]]          = t;
   }
   a->diag_pos[v] = start + pos[13];
+  if (!a->val) return; /* pattern only */
   memset(row, 0, 9 * (size_t)n * sizeof(double));
 
   /* elements with min corner (i+ex, j+ey, k+ez), ascending element id (the same order from either
@@ -87,10 +99,13 @@ static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const double
   }
 }
 
-cc_err cc_mesh_assemble(const cc_mesh *mesh, const cc_mesh_params *params, cc_bcrs *a, double **b)
+/* Shared by the pattern and the full assembly. */
+static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const node_order *o,
+                       int n_groups, const int *group_ptr, int with_values, cc_bcrs *a, double **b)
 {
-  cc_timer_start(CC_T_ASSEMBLY);
   memset(a, 0, sizeof *a);
+  CC_CHECK((o->new_of_old == NULL) == (o->old_of_new == NULL), CC_ERR_ARG,
+           "node order needs both new_of_old and old_of_new");
   double ke[24 * 24];
   cc_mesh_element_stiffness(params->E, params->nu, ke);
   cc_mesh_lookup l;
@@ -104,23 +119,66 @@ cc_err cc_mesh_assemble(const cc_mesh *mesh, const cc_mesh_params *params, cc_bc
   a->row_ptr[0] = 0;
   for (int v = 0; v < n_rows; v++) {
     int i, j, k;
-    cc_mesh_coords(mesh, mesh->global_id[v], &i, &j, &k);
+    cc_mesh_coords(mesh, mesh->global_id[o->old_of_new ? o->old_of_new[v] : v], &i, &j, &k);
     a->row_ptr[v + 1] = a->row_ptr[v] + row_blocks(mesh, i, j, k);
   }
   a->n_blocks = a->row_ptr[n_rows];
   CC_CALL(cc_malloc((size_t)a->n_blocks, sizeof(int32_t), &a->col_idx));
-  CC_CALL(cc_malloc((size_t)a->n_blocks * 9, sizeof(double), &a->val));
+  if (with_values) CC_CALL(cc_malloc((size_t)a->n_blocks * 9, sizeof(double), &a->val));
   CC_CALL(cc_malloc((size_t)n_rows, sizeof(int64_t), &a->diag_pos));
-  CC_CALL(cc_malloc((size_t)mesh->n_total * 3, sizeof(double), b));
+  double *rhs = NULL;
+  if (b) {
+    CC_CALL(cc_malloc((size_t)mesh->n_total * 3, sizeof(double), b));
+    rhs = *b;
+  }
 
-  /* fill rows in parallel: the static schedule first-touches each thread's col_idx/val ranges */
-  double *rhs = *b;
-  double p    = params->traction;
-#pragma omp parallel for schedule(static)
-  for (int v = 0; v < n_rows; v++) assemble_row(mesh, &l, ke, p, a, rhs, v);
-  for (int64_t d = 3 * (int64_t)n_rows; d < 3 * (int64_t)mesh->n_total; d++) rhs[d] = 0;
-
+  /* Fill rows in parallel, group by group, each group split statically over the threads: the
+   * schedule of the kernels that stream these rows later (a multicolor sweep passes its colors),
+   * so first touch puts each thread's rows in its own memory. */
+  int        one_group[2] = {0, n_rows};
+  const int *groups       = group_ptr ? group_ptr : one_group;
+  int        n_grp        = group_ptr ? n_groups : 1;
+  double     p            = params->traction;
+#pragma omp parallel
+  for (int g = 0; g < n_grp; g++) {
+#pragma omp for schedule(static) nowait
+    for (int v = groups[g]; v < groups[g + 1]; v++) assemble_row(mesh, &l, o, ke, p, a, rhs, v);
+  }
+  if (rhs)
+    for (int64_t d = 3 * (int64_t)n_rows; d < 3 * (int64_t)mesh->n_total; d++) rhs[d] = 0;
   cc_mesh_lookup_free(&l);
+  return CC_OK;
+}
+
+cc_err cc_mesh_assemble(const cc_mesh *mesh, const cc_mesh_params *params, cc_bcrs *a, double **b)
+{
+  cc_timer_start(CC_T_ASSEMBLY);
+  node_order o = {NULL, NULL};
+  CC_CALL(assemble(mesh, params, &o, 0, NULL, 1, a, b));
+  cc_timer_stop(CC_T_ASSEMBLY);
+  return CC_OK;
+}
+
+cc_err cc_mesh_assemble_ordered(const cc_mesh *mesh, const cc_mesh_params *params,
+                                const int *new_of_old, const int *old_of_new, int n_groups,
+                                const int *group_ptr, cc_bcrs *a, double **b)
+{
+  cc_timer_start(CC_T_ASSEMBLY);
+  CC_CHECK(!group_ptr || (n_groups >= 1 && group_ptr[0] == 0 && group_ptr[n_groups] == mesh->n_internal),
+           CC_ERR_ARG, "row groups must cover the %d internal nodes", mesh->n_internal);
+  node_order o = {new_of_old, old_of_new};
+  CC_CALL(assemble(mesh, params, &o, n_groups, group_ptr, 1, a, b));
+  cc_timer_stop(CC_T_ASSEMBLY);
+  return CC_OK;
+}
+
+cc_err cc_mesh_pattern(const cc_mesh *mesh, cc_bcrs *pattern)
+{
+  cc_timer_start(CC_T_ASSEMBLY);
+  node_order o = {NULL, NULL};
+  cc_mesh_params unit;
+  cc_mesh_params_default(&unit);
+  CC_CALL(assemble(mesh, &unit, &o, 0, NULL, 0, pattern, NULL));
   cc_timer_stop(CC_T_ASSEMBLY);
   return CC_OK;
 }

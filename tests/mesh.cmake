@@ -37,3 +37,7 @@ foreach(kind box metis)
                          FIXTURES_REQUIRED "mesh_mtx_ref;mesh_mtx_${kind}${np}" TIMEOUT 60)
   endforeach()
 endforeach()
+
+# Assembly in a renumbered order equals the natural assembly permuted.
+cc_add_unit(test_mesh_ordered ${MESH_TESTS}/test_mesh_ordered.c)
+cc_add_mpi_test(NAME mesh_ordered RANKS 1 2 THREADS 2 COMMAND $<TARGET_FILE:test_mesh_ordered>)
