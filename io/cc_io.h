@@ -1,0 +1,250 @@
+/* cc_io.h: checkpoint I/O of cubecg (issue 5): backends behind one interface, the checkpoint
+ * manager (atomic commit, manifest, CRC32C, retention, restart) and the solution export
+ * (HDF5+XDMF). Seeds' study of normal / accelerated / offload I/O, brought to Linux (io_uring,
+ * pthreads, MPI-IO).
+ *
+ * Contract:
+ * - io/ sees named vectors over a node layout, nothing of solvers/ or mesh/. A vector holds
+ *   values_per_node doubles per local node; node i of this rank is global node global_node_id[i]
+ *   (any order; each global id in [0, n_global_nodes) owned by exactly one rank). The layout's
+ *   arrays must stay valid while a checkpointer or handle uses them.
+ * - Backends, chosen by name (cc_io_backend_find):
+ *     "posix"   one file per rank, fopen/fwrite/fflush, setvbuf(buffer_bytes), fsync when durable;
+ *     "uring"   one file per rank, O_DIRECT + io_uring, queue_depth + 1 buffers registered once per
+ *               process (write_fixed/read_fixed), queue_depth requests in flight, file fallocate'd
+ *               first, tail padded to 4096 and truncated back; with options.fallback the chain
+ *               uring-fixed-direct -> uring-direct (unregistered) -> pwrite-direct ->
+ *               pwrite-buffered, the path used is reported (cc_io_file_info.path_used);
+ *     "offload", "offload-posix", "offload-uring"
+ *               a helper pthread writes (posix or uring underneath) while the caller goes on: the
+ *               caller only copies the vectors into a staging buffer (the stall); commit waits;
+ *     "hdf5"    one shared file (parallel HDF5, MPI-IO collective), one dataset [n_global][vpn]
+ *               per vector in global order: readable with any number of ranks;
+ *     "fortran" one file per rank, unformatted sequential WRITE/READ (only when built with a
+ *               Fortran compiler: CUBECG_HAVE_FORTRAN).
+ *   Per-rank files are "rank.<r>.bin" (fortran: .fbin): a 4096-byte header, then the vectors back
+ *   to back; the shared file is "state.h5", with "state.xmf" beside it (ParaView) when the
+ *   metadata's nx*ny*nz equals n_global_nodes.
+ * - Checkpoints: DIR/ckpt.<iteration>/ with manifest.json (version, mesh, ranks, partition,
+ *   iteration, solver, ordering, backend, every file's size and CRC32C (Castagnoli)), and
+ *   DIR/latest naming the newest complete one. Write protocol: files into DIR/ckpt.<it>.tmp/,
+ *   fsync files when durable, every rank reports, MPI_Allreduce decides (cc_error_agree), rank 0
+ *   writes the manifest, fsyncs it and the directory, renames tmp -> ckpt.<it>, fsyncs DIR, writes
+ *   latest.tmp, fsyncs, renames it to latest, fsyncs DIR, and only then deletes checkpoints beyond
+ *   keep. A failed or interrupted checkpoint never replaces a good one. One run per DIR: creating
+ *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left.
+ * - io/ starts no timer of cc_common.h: the solver times its checkpoint callback (CC_T_CHECKPOINT);
+ *   cc_io_checkpointer_stats reports stall, write and commit seconds of this rank.
+ * - Offload commit: MPI stays on the main thread (MPI_THREAD_FUNNELED is enough). The helper thread
+ *   writes and fsyncs the files; the collective commit (agreement, manifest, rename, latest) of
+ *   checkpoint k runs on the main thread at checkpoint k+1 or at cc_io_checkpointer_finish. A run
+ *   killed between the two keeps checkpoint k-1 as latest.
+ * - HDF5 1.10 cannot close a file whose metadata cannot be written (ENOSPC): such a file is
+ *   abandoned, not closed (closing twice crashes HDF5 at exit); its temporary directory is removed.
+ * - Test seam: the environment variable CUBECG_IO_INJECT (comma-separated) makes io/ misbehave on
+ *   purpose: "odirect-einval" = the uring backend acts as if open(O_DIRECT) failed with EINVAL;
+ *   "uring-eperm" = io_uring_queue_init fails with EPERM; "register-enomem" =
+ *   io_uring_register_buffers fails with ENOMEM; "uring-short" = every fresh uring request
+ *   completes only half (the rest is resubmitted); "uring-eio" = uring completions fail with EIO;
+ *   "kill-during-write" = a writer raises SIGKILL after writing part of its file (hdf5: after the
+ *   first dataset); "kill-during-write:N" does so during the N-th checkpoint of the process.
+ * - Collective functions are marked so; they must be called by every rank of layout->comm.
+ *   Errors that one rank sees are agreed on, so every rank returns the error (naming the file).
+ */
+#ifndef CC_IO_H
+#define CC_IO_H
+
+#include "cc_common.h"
+
+#include <stdbool.h>
+
+#define CC_IO_MAX_VECTORS 8
+#define CC_IO_MAX_SCALARS 8
+#define CC_IO_NAME_LEN 32
+#define CC_IO_MANIFEST_VERSION 1
+
+/* ------------------------------------------------------------------------------------------------
+ * Layout, metadata, state
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  MPI_Comm comm;
+  int64_t n_local_nodes;         /* nodes owned by this rank (internal nodes) */
+  const int64_t *global_node_id; /* [n_local_nodes], any order, each global id on one rank */
+  int64_t n_global_nodes;
+  int values_per_node; /* 3 for displacement-like vectors */
+} cc_io_layout;
+
+/* Recorded in the manifest and checked at restart (0 / "" = not checked). */
+typedef struct {
+  int nx, ny, nz;
+  char partition[32]; /* "box 1x1x2", "metis" ... */
+  char solver[16];
+  char ordering[16];
+} cc_io_metadata;
+
+/* Named vectors (n_local_nodes * values_per_node doubles each, the layout's node order) and named
+ * scalars. For writing the caller fills names and pointers (not copied beyond the call, except by
+ * offload, which stages the values). cc_io_checkpoint_read allocates the vectors (cc_malloc); free
+ * them with cc_io_state_free. */
+typedef struct {
+  char solver[16];
+  int iteration;
+  int n_vectors;
+  char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
+  double *vector[CC_IO_MAX_VECTORS];
+  int n_scalars;
+  char scalar_name[CC_IO_MAX_SCALARS][CC_IO_NAME_LEN];
+  double scalar[CC_IO_MAX_SCALARS];
+} cc_io_state;
+void cc_io_state_free(cc_io_state *state);
+
+/* ------------------------------------------------------------------------------------------------
+ * Backends: one file each (io_posix.c, io_uring.c, io_offload.c, io_hdf5.c, io_fortran.c)
+ * ---------------------------------------------------------------------------------------------- */
+typedef enum { CC_IO_WRITE, CC_IO_READ } cc_io_mode;
+
+typedef struct {
+  size_t buffer_bytes; /* posix: setvbuf size; uring: bytes per request (rounded up to 4096);
+                          0 = default (posix: 512 KiB, uring: 1 MiB) */
+  int queue_depth;     /* uring: requests in flight (default 4); registered bytes =
+                          queue_depth * buffer_bytes, reduced to fit RLIMIT_MEMLOCK (reported) */
+  bool durable;        /* fsync files when committed */
+  bool fallback;       /* uring: allow the fallback chain instead of failing */
+  bool checksum;       /* compute CRC32C of each per-rank file while writing/reading */
+  char inner[16];      /* offload: "posix" (default) or "uring" */
+  bool read_into;      /* read_vectors fills the caller's state->vector[0..n_vectors) instead of
+                          allocating (the benchmark: no allocation inside a timed read) */
+} cc_io_options;
+void cc_io_options_default(cc_io_options *opt); /* 0, 4, durable, no fallback, checksum, posix */
+
+/* What a handle wrote on this rank (after commit) or read (after read_vectors). */
+typedef struct {
+  char file[4096]; /* full path of this rank's file ("" on ranks > 0 for shared files) */
+  int64_t bytes;   /* its size */
+  uint32_t crc32c; /* over its bytes (valid when has_crc) */
+  bool has_crc;
+  char path_used[48]; /* "stdio", "uring-fixed-direct", "uring-direct", "pwrite-direct",
+                         "pwrite-buffered", "fortran-sequential", "mpio-collective" ... */
+  char detail[160];   /* backend notes: uring buffers/limits, HDF5 actual I/O mode */
+  double write_s;     /* seconds spent writing + syncing (offload: on the helper thread) */
+  double stall_s;     /* offload: seconds the caller spent staging the snapshot */
+} cc_io_file_info;
+
+typedef struct {
+  const char *name;
+  bool shared_file;    /* one file for all ranks; every call is collective */
+  bool any_rank_count; /* a restart may use another number of ranks */
+  bool asynchronous;   /* write_vectors may return before the data is written */
+  /* open a file set in dir: per-rank backends open dir/rank.<r>.bin; shared ones dir/state.h5 */
+  cc_err (*open)(const cc_io_options *opt, const cc_io_layout *layout, const char *dir,
+                 cc_io_mode mode, void **ctx);
+  cc_err (*write_vectors)(void *ctx, const cc_io_state *state);
+  /* flush (and fsync when durable): after it the data is in the file; fills info */
+  cc_err (*commit)(void *ctx, cc_io_file_info *info);
+  /* allocates state->vector[] (n_local_nodes * values_per_node doubles each); with
+   * opt->read_into the caller passes state->n_vectors buffers in state->vector[] instead, and the
+   * file must hold exactly that many vectors */
+  cc_err (*read_vectors)(void *ctx, cc_io_state *state, cc_io_file_info *info);
+  cc_err (*close)(void *ctx); /* frees ctx; removes nothing */
+} cc_io_backend_ops;
+
+/* "posix", "uring", "offload[-posix|-uring]", "hdf5", "fortran"; NULL if unknown or not built.
+ * For "offload-X", opt (may be NULL) gets inner = X. */
+const cc_io_backend_ops *cc_io_backend_find(const char *name, cc_io_options *opt);
+/* comma-separated list of the backends built in, e.g. "posix,uring,offload,hdf5,fortran" */
+const char *cc_io_backend_names(void);
+
+/* A convenience handle over one backend (used by the checkpointer and the I/O benchmark). */
+typedef struct cc_io_handle cc_io_handle;
+CC_WUR cc_err cc_io_open(const char *backend, const cc_io_options *opt, const cc_io_layout *layout,
+                         const char *dir, cc_io_mode mode, cc_io_handle **handle);
+CC_WUR cc_err cc_io_write_vectors(cc_io_handle *handle, const cc_io_state *state);
+CC_WUR cc_err cc_io_commit(cc_io_handle *handle);
+CC_WUR cc_err cc_io_read_vectors(cc_io_handle *handle, cc_io_state *state);
+CC_WUR cc_err cc_io_close(cc_io_handle **handle);
+const cc_io_file_info *cc_io_handle_info(const cc_io_handle *handle);
+
+/* ------------------------------------------------------------------------------------------------
+ * Checkpoints
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  char backend[24];       /* default "posix" */
+  char dir[1024];         /* checkpoint directory (created if missing) */
+  int every;              /* the driver's period (recorded only) */
+  int keep;               /* committed checkpoints kept (default 2, >= 1) */
+  bool durable;           /* default true */
+  size_t io_buffer_bytes; /* 0 = backend default */
+  int queue_depth;        /* uring; default 4 */
+  bool fallback;          /* uring fallback chain allowed (default false) */
+  int n_vectors_hint;     /* offload: allocate + touch staging for this many vectors at create */
+} cc_io_checkpoint_params;
+void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params);
+
+typedef struct {
+  int count;               /* checkpoints committed */
+  double stall_s;          /* time the caller was blocked in write + finish (this rank) */
+  double write_s;          /* time writing + syncing the files (this rank; offload: helper) */
+  double commit_s;         /* time in the collective commit (part of stall_s) */
+  int64_t bytes;           /* bytes written by this rank (all checkpoints) */
+  int64_t bytes_all_ranks; /* bytes of all ranks (all checkpoints) */
+  char path_used[48];      /* see cc_io_file_info */
+  char detail[160];
+  int last_iteration; /* of the newest committed checkpoint, -1 if none */
+} cc_io_checkpoint_stats;
+
+typedef struct cc_io_checkpointer cc_io_checkpointer;
+
+/* Collective. Validates params, creates dir, removes stale dir/ckpt.*.tmp of an interrupted run. */
+CC_WUR cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params,
+                                        const cc_io_layout *layout, const cc_io_metadata *meta,
+                                        cc_io_checkpointer **ckpt);
+/* Collective. Writes state as checkpoint state->iteration (offload: stages it and commits the
+ * previous one). On failure the previous checkpoint stays latest and the error is returned. */
+CC_WUR cc_err cc_io_checkpointer_write(cc_io_checkpointer *ckpt, const cc_io_state *state);
+/* Collective. Waits for an offloaded checkpoint and commits it. */
+CC_WUR cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ckpt);
+void cc_io_checkpointer_stats(const cc_io_checkpointer *ckpt, cc_io_checkpoint_stats *stats);
+/* Not collective: joins the helper thread; an uncommitted offloaded checkpoint is abandoned. */
+void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt);
+
+/* Collective. Loads the newest complete checkpoint of dir (dir/latest; or dir itself when it holds
+ * a manifest.json). Verifies version, mesh (expect's nonzero fields), rank count (unless the
+ * backend is hdf5), the layout's global ids, file sizes and CRC32C; refuses with an error naming
+ * the file. params may be NULL (defaults; the backend is the manifest's). Fills state (free it with
+ * cc_io_state_free); *info_out (may be NULL) gets the manifest's backend and path. */
+typedef struct {
+  char backend[24];
+  char checkpoint_dir[1100];
+  int ranks_written;
+  int iteration;
+} cc_io_restart_info;
+CC_WUR cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *params,
+                                    const cc_io_layout *layout, const cc_io_metadata *expect,
+                                    cc_io_state *state, cc_io_restart_info *info_out);
+
+/* ------------------------------------------------------------------------------------------------
+ * Solution export: HDF5 /displacement and /coordinates [NZ][NY][NX][3] (coordinates = node indices
+ * i, j, k as doubles), written collectively, and an XDMF file (path with .xmf) beside it: a 3DSMesh
+ * with XYZ geometry and the displacement as a node-centred vector (ParaView: Warp By Vector shows
+ * the deformed cube). Collective; global node id g = i + nx (j + ny k).
+ * ---------------------------------------------------------------------------------------------- */
+CC_WUR cc_err cc_io_export_solution(const cc_io_layout *layout, int nx, int ny, int nz,
+                                    const double *u, const char *path);
+
+/* ------------------------------------------------------------------------------------------------
+ * Utilities shared with the benchmark and tests
+ * ---------------------------------------------------------------------------------------------- */
+/* CRC32C (Castagnoli, reflected 0x82F63B78), zlib-style chaining: crc = cc_io_crc32c(crc, p, n),
+ * starting from 0; cc_io_crc32c(0, "123456789", 9) = 0xE3069283. SSE4.2 when compiled in. */
+uint32_t cc_io_crc32c(uint32_t crc, const void *data, size_t n);
+uint32_t cc_io_crc32c_sw(uint32_t crc, const void *data, size_t n); /* table-driven */
+uint32_t cc_io_crc32c_hw(uint32_t crc, const void *data, size_t n); /* = _sw if no SSE4.2 */
+bool cc_io_crc32c_hw_available(void);
+/* CRC32C and size of a whole file (buffered reads). */
+CC_WUR cc_err cc_io_file_crc32c(const char *path, uint32_t *crc, int64_t *bytes);
+/* "8k", "512K", "1M", "1G", "4096" -> bytes (powers of 1024). */
+CC_WUR cc_err cc_io_parse_bytes(const char *text, size_t *bytes);
+/* Whether CUBECG_IO_INJECT contains what (see the contract above). */
+bool cc_io_inject(const char *what);
+
+#endif

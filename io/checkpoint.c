@@ -1,0 +1,565 @@
+/* checkpoint.c: the checkpoint manager. Start/complete bracketing (every rank reports, MPI decides)
+ * and the write-to-temporary + fsync + rename + atomic pointer protocol of crash-consistent
+ * applications (Pillai et al., OSDI 2014; SCR's "complete" marker), a manifest with CRC32C of
+ * every file, bounded retention, and the verified restart. See cc_io.h for the protocol. */
+#include "io_internal.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct cc_io_checkpointer {
+  cc_io_checkpoint_params params;
+  cc_io_options opt;
+  const cc_io_backend_ops *ops;
+  cc_io_layout layout;
+  cc_io_metadata meta;
+  int rank, size;
+  /* the checkpoint written but not yet committed */
+  bool pending;
+  void *ctx;
+  cc_err pending_err;
+  int iteration, n_vectors;
+  char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
+  char tmp[1200];
+  cc_io_file_info info;
+  cc_io_checkpoint_stats stats;
+};
+
+void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
+{
+  memset(params, 0, sizeof *params);
+  snprintf(params->backend, sizeof params->backend, "posix");
+  params->keep        = 2;
+  params->durable     = true;
+  params->queue_depth = 4;
+}
+
+/* "ckpt.<n>" exactly (committed checkpoints; not "ckpt.<n>.tmp") */
+static bool committed_name(const char *name, int *iteration)
+{
+  int n    = -1;
+  char end = 0;
+  if (sscanf(name, "ckpt.%d%c", &n, &end) != 1 || n < 0) return false;
+  char canonical[32];
+  snprintf(canonical, sizeof canonical, "ckpt.%d", n);
+  if (strcmp(canonical, name)) return false;
+  *iteration = n;
+  return true;
+}
+
+static cc_err remove_stale_temporaries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
+  struct dirent *e;
+  cc_err err = CC_OK;
+  char path[2400];
+  while (!err && (e = readdir(d)) != NULL) {
+    size_t n   = strlen(e->d_name);
+    bool stale = (!strncmp(e->d_name, "ckpt.", 5) && n > 4 && !strcmp(e->d_name + n - 4, ".tmp")) ||
+                 !strcmp(e->d_name, "latest.tmp");
+    if (!stale) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    err = io_remove_tree(path);
+  }
+  closedir(d);
+  CC_CALL(err);
+  return CC_OK;
+}
+
+cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc_io_layout *layout,
+                                 const cc_io_metadata *meta, cc_io_checkpointer **ckpt)
+{
+  *ckpt = NULL;
+  CC_CHECK(params->dir[0] != '\0', CC_ERR_ARG, "checkpoint directory not set");
+  CC_CHECK(params->keep >= 1, CC_ERR_ARG, "checkpoint keep %d, must be >= 1", params->keep);
+  CC_CHECK(layout->values_per_node >= 1 && layout->n_local_nodes >= 0 &&
+               (layout->global_node_id || layout->n_local_nodes == 0),
+           CC_ERR_ARG, "bad layout: %lld local nodes, %d values per node",
+           (long long)layout->n_local_nodes, layout->values_per_node);
+  cc_io_checkpointer *ck;
+  CC_CALL(cc_calloc(1, sizeof *ck, &ck));
+  ck->params = *params;
+  ck->layout = *layout;
+  if (meta) ck->meta = *meta;
+  cc_io_options_default(&ck->opt);
+  ck->opt.buffer_bytes     = params->io_buffer_bytes;
+  ck->opt.queue_depth      = params->queue_depth > 0 ? params->queue_depth : 4;
+  ck->opt.durable          = params->durable;
+  ck->opt.fallback         = params->fallback;
+  ck->opt.checksum         = true;
+  ck->ops                  = cc_io_backend_find(params->backend, &ck->opt);
+  ck->stats.last_iteration = -1;
+  if (!ck->ops) cc_free(&ck);
+  CC_CHECK(ck != NULL, CC_ERR_ARG, "unknown checkpoint backend '%s' (built: %s)", params->backend,
+           cc_io_backend_names());
+  CC_MPI(MPI_Comm_rank(layout->comm, &ck->rank));
+  CC_MPI(MPI_Comm_size(layout->comm, &ck->size));
+  cc_err local = CC_OK;
+  if (ck->rank == 0) {
+    local = io_mkdir_p(params->dir);
+    if (!local) local = remove_stale_temporaries(params->dir);
+  }
+  if (!local && ck->ops->asynchronous && params->n_vectors_hint > 0)
+    local = io_offload_reserve((size_t)params->n_vectors_hint * (size_t)layout->n_local_nodes *
+                               (size_t)layout->values_per_node * sizeof(double));
+  cc_err err = io_agree(layout->comm, local);
+  if (err) cc_free(&ck);
+  CC_CALL(err);
+  *ckpt = ck;
+  return CC_OK;
+}
+
+/* ---- commit -----------------------------------------------------------------------------------
+ */
+static cc_err read_latest(const char *dir, char *name, size_t n)
+{
+  char path[1100];
+  snprintf(path, sizeof path, "%s/latest", dir);
+  char *text;
+  size_t len;
+  CC_CALL(io_read_text(path, &text, &len));
+  while (len && (text[len - 1] == '\n' || text[len - 1] == ' ' || text[len - 1] == '\r'))
+    text[--len] = '\0';
+  bool ok = len > 0 && len < n && !strchr(text, '/');
+  if (ok) memcpy(name, text, len + 1);
+  cc_free(&text);
+  CC_CHECK(ok, CC_ERR_IO, "%s does not name a checkpoint directory", path);
+  return CC_OK;
+}
+
+static cc_err retention(const cc_io_checkpointer *ck)
+{
+  const char *dir = ck->params.dir;
+  DIR *d          = opendir(dir);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
+  int found[4096], n = 0, it;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && n < 4096)
+    if (committed_name(e->d_name, &it) && it != ck->iteration) found[n++] = it;
+  closedir(d);
+  /* keep the new one and the keep-1 newest before it; older ones and any left over from an
+   * abandoned later history (iteration above the new one) go */
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (found[j] > found[i]) {
+        int t    = found[i];
+        found[i] = found[j];
+        found[j] = t;
+      }
+  int kept = 1;
+  for (int i = 0; i < n; i++) {
+    if (found[i] < ck->iteration && kept < ck->params.keep) {
+      kept++;
+      continue;
+    }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/ckpt.%d", dir, found[i]);
+    CC_CALL(io_remove_tree(path));
+  }
+  return CC_OK;
+}
+
+typedef struct {
+  int64_t bytes;
+  uint32_t crc;
+  int has_crc;
+  char name[64];
+} rank_file;
+
+/* Rank 0: manifest, fsyncs, rename, latest, retention. */
+static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
+{
+  const char *dir = ck->params.dir;
+  bool durable    = ck->params.durable;
+  io_manifest m;
+  memset(&m, 0, sizeof m);
+  m.version = CC_IO_MANIFEST_VERSION;
+  snprintf(m.backend, sizeof m.backend, "%s", ck->params.backend);
+  if (!strcmp(m.backend, "offload"))
+    snprintf(m.backend, sizeof m.backend, "offload-%s", ck->opt.inner);
+  m.iteration = ck->iteration;
+  snprintf(m.solver, sizeof m.solver, "%s", ck->meta.solver);
+  m.nx = ck->meta.nx, m.ny = ck->meta.ny, m.nz = ck->meta.nz;
+  m.ranks           = ck->size;
+  m.values_per_node = ck->layout.values_per_node;
+  m.n_global_nodes  = ck->layout.n_global_nodes;
+  snprintf(m.partition, sizeof m.partition, "%s", ck->meta.partition);
+  snprintf(m.ordering, sizeof m.ordering, "%s", ck->meta.ordering);
+  m.durable   = durable;
+  m.n_vectors = ck->n_vectors;
+  memcpy(m.vector_name, ck->vector_name, sizeof m.vector_name);
+  io_manifest_file list[2];
+  char path[2400];
+  cc_err err = CC_OK;
+  if (!ck->ops->shared_file) {
+    CC_CALL(cc_calloc((size_t)ck->size, sizeof *m.files, &m.files));
+    m.n_files = ck->size;
+    for (int r = 0; r < ck->size && !err; r++) {
+      io_manifest_file *f = &m.files[r];
+      snprintf(f->file, sizeof f->file, "%s", files[r].name);
+      f->rank   = r;
+      f->bytes  = files[r].bytes;
+      f->crc32c = files[r].crc;
+      if (!files[r].has_crc) {
+        snprintf(path, sizeof path, "%s/%s", ck->tmp, f->file);
+        err = cc_io_file_crc32c(path, &f->crc32c, &f->bytes);
+      }
+    }
+  } else {
+    m.files   = list;
+    m.n_files = 1;
+    snprintf(list[0].file, sizeof list[0].file, "state.h5");
+    list[0].rank = -1;
+    snprintf(path, sizeof path, "%s/state.h5", ck->tmp);
+    err           = cc_io_file_crc32c(path, &list[0].crc32c, &list[0].bytes);
+    int64_t cells = (int64_t)ck->meta.nx * ck->meta.ny * ck->meta.nz;
+    if (!err && cells == m.n_global_nodes && cells > 0) { /* ParaView view of the checkpoint */
+      snprintf(path, sizeof path, "%s/state.xmf", ck->tmp);
+      err = io_write_xdmf_state(path, "state.h5", m.nx, m.ny, m.nz, m.values_per_node,
+                                ck->n_vectors, (const char(*)[CC_IO_NAME_LEN])ck->vector_name);
+      if (!err && durable) err = io_fsync_path(path);
+      snprintf(list[1].file, sizeof list[1].file, "state.xmf");
+      list[1].rank = -1;
+      if (!err) err = cc_io_file_crc32c(path, &list[1].crc32c, &list[1].bytes);
+      m.n_files = 2;
+    }
+  }
+  if (!err) {
+    snprintf(path, sizeof path, "%s/manifest.json", ck->tmp);
+    err = io_manifest_write(path, &m, durable);
+  }
+  if (m.files != list) cc_free(&m.files);
+  CC_CALL(err);
+  if (durable) CC_CALL(io_fsync_path(ck->tmp)); /* the files' directory entries */
+
+  char final[1200], latest[64] = "";
+  snprintf(final, sizeof final, "%s/ckpt.%d", dir, ck->iteration);
+  struct stat st;
+  if (stat(final, &st) == 0) { /* an older run's checkpoint of the same iteration */
+    snprintf(path, sizeof path, "%s/latest", dir);
+    if (stat(path, &st) == 0) CC_CALL(read_latest(dir, latest, sizeof latest));
+    CC_CHECK(strcmp(latest, final + strlen(dir) + 1), CC_ERR_IO,
+             "%s exists and is the latest checkpoint: refusing to replace it", final);
+    CC_CALL(io_remove_tree(final));
+  }
+  CC_CHECK(rename(ck->tmp, final) == 0, CC_ERR_SYS, "rename(%s, %s): %s", ck->tmp, final,
+           strerror(errno));
+  if (durable) CC_CALL(io_fsync_path(dir));
+
+  /* latest: write a temporary, make it durable, rename over the old pointer (atomic) */
+  char tmp_latest[1100], new_latest[1100];
+  snprintf(tmp_latest, sizeof tmp_latest, "%s/latest.tmp", dir);
+  snprintf(new_latest, sizeof new_latest, "%s/latest", dir);
+  FILE *f = fopen(tmp_latest, "w");
+  CC_CHECK(f != NULL, CC_ERR_IO, "cannot create %s: %s", tmp_latest, strerror(errno));
+  int failed = fprintf(f, "ckpt.%d\n", ck->iteration) < 0 || fflush(f) != 0;
+  if (!failed && durable) failed = fsync(fileno(f)) != 0;
+  failed |= fclose(f) != 0;
+  CC_CHECK(!failed, CC_ERR_IO, "writing %s failed: %s", tmp_latest, strerror(errno));
+  CC_CHECK(rename(tmp_latest, new_latest) == 0, CC_ERR_SYS, "rename(%s, %s): %s", tmp_latest,
+           new_latest, strerror(errno));
+  if (durable) CC_CALL(io_fsync_path(dir));
+  CC_CALL(retention(ck)); /* only now that the new checkpoint is durable */
+  return CC_OK;
+}
+
+static void discard(cc_io_checkpointer *ck)
+{
+  MPI_Barrier(ck->layout.comm); /* every rank has closed its files */
+  if (ck->rank == 0 && io_remove_tree(ck->tmp)) {
+    cc_error_print(stderr, 0); /* the checkpoint's own error is already on its way up */
+  }
+}
+
+static cc_err complete(cc_io_checkpointer *ck)
+{
+  double t0  = MPI_Wtime();
+  cc_err err = ck->pending_err;
+  if (!err && ck->ops->asynchronous) err = ck->ops->commit(ck->ctx, &ck->info);
+  if (ck->ctx) {
+    cc_err cerr = ck->ops->close(ck->ctx);
+    if (!err) err = cerr;
+    ck->ctx = NULL;
+  }
+  ck->pending = false;
+  if (io_agree(ck->layout.comm, err)) {
+    discard(ck);
+    char latest[64] = "none";
+    if (ck->stats.last_iteration >= 0)
+      snprintf(latest, sizeof latest, "ckpt.%d", ck->stats.last_iteration);
+    CC_FAIL(err ? err : CC_ERR_IO,
+            "checkpoint of iteration %d failed and was discarded; %s/%s "
+            "remains the latest",
+            ck->iteration, ck->params.dir, latest);
+  }
+  rank_file mine    = {ck->info.bytes, ck->info.crc32c, ck->info.has_crc, ""};
+  const char *slash = strrchr(ck->info.file, '/');
+  snprintf(mine.name, sizeof mine.name, "%.63s", slash ? slash + 1 : ck->info.file);
+  rank_file *all = NULL;
+  if (ck->rank == 0) CC_CALL(cc_malloc((size_t)ck->size, sizeof *all, &all));
+  CC_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, ck->layout.comm));
+  int64_t total;
+  CC_MPI(MPI_Allreduce(&ck->info.bytes, &total, 1, MPI_INT64_T, MPI_SUM, ck->layout.comm));
+  cc_err local = ck->rank == 0 ? publish(ck, all) : CC_OK;
+  cc_free(&all);
+  if (io_agree(ck->layout.comm, local)) {
+    if (ck->rank == 0 && io_remove_tree(ck->tmp)) { /* if the rename did not happen */
+    }
+    CC_FAIL(local ? local : CC_ERR_IO, "committing checkpoint %d in %s failed", ck->iteration,
+            ck->params.dir);
+  }
+  ck->stats.count++;
+  ck->stats.write_s += ck->info.write_s;
+  ck->stats.bytes += ck->info.bytes;
+  ck->stats.bytes_all_ranks += total;
+  ck->stats.last_iteration = ck->iteration;
+  snprintf(ck->stats.path_used, sizeof ck->stats.path_used, "%s", ck->info.path_used);
+  snprintf(ck->stats.detail, sizeof ck->stats.detail, "%s", ck->info.detail);
+  ck->stats.commit_s += MPI_Wtime() - t0;
+  return CC_OK;
+}
+
+static cc_err begin(cc_io_checkpointer *ck, const cc_io_state *state)
+{
+  CC_CHECK(state->iteration >= 0 && state->n_vectors >= 0 && state->n_vectors <= CC_IO_MAX_VECTORS,
+           CC_ERR_ARG, "checkpoint state: iteration %d, %d vectors", state->iteration,
+           state->n_vectors);
+  snprintf(ck->tmp, sizeof ck->tmp, "%s/ckpt.%d.tmp", ck->params.dir, state->iteration);
+  cc_err local = CC_OK;
+  if (ck->rank == 0) {
+    local = io_remove_tree(ck->tmp);
+    if (!local && mkdir(ck->tmp, 0755) != 0)
+      local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s",
+                            ck->tmp, strerror(errno));
+  }
+  CC_CALL(io_agree(ck->layout.comm, local));
+  ck->pending   = true;
+  ck->iteration = state->iteration;
+  ck->n_vectors = state->n_vectors;
+  for (int v = 0; v < state->n_vectors; v++)
+    snprintf(ck->vector_name[v], CC_IO_NAME_LEN, "%s", state->vector_name[v]);
+  memset(&ck->info, 0, sizeof ck->info);
+  /* failures are kept for complete(): every rank must reach the agreement */
+  cc_err err = ck->ops->open(&ck->opt, &ck->layout, ck->tmp, CC_IO_WRITE, &ck->ctx);
+  if (err) ck->ctx = NULL;
+  if (!err) err = ck->ops->write_vectors(ck->ctx, state);
+  if (!err && !ck->ops->asynchronous) err = ck->ops->commit(ck->ctx, &ck->info);
+  ck->pending_err = err;
+  return CC_OK;
+}
+
+cc_err cc_io_checkpointer_write(cc_io_checkpointer *ck, const cc_io_state *state)
+{
+  double t0 = MPI_Wtime();
+  io_inject_next_checkpoint();
+  cc_err err = CC_OK;
+  if (ck->pending) err = complete(ck); /* offload: the previous checkpoint */
+  if (!err) err = begin(ck, state);
+  if (!err && !ck->ops->asynchronous) err = complete(ck);
+  ck->stats.stall_s += MPI_Wtime() - t0;
+  CC_CALL(err);
+  return CC_OK;
+}
+
+cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ck)
+{
+  if (!ck->pending) return CC_OK;
+  double t0  = MPI_Wtime();
+  cc_err err = complete(ck);
+  ck->stats.stall_s += MPI_Wtime() - t0;
+  CC_CALL(err);
+  return CC_OK;
+}
+
+void cc_io_checkpointer_stats(const cc_io_checkpointer *ck, cc_io_checkpoint_stats *stats)
+{
+  *stats = ck->stats;
+}
+
+void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt)
+{
+  cc_io_checkpointer *ck = *ckpt;
+  if (!ck) return;
+  if (ck->ctx) { /* abandoned: its temporary directory is removed by the next create */
+    if (ck->ops->close(ck->ctx)) cc_error_clear();
+  }
+  if (ck->ops->asynchronous) io_offload_shutdown();
+  cc_free(ckpt);
+}
+
+/* ---- restart ----------------------------------------------------------------------------------
+ */
+static cc_err locate(const char *dir, char *cdir, size_t n, char **text)
+{
+  char path[1200], name[64];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/latest", dir);
+  if (stat(path, &st) == 0) {
+    CC_CALL(read_latest(dir, name, sizeof name));
+    snprintf(cdir, n, "%s/%s", dir, name);
+  } else {
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    CC_CHECK(stat(path, &st) == 0, CC_ERR_IO,
+             "no checkpoint in %s: neither %s/latest nor %s/manifest.json exists", dir, dir, dir);
+    snprintf(cdir, n, "%s", dir);
+  }
+  snprintf(path, sizeof path, "%s/manifest.json", cdir);
+  CC_CALL(io_read_text(path, text, NULL));
+  return CC_OK;
+}
+
+static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io_layout *layout,
+                             const cc_io_metadata *expect, int size, const cc_io_backend_ops **ops,
+                             cc_io_options *opt)
+{
+  *ops = cc_io_backend_find(m->backend, opt);
+  CC_CHECK(*ops != NULL, CC_ERR_UNSUPPORTED, "%s was written by backend '%s', not built here (%s)",
+           cdir, m->backend, cc_io_backend_names());
+  if (expect && (expect->nx || expect->ny || expect->nz))
+    CC_CHECK(m->nx == expect->nx && m->ny == expect->ny && m->nz == expect->nz, CC_ERR_IO,
+             "%s holds a %dx%dx%d mesh, this run has %dx%dx%d: refusing to restart", cdir, m->nx,
+             m->ny, m->nz, expect->nx, expect->ny, expect->nz);
+  if (expect && expect->solver[0])
+    CC_CHECK(!strcmp(m->solver, expect->solver), CC_ERR_IO,
+             "%s holds the state of solver %s, this run uses %s: refusing to restart", cdir,
+             m->solver, expect->solver);
+  CC_CHECK(m->n_global_nodes == layout->n_global_nodes &&
+               m->values_per_node == layout->values_per_node,
+           CC_ERR_IO, "%s holds %lld nodes x %d values, this run has %lld x %d", cdir,
+           (long long)m->n_global_nodes, m->values_per_node, (long long)layout->n_global_nodes,
+           layout->values_per_node);
+  CC_CHECK((*ops)->any_rank_count || m->ranks == size, CC_ERR_IO,
+           "%s was written by %d ranks with the per-rank-file backend %s; this run has %d ranks: "
+           "restart with %d ranks (only hdf5 checkpoints can change the rank count)",
+           cdir, m->ranks, m->backend, size, m->ranks);
+  CC_CHECK((*ops)->shared_file || m->n_files == m->ranks, CC_ERR_IO,
+           "%s lists %d files for %d ranks", cdir, m->n_files, m->ranks);
+  return CC_OK;
+}
+
+static cc_err verify_file(const char *cdir, const io_manifest_file *f, bool crc)
+{
+  char path[1300];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", cdir, f->file);
+  CC_CHECK(stat(path, &st) == 0, CC_ERR_IO, "checkpoint file %s is missing: %s", path,
+           strerror(errno));
+  CC_CHECK(st.st_size == f->bytes, CC_ERR_IO,
+           "checkpoint file %s is %s: %lld bytes, the manifest says %lld; refusing to restart",
+           path, st.st_size < f->bytes ? "truncated" : "longer than recorded",
+           (long long)st.st_size, (long long)f->bytes);
+  if (crc) {
+    uint32_t c;
+    int64_t bytes;
+    CC_CALL(cc_io_file_crc32c(path, &c, &bytes));
+    CC_CHECK(c == f->crc32c, CC_ERR_IO,
+             "checkpoint file %s is corrupt: CRC32C %08x, the manifest says %08x; refusing to "
+             "restart",
+             path, c, f->crc32c);
+  }
+  return CC_OK;
+}
+
+static cc_err load_per_rank(const io_manifest *m, const char *cdir, const cc_io_backend_ops *ops,
+                            const cc_io_options *opt, const cc_io_layout *layout, int rank,
+                            cc_io_state *state)
+{
+  const io_manifest_file *f = NULL;
+  for (int i = 0; i < m->n_files; i++)
+    if (m->files[i].rank == rank) f = &m->files[i];
+  CC_CHECK(f != NULL, CC_ERR_IO, "%s/manifest.json lists no file of rank %d", cdir, rank);
+  CC_CALL(verify_file(cdir, f, false)); /* size now, CRC while loading */
+  void *ctx;
+  cc_io_file_info info;
+  memset(&info, 0, sizeof info);
+  CC_CALL(ops->open(opt, layout, cdir, CC_IO_READ, &ctx));
+  cc_err err  = ops->read_vectors(ctx, state, &info);
+  cc_err cerr = ops->close(ctx);
+  CC_CALL(err);
+  CC_CALL(cerr);
+  if (info.has_crc && info.crc32c != f->crc32c) {
+    cc_io_state_free(state);
+    CC_FAIL(CC_ERR_IO,
+            "checkpoint file %s/%s is corrupt: CRC32C %08x, the manifest says %08x; refusing to "
+            "restart",
+            cdir, f->file, info.crc32c, f->crc32c);
+  }
+  return CC_OK;
+}
+
+static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoint_params *params,
+                   const cc_io_layout *layout, const cc_io_metadata *expect, cc_io_state *state)
+{
+  int rank, size;
+  CC_MPI(MPI_Comm_rank(layout->comm, &rank));
+  CC_MPI(MPI_Comm_size(layout->comm, &size));
+  cc_io_options opt;
+  cc_io_options_default(&opt);
+  opt.checksum = true;
+  if (params) {
+    opt.buffer_bytes = params->io_buffer_bytes;
+    opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : 4;
+    opt.fallback     = params->fallback;
+  }
+  const cc_io_backend_ops *ops;
+  CC_CALL(check_manifest(m, cdir, layout, expect, size, &ops, &opt));
+  if (!ops->shared_file) {
+    CC_CALL(io_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
+    return CC_OK;
+  }
+  cc_err local = CC_OK;
+  if (rank == 0) /* one shared file: rank 0 checks it whole before anyone reads */
+    for (int i = 0; i < m->n_files && !local; i++) local = verify_file(cdir, &m->files[i], true);
+  CC_CALL(io_agree(layout->comm, local));
+  void *ctx;
+  cc_io_file_info info;
+  CC_CALL(ops->open(&opt, layout, cdir, CC_IO_READ, &ctx)); /* collective, agreed inside */
+  cc_err err  = ops->read_vectors(ctx, state, &info);
+  cc_err cerr = ops->close(ctx);
+  CC_CALL(err);
+  CC_CALL(cerr);
+  return CC_OK;
+}
+
+cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *params,
+                             const cc_io_layout *layout, const cc_io_metadata *expect,
+                             cc_io_state *state, cc_io_restart_info *info_out)
+{
+  memset(state, 0, sizeof *state);
+  int rank;
+  CC_MPI(MPI_Comm_rank(layout->comm, &rank));
+  char cdir[1100] = "";
+  char *text      = NULL;
+  uint64_t length = 0;
+  cc_err local    = CC_OK;
+  if (rank == 0) {
+    local = locate(dir, cdir, sizeof cdir, &text);
+    if (!local) length = strlen(text);
+  }
+  CC_CALL(io_agree(layout->comm, local));
+  CC_MPI(MPI_Bcast(cdir, sizeof cdir, MPI_CHAR, 0, layout->comm));
+  CC_MPI(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, layout->comm));
+  if (rank != 0) CC_CALL(cc_calloc(length + 1, 1, &text));
+  CC_MPI(MPI_Bcast(text, (int)length, MPI_CHAR, 0, layout->comm));
+  char path[1200];
+  snprintf(path, sizeof path, "%s/manifest.json", cdir);
+  io_manifest m;
+  cc_err err = io_manifest_parse(text, path, &m); /* same text, same verdict everywhere */
+  cc_free(&text);
+  CC_CALL(err);
+  err = load(&m, cdir, params, layout, expect, state);
+  if (!err && info_out) {
+    memset(info_out, 0, sizeof *info_out);
+    snprintf(info_out->backend, sizeof info_out->backend, "%s", m.backend);
+    snprintf(info_out->checkpoint_dir, sizeof info_out->checkpoint_dir, "%s", cdir);
+    info_out->ranks_written = m.ranks;
+    info_out->iteration     = m.iteration;
+  }
+  io_manifest_free(&m);
+  if (err) cc_io_state_free(state);
+  CC_CALL(err);
+  return CC_OK;
+}

@@ -1,0 +1,152 @@
+/* io_backend.c: the name -> backend registry (PETSc-style table), the handle over one backend and
+ * small shared helpers (defaults, byte-size parsing, state release). */
+#include "io_internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+static const cc_io_backend_ops *const backend_table[] = {&io_backend_posix,
+                                                         &io_backend_uring,
+                                                         &io_backend_offload,
+                                                         &io_backend_hdf5,
+#ifdef CUBECG_HAVE_FORTRAN
+                                                         &io_backend_fortran,
+#endif
+                                                         NULL};
+
+const cc_io_backend_ops *cc_io_backend_find(const char *name, cc_io_options *opt)
+{
+  if (!name) return NULL;
+  if (!strncmp(name, "offload", 7)) {
+    const char *inner = name[7] == '-' ? name + 8 : name[7] == '\0' ? "posix" : NULL;
+    if (!inner || (strcmp(inner, "posix") && strcmp(inner, "uring"))) return NULL;
+    if (opt) snprintf(opt->inner, sizeof opt->inner, "%s", inner);
+    return &io_backend_offload;
+  }
+  for (int i = 0; backend_table[i]; i++)
+    if (!strcmp(backend_table[i]->name, name)) return backend_table[i];
+  return NULL;
+}
+
+const char *cc_io_backend_names(void)
+{
+#ifdef CUBECG_HAVE_FORTRAN
+  return "posix,uring,offload,offload-uring,hdf5,fortran";
+#else
+  return "posix,uring,offload,offload-uring,hdf5";
+#endif
+}
+
+void cc_io_options_default(cc_io_options *opt)
+{
+  memset(opt, 0, sizeof *opt);
+  opt->queue_depth = 4;
+  opt->durable     = true;
+  opt->checksum    = true;
+  snprintf(opt->inner, sizeof opt->inner, "posix");
+}
+
+void cc_io_state_free(cc_io_state *state)
+{
+  for (int v = 0; v < CC_IO_MAX_VECTORS; v++) cc_free(&state->vector[v]);
+  state->n_vectors = 0;
+}
+
+cc_err cc_io_parse_bytes(const char *text, size_t *bytes)
+{
+  CC_CHECK(text && *text, CC_ERR_ARG, "empty byte size");
+  char *end;
+  double value = strtod(text, &end);
+  CC_CHECK(end != text && value >= 0, CC_ERR_ARG, "bad byte size '%s' (e.g. 8k, 512k, 1M, 1G)",
+           text);
+  double scale = 1;
+  switch (toupper((unsigned char)*end)) {
+  case '\0':
+    break;
+  case 'K':
+    scale = 1024.0;
+    break;
+  case 'M':
+    scale = 1024.0 * 1024;
+    break;
+  case 'G':
+    scale = 1024.0 * 1024 * 1024;
+    break;
+  case 'T':
+    scale = 1024.0 * 1024 * 1024 * 1024;
+    break;
+  default:
+    CC_FAIL(CC_ERR_ARG, "bad unit in byte size '%s' (k, M, G, T)", text);
+  }
+  if (*end) {
+    end++;
+    if (toupper((unsigned char)*end) == 'I') end++; /* "KiB" */
+    if (toupper((unsigned char)*end) == 'B') end++;
+  }
+  CC_CHECK(*end == '\0', CC_ERR_ARG, "trailing characters in byte size '%s'", text);
+  CC_CHECK(value * scale < 9.0e18, CC_ERR_ARG, "byte size '%s' too large", text);
+  *bytes = (size_t)(value * scale);
+  return CC_OK;
+}
+
+/* ---- handle --------------------------------------------------------------------------------- */
+struct cc_io_handle {
+  const cc_io_backend_ops *ops;
+  void *ctx;
+  cc_io_file_info info;
+};
+
+cc_err cc_io_open(const char *backend, const cc_io_options *opt, const cc_io_layout *layout,
+                  const char *dir, cc_io_mode mode, cc_io_handle **handle)
+{
+  *handle = NULL;
+  cc_io_options options;
+  if (opt)
+    options = *opt;
+  else
+    cc_io_options_default(&options);
+  const cc_io_backend_ops *ops = cc_io_backend_find(backend, &options);
+  CC_CHECK(ops != NULL, CC_ERR_ARG, "unknown I/O backend '%s' (built: %s)", backend,
+           cc_io_backend_names());
+  cc_io_handle *h;
+  CC_CALL(cc_calloc(1, sizeof *h, &h));
+  h->ops     = ops;
+  cc_err err = ops->open(&options, layout, dir, mode, &h->ctx);
+  if (err) cc_free(&h);
+  CC_CALL(err);
+  *handle = h;
+  return CC_OK;
+}
+
+cc_err cc_io_write_vectors(cc_io_handle *handle, const cc_io_state *state)
+{
+  CC_CALL(handle->ops->write_vectors(handle->ctx, state));
+  return CC_OK;
+}
+
+cc_err cc_io_commit(cc_io_handle *handle)
+{
+  CC_CALL(handle->ops->commit(handle->ctx, &handle->info));
+  return CC_OK;
+}
+
+cc_err cc_io_read_vectors(cc_io_handle *handle, cc_io_state *state)
+{
+  CC_CALL(handle->ops->read_vectors(handle->ctx, state, &handle->info));
+  return CC_OK;
+}
+
+cc_err cc_io_close(cc_io_handle **handle)
+{
+  cc_io_handle *h = *handle;
+  if (!h) return CC_OK;
+  cc_err err = h->ops->close(h->ctx);
+  cc_free(handle);
+  CC_CALL(err);
+  return CC_OK;
+}
+
+const cc_io_file_info *cc_io_handle_info(const cc_io_handle *handle)
+{
+  return &handle->info;
+}

@@ -1,0 +1,149 @@
+/* io_fs.c: file-system helpers of the checkpoint protocol (fsync of files and directories, as the
+ * rename-based atomic commit needs: see Pillai et al., OSDI 2014 "All file systems are not created
+ * equal") and the CUBECG_IO_INJECT test seam. */
+#include "io_internal.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+cc_err io_fsync_path(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  CC_CHECK(fd >= 0, CC_ERR_SYS, "cannot open %s for fsync: %s", path, strerror(errno));
+  int rc = fsync(fd), saved = errno;
+  close(fd);
+  CC_CHECK(rc == 0, CC_ERR_SYS, "fsync(%s): %s", path, strerror(saved));
+  return CC_OK;
+}
+
+cc_err io_mkdir_p(const char *path)
+{
+  char buf[4096];
+  size_t n = strlen(path);
+  CC_CHECK(n > 0 && n < sizeof buf, CC_ERR_ARG, "bad directory name '%s'", path);
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (buf[i] != '/' && buf[i] != '\0') continue;
+    char saved = buf[i];
+    buf[i]     = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+      CC_FAIL(CC_ERR_SYS, "cannot create directory %s: %s", buf, strerror(errno));
+    buf[i] = saved;
+  }
+  struct stat st;
+  CC_CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode), CC_ERR_SYS, "%s is not a directory", path);
+  return CC_OK;
+}
+
+cc_err io_remove_tree(const char *path)
+{
+  struct stat st;
+  if (lstat(path, &st) != 0) return CC_OK; /* already gone */
+  if (!S_ISDIR(st.st_mode)) {
+    CC_CHECK(unlink(path) == 0, CC_ERR_SYS, "cannot remove %s: %s", path, strerror(errno));
+    return CC_OK;
+  }
+  DIR *d = opendir(path);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", path, strerror(errno));
+  struct dirent *e;
+  char child[4096];
+  cc_err err = CC_OK;
+  while (!err && (e = readdir(d)) != NULL) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+    err = io_remove_tree(child);
+  }
+  closedir(d);
+  CC_CALL(err);
+  CC_CHECK(rmdir(path) == 0, CC_ERR_SYS, "cannot remove directory %s: %s", path, strerror(errno));
+  return CC_OK;
+}
+
+cc_err io_read_text(const char *path, char **text, size_t *n)
+{
+  *text   = NULL;
+  FILE *f = fopen(path, "rb");
+  CC_CHECK(f != NULL, CC_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || st.st_size > (1 << 26)) {
+    fclose(f);
+    CC_FAIL(CC_ERR_IO, "%s: cannot stat or larger than 64 MiB", path);
+  }
+  char *buf;
+  cc_err err = cc_malloc((size_t)st.st_size + 1, 1, &buf);
+  if (err) fclose(f);
+  CC_CALL(err);
+  size_t got = fread(buf, 1, (size_t)st.st_size, f);
+  fclose(f);
+  if (got != (size_t)st.st_size) {
+    cc_free(&buf);
+    CC_FAIL(CC_ERR_IO, "%s: read %zu of %lld bytes", path, got, (long long)st.st_size);
+  }
+  buf[got] = '\0';
+  *text    = buf;
+  if (n) *n = got;
+  return CC_OK;
+}
+
+/* ---- test seam ---------------------------------------------------------------------------- */
+static int inject_checkpoint_number; /* checkpoints written by this process so far */
+
+bool cc_io_inject(const char *what)
+{
+  const char *env = getenv("CUBECG_IO_INJECT");
+  if (!env || !*env) return false;
+  size_t len = strlen(what);
+  for (const char *p = env; *p;) {
+    const char *end = strchr(p, ',');
+    size_t n        = end ? (size_t)(end - p) : strlen(p);
+    if (n >= len && !strncmp(p, what, len) && (n == len || p[len] == ':')) return true;
+    p += n + (end ? 1 : 0);
+  }
+  return false;
+}
+
+void io_inject_next_checkpoint(void)
+{
+  inject_checkpoint_number++;
+}
+
+void io_inject_kill_point(void)
+{
+  if (!cc_io_inject("kill-during-write")) return;
+  const char *env = strstr(getenv("CUBECG_IO_INJECT"), "kill-during-write");
+  int nth         = 1;
+  if (env[strlen("kill-during-write")] == ':') nth = atoi(env + strlen("kill-during-write") + 1);
+  /* outside a checkpoint (benchmark, direct backend use) counts as the first */
+  int current = inject_checkpoint_number > 0 ? inject_checkpoint_number : 1;
+  if (current != nth) return;
+  fprintf(stderr, "cubecg: CUBECG_IO_INJECT=kill-during-write: raising SIGKILL (checkpoint %d)\n",
+          current);
+  fflush(stderr);
+  raise(SIGKILL);
+}
+
+/* ---- collective error agreement ----------------------------------------------------------- */
+cc_err io_agree(MPI_Comm comm, cc_err local)
+{
+  cc_err global;
+  CC_CALL(cc_error_agree(comm, local, &global));
+  if (!global) return CC_OK;
+  int rank, size;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  CC_MPI(MPI_Comm_size(comm, &size));
+  int mine = local ? rank : size, first;
+  CC_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  char message[512] = "";
+  if (rank == first) {
+    const char *m     = cc_error_message();
+    const char *inner = strstr(m, "(): ");
+    snprintf(message, sizeof message, "%s", inner ? inner + 4 : m);
+  }
+  CC_MPI(MPI_Bcast(message, sizeof message, MPI_CHAR, first, comm));
+  if (local) return local; /* this rank's own chain already says what went wrong */
+  CC_FAIL(global, "rank %d failed: %s", first, message);
+}

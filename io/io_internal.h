@@ -1,0 +1,155 @@
+/* io_internal.h: pieces shared inside io/ only (not part of the module's contract): the per-rank
+ * byte stream that posix/uring/fortran implement, the per-rank file format on top of it,
+ * file-system helpers and the global-id redistribution used by the HDF5 writers. */
+#ifndef CC_IO_INTERNAL_H
+#define CC_IO_INTERNAL_H
+
+#include "cc_io.h"
+
+/* ------------------------------------------------------------------------------------------------
+ * Byte stream of one per-rank file (io_posix.c, io_uring.c, io_fortran.c). No MPI inside: streams
+ * also run on the offload helper thread.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  const char *name;
+  const char *extension; /* of the per-rank file: rank.<r>.<extension> */
+  int record_marker;     /* bytes of the marker before and after each record (Fortran: 4) */
+  size_t max_record;     /* largest record written at once (0 = unlimited) */
+  cc_err (*open)(const char *path, cc_io_mode mode, const cc_io_options *opt, void **ctx);
+  cc_err (*write)(void *ctx, const void *data, size_t n); /* one record when record_marker */
+  cc_err (*read)(void *ctx, void *data, size_t n);        /* exactly n bytes (one record) */
+  /* optional: the file will hold bytes bytes (uring: fallocate, so that O_DIRECT writes do not
+   * extend the file one request at a time, which ext4 serialises) */
+  cc_err (*reserve)(void *ctx, int64_t bytes);
+  cc_err (*finish)(void *ctx, bool durable); /* write: everything in the file, fsync if durable */
+  cc_err (*close)(void *ctx);                /* frees ctx */
+  void (*describe)(void *ctx, char *path_used, size_t n_path, char *detail, size_t n_detail);
+} io_stream_ops;
+
+extern const io_stream_ops io_stream_posix;
+extern const io_stream_ops io_stream_uring;
+#ifdef CUBECG_HAVE_FORTRAN
+extern const io_stream_ops io_stream_fortran;
+#endif
+
+/* Backend tables (one per file). */
+extern const cc_io_backend_ops io_backend_posix;
+extern const cc_io_backend_ops io_backend_uring;
+extern const cc_io_backend_ops io_backend_offload;
+extern const cc_io_backend_ops io_backend_hdf5;
+#ifdef CUBECG_HAVE_FORTRAN
+extern const cc_io_backend_ops io_backend_fortran;
+#endif
+
+/* ------------------------------------------------------------------------------------------------
+ * Per-rank file format (io_rankfile.c): a 4096-byte header, then the vectors back to back.
+ * rankfile_* implement a backend's open/write/commit/read/close over any stream; the layout's
+ * comm is only used at open (rank, size), never afterwards (offload helper thread).
+ * ---------------------------------------------------------------------------------------------- */
+#define IO_RANKFILE_HEADER 4096
+typedef struct io_rankfile io_rankfile;
+CC_WUR cc_err io_rankfile_open(const io_stream_ops *stream, const cc_io_options *opt,
+                               const cc_io_layout *layout, const char *dir, cc_io_mode mode,
+                               void **ctx);
+/* Same without touching MPI: rank, n_ranks and the global-id CRC given (offload helper). */
+CC_WUR cc_err io_rankfile_open_as(const io_stream_ops *stream, const cc_io_options *opt, int rank,
+                                  int n_ranks, int64_t n_local, int64_t n_global,
+                                  int values_per_node, uint32_t gid_crc, const char *dir,
+                                  cc_io_mode mode, void **ctx);
+CC_WUR cc_err io_rankfile_write(void *ctx, const cc_io_state *state);
+CC_WUR cc_err io_rankfile_commit(void *ctx, cc_io_file_info *info);
+CC_WUR cc_err io_rankfile_read(void *ctx, cc_io_state *state, cc_io_file_info *info);
+CC_WUR cc_err io_rankfile_close(void *ctx);
+uint32_t io_global_id_crc(const cc_io_layout *layout);
+
+/* ------------------------------------------------------------------------------------------------
+ * File system (io_fs.c)
+ * ---------------------------------------------------------------------------------------------- */
+CC_WUR cc_err io_fsync_path(const char *path); /* open + fsync (files and directories) */
+CC_WUR cc_err io_mkdir_p(const char *path);
+CC_WUR cc_err io_remove_tree(const char *path); /* a flat directory (or a file) */
+CC_WUR cc_err io_read_text(const char *path, char **text, size_t *n);
+/* Inject a kill: raises SIGKILL when "kill-during-write[:N]" matches checkpoint number count. */
+void io_inject_kill_point(void);
+/* Called once per checkpoint write: numbers the checkpoints for "kill-during-write:N". */
+void io_inject_next_checkpoint(void);
+
+/* Agree on an error across comm: every rank returns the lowest failing rank's code; ranks that did
+ * not fail get that rank's innermost message in their chain (so rank 0 can print it). */
+CC_WUR cc_err io_agree(MPI_Comm comm, cc_err local);
+
+/* ------------------------------------------------------------------------------------------------
+ * Global-id redistribution (io_redistribute.c): rank r owns the contiguous global block
+ * [block_start[r], block_start[r+1]); forward moves this rank's values (layout order) into the
+ * block (global order), backward the other way. Collective; MPI_Alltoallv of node-sized items.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+  MPI_Comm comm;
+  bool identity; /* every rank already holds its block in order: no exchange */
+  int size, vpn;
+  int64_t n_local, n_block;
+  int64_t *block_start;                                   /* [size + 1] */
+  int *send_count, *send_displ, *recv_count, *recv_displ; /* in nodes */
+  int64_t *send_order;                                    /* local node index of each sent item */
+  int64_t *recv_position;                                 /* block position of each received item */
+  double *send_buf, *recv_buf;
+  MPI_Datatype node_type; /* vpn doubles */
+} io_redist;
+/* block_start NULL: blocks of n_local nodes in rank order (offset from MPI_Exscan). Verifies the
+ * global ids cover [0, n_global) exactly once (agreed error otherwise). When every rank's ids are
+ * already its block in order, rd->identity is set and forward/backward are plain copies (callers
+ * may then use the layout's vectors directly). */
+CC_WUR cc_err io_redist_create(const cc_io_layout *layout, const int64_t *block_start,
+                               io_redist *rd);
+CC_WUR cc_err io_redist_forward(io_redist *rd, const double *local, double *block);
+CC_WUR cc_err io_redist_backward(io_redist *rd, const double *block, double *local);
+void io_redist_free(io_redist *rd);
+
+/* ------------------------------------------------------------------------------------------------
+ * Offload engine (io_offload.c): one helper thread per process, staging kept between checkpoints.
+ * ---------------------------------------------------------------------------------------------- */
+CC_WUR cc_err io_offload_reserve(size_t bytes); /* allocate and touch the staging buffer now */
+void io_offload_shutdown(void);                 /* join the helper, free the staging buffer */
+
+/* Checkpoint manifest (io_manifest.c): JSON written by rank 0, parsed by every rank. */
+typedef struct {
+  char file[64]; /* name inside the checkpoint directory */
+  int rank;      /* writer rank (-1: shared) */
+  int64_t bytes;
+  uint32_t crc32c;
+} io_manifest_file;
+typedef struct {
+  int version;
+  char backend[24];
+  int iteration;
+  char solver[16];
+  int nx, ny, nz, ranks, values_per_node;
+  int64_t n_global_nodes;
+  char partition[32], ordering[16];
+  bool durable;
+  int n_vectors;
+  char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
+  int n_files;
+  io_manifest_file *files;
+} io_manifest;
+CC_WUR cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable);
+CC_WUR cc_err io_manifest_parse(const char *text, const char *path, io_manifest *m);
+void io_manifest_free(io_manifest *m);
+
+/* Parallel HDF5 helpers (io_hdf5.c), hid_t as int64_t (HDF5 >= 1.10) to keep hdf5.h out of here.
+ * Collective. write/read select [start, start+count) of an n-dimensional double dataset (created
+ * by write, no fill, contiguous) and transfer it with H5FD_MPIO_COLLECTIVE; *io_mode receives the
+ * actual I/O mode (H5Pget_mpio_actual_io_mode) as text. */
+CC_WUR cc_err io_h5_open(const char *path, MPI_Comm comm, cc_io_mode mode, int64_t *file);
+CC_WUR cc_err io_h5_close(int64_t *file);
+CC_WUR cc_err io_h5_write(int64_t file, const char *name, int ndims, const uint64_t *dims,
+                          const uint64_t *start, const uint64_t *count, const double *data,
+                          char *io_mode, size_t n_io_mode);
+CC_WUR cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64_t *dims,
+                         const uint64_t *start, const uint64_t *count, double *data);
+
+/* XDMF description of an HDF5 file holding datasets [n_global][vpn] (io_export.c). */
+CC_WUR cc_err io_write_xdmf_state(const char *xmf_path, const char *h5_name, int nx, int ny, int nz,
+                                  int vpn, int n_vectors, const char (*names)[CC_IO_NAME_LEN]);
+
+#endif

@@ -1,0 +1,267 @@
+/* io_offload.c: the "VH offload" backend of the seeds on a Linux node: the caller copies the
+ * snapshot into a staging buffer (the only stall) and a helper pthread writes and fsyncs it
+ * through posix or uring while the solver iterates; commit waits for the helper. The helper makes
+ * no MPI call (MPI_THREAD_FUNNELED suffices): the collective commit of the checkpoint happens on
+ * the main thread, at the next checkpoint or at cc_io_checkpointer_finish (see cc_io.h). */
+#include "io_internal.h"
+
+#include <pthread.h>
+#include <time.h>
+
+typedef enum { JOB_NONE, JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
+
+/* One engine per process: one helper thread, one staging buffer kept between checkpoints so the
+ * stall is a plain memcpy into memory that is already mapped. */
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  pthread_t thread;
+  bool started, quit;
+  job_state state;
+  double *staging;
+  size_t staging_bytes;
+  /* the job */
+  const io_stream_ops *stream;
+  cc_io_options opt;
+  char dir[4096];
+  int rank, n_ranks, vpn;
+  int64_t n_local, n_global;
+  uint32_t gid_crc;
+  cc_io_state snapshot;
+  /* its outcome */
+  cc_err err;
+  char message[512];
+  cc_io_file_info info;
+} engine = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static cc_err helper_write(cc_io_file_info *info)
+{
+  void *ctx;
+  double t0 = now_s();
+  CC_CALL(io_rankfile_open_as(engine.stream, &engine.opt, engine.rank, engine.n_ranks,
+                              engine.n_local, engine.n_global, engine.vpn, engine.gid_crc,
+                              engine.dir, CC_IO_WRITE, &ctx));
+  cc_err err = io_rankfile_write(ctx, &engine.snapshot);
+  if (!err) err = io_rankfile_commit(ctx, info);
+  cc_err cerr = io_rankfile_close(ctx);
+  CC_CALL(err);
+  CC_CALL(cerr);
+  info->write_s = now_s() - t0;
+  return CC_OK;
+}
+
+static void *helper_main(void *arg)
+{
+  (void)arg;
+  pthread_mutex_lock(&engine.lock);
+  for (;;) {
+    while (engine.state != JOB_PENDING && !engine.quit)
+      pthread_cond_wait(&engine.changed, &engine.lock);
+    if (engine.quit) break;
+    engine.state = JOB_RUNNING;
+    pthread_mutex_unlock(&engine.lock);
+
+    cc_io_file_info info;
+    memset(&info, 0, sizeof info);
+    cc_err err        = helper_write(&info);
+    char message[512] = "";
+    if (err) { /* the error chain is per thread: hand its innermost message to the main thread */
+      const char *m     = cc_error_message();
+      const char *inner = strstr(m, "(): ");
+      snprintf(message, sizeof message, "%s", inner ? inner + 4 : m);
+      cc_error_clear();
+    }
+
+    pthread_mutex_lock(&engine.lock);
+    engine.err  = err;
+    engine.info = info;
+    memcpy(engine.message, message, sizeof message);
+    engine.state = JOB_DONE;
+    pthread_cond_broadcast(&engine.changed);
+  }
+  pthread_mutex_unlock(&engine.lock);
+  return NULL;
+}
+
+static cc_err engine_start(void)
+{
+  if (engine.started) return CC_OK;
+  engine.quit = false;
+  int rc      = pthread_create(&engine.thread, NULL, helper_main, NULL);
+  CC_CHECK(rc == 0, CC_ERR_SYS, "pthread_create of the offload helper failed: %s", strerror(rc));
+  engine.started = true;
+  return CC_OK;
+}
+
+/* Wait until the helper is idle or done with the current job (main thread). */
+static void engine_wait(void)
+{
+  pthread_mutex_lock(&engine.lock);
+  while (engine.state == JOB_PENDING || engine.state == JOB_RUNNING)
+    pthread_cond_wait(&engine.changed, &engine.lock);
+  pthread_mutex_unlock(&engine.lock);
+}
+
+cc_err io_offload_reserve(size_t bytes)
+{
+  engine_wait();
+  if (bytes <= engine.staging_bytes) return CC_OK;
+  cc_free(&engine.staging);
+  engine.staging_bytes = 0;
+  CC_CALL(cc_malloc(bytes, 1, &engine.staging));
+  memset(engine.staging, 0, bytes); /* fault the pages in now, not during a stall */
+  engine.staging_bytes = bytes;
+  return CC_OK;
+}
+
+void io_offload_shutdown(void)
+{
+  if (engine.started) {
+    pthread_mutex_lock(&engine.lock);
+    while (engine.state == JOB_PENDING || engine.state == JOB_RUNNING)
+      pthread_cond_wait(&engine.changed, &engine.lock);
+    engine.quit = true;
+    pthread_cond_broadcast(&engine.changed);
+    pthread_mutex_unlock(&engine.lock);
+    pthread_join(engine.thread, NULL);
+    engine.started = false;
+  }
+  engine.state = JOB_NONE;
+  cc_free(&engine.staging);
+  engine.staging_bytes = 0;
+}
+
+/* ---- backend -------------------------------------------------------------------------------- */
+typedef struct {
+  cc_io_mode mode;
+  bool submitted;
+  double stall_s;
+  void *reader; /* reading is synchronous through the inner backend */
+} offload_ctx;
+
+static const io_stream_ops *inner_stream(const cc_io_options *opt)
+{
+  if (!strcmp(opt->inner, "uring")) return &io_stream_uring;
+  if (!strcmp(opt->inner, "posix") || !opt->inner[0]) return &io_stream_posix;
+  return NULL;
+}
+
+static cc_err offload_open(const cc_io_options *opt, const cc_io_layout *layout, const char *dir,
+                           cc_io_mode mode, void **ctx)
+{
+  const io_stream_ops *stream = inner_stream(opt);
+  CC_CHECK(stream != NULL, CC_ERR_ARG, "offload: inner backend '%s' is not posix or uring",
+           opt->inner);
+  int rank, size;
+  CC_MPI(MPI_Comm_rank(layout->comm, &rank));
+  CC_MPI(MPI_Comm_size(layout->comm, &size));
+  offload_ctx *o;
+  CC_CALL(cc_calloc(1, sizeof *o, &o));
+  o->mode = mode;
+  if (mode == CC_IO_READ) {
+    cc_err err = io_rankfile_open(stream, opt, layout, dir, mode, &o->reader);
+    if (err) cc_free(&o);
+    CC_CALL(err);
+    *ctx = o;
+    return CC_OK;
+  }
+  engine_wait(); /* the previous snapshot must be on disk before its staging is reused */
+  cc_err err = engine_start();
+  if (!err) {
+    engine.rank     = rank;
+    engine.n_ranks  = size;
+    engine.stream   = stream;
+    engine.opt      = *opt;
+    engine.n_local  = layout->n_local_nodes;
+    engine.n_global = layout->n_global_nodes;
+    engine.vpn      = layout->values_per_node;
+    engine.gid_crc  = io_global_id_crc(layout);
+    snprintf(engine.dir, sizeof engine.dir, "%s", dir);
+    engine.state = JOB_NONE;
+  }
+  if (err) cc_free(&o);
+  CC_CALL(err);
+  *ctx = o;
+  return CC_OK;
+}
+
+static cc_err offload_write(void *ctx, const cc_io_state *state)
+{
+  offload_ctx *o = ctx;
+  CC_CHECK(o->mode == CC_IO_WRITE && !o->submitted, CC_ERR_ARG,
+           "offload: write_vectors once per open, in write mode");
+  CC_CHECK(state->n_vectors >= 0 && state->n_vectors <= CC_IO_MAX_VECTORS, CC_ERR_ARG,
+           "state has %d vectors (at most %d)", state->n_vectors, CC_IO_MAX_VECTORS);
+  double t0    = now_s();
+  size_t count = (size_t)engine.n_local * (size_t)engine.vpn;
+  size_t need  = count * sizeof(double) * (size_t)state->n_vectors;
+  CC_CALL(io_offload_reserve(need)); /* no-op once the staging buffer is large enough */
+  engine.snapshot = *state;
+  for (int v = 0; v < state->n_vectors; v++) { /* the stall: one copy per vector */
+    engine.snapshot.vector[v] = engine.staging + (size_t)v * count;
+    if (count) memcpy(engine.snapshot.vector[v], state->vector[v], count * sizeof(double));
+  }
+  pthread_mutex_lock(&engine.lock);
+  engine.state = JOB_PENDING;
+  pthread_cond_broadcast(&engine.changed);
+  pthread_mutex_unlock(&engine.lock);
+  o->submitted = true;
+  o->stall_s   = now_s() - t0;
+  return CC_OK;
+}
+
+static cc_err offload_commit(void *ctx, cc_io_file_info *info)
+{
+  offload_ctx *o = ctx;
+  CC_CHECK(o->submitted, CC_ERR_ARG, "offload: commit without write_vectors");
+  engine_wait();
+  o->submitted  = false;
+  engine.state  = JOB_NONE;
+  *info         = engine.info;
+  info->stall_s = o->stall_s;
+  snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+           "; offload over %s", engine.opt.inner);
+  CC_CHECK(engine.err == CC_OK, engine.err, "offload helper: %s", engine.message);
+  return CC_OK;
+}
+
+static cc_err offload_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
+{
+  offload_ctx *o = ctx;
+  CC_CHECK(o->mode == CC_IO_READ, CC_ERR_ARG, "offload: read on a handle opened for writing");
+  CC_CALL(io_rankfile_read(o->reader, state, info));
+  return CC_OK;
+}
+
+static cc_err offload_close(void *ctx)
+{
+  offload_ctx *o = ctx;
+  if (!o) return CC_OK;
+  cc_err err = CC_OK;
+  if (o->mode == CC_IO_READ)
+    err = io_rankfile_close(o->reader);
+  else if (o->submitted) { /* closed without commit: the helper still reads the staging buffer */
+    engine_wait();
+    engine.state = JOB_NONE;
+  }
+  cc_free(&o);
+  CC_CALL(err);
+  return CC_OK;
+}
+
+const cc_io_backend_ops io_backend_offload = {
+    .name          = "offload",
+    .asynchronous  = true,
+    .open          = offload_open,
+    .write_vectors = offload_write,
+    .commit        = offload_commit,
+    .read_vectors  = offload_read,
+    .close         = offload_close,
+};
