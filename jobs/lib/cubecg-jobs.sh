@@ -1,0 +1,200 @@
+# cubecg-jobs.sh: helpers shared by the Slurm scripts and the local runner (sourced, not executed).
+# They only turn settings into environment variables, binding options and command lines; all
+# computation stays in cubecg and in jobs/analyze.py (docs/conventions: "batch scripts are thin").
+# shellcheck shell=bash
+
+# Mesh presets of the study (nodes per direction, 3 DOF per node): Nakajima's Reedbush-U runs
+# (small, medium), the Oakforest-PACS progress-thread study (ofp-32, ofp-4096) and a tiny CI mesh.
+cc_preset_mesh()
+{
+  case "$1" in
+  small) echo "256 128 144" ;;
+  medium) echo "256 128 288" ;;
+  ofp-32) echo "128 128 64" ;;
+  ofp-4096) echo "512 256 256" ;;
+  ci) echo "16 16 16" ;;
+  local) echo "48 48 48" ;;
+  quick) echo "24 24 24" ;;
+  [0-9]*x[0-9]*x[0-9]*) echo "${1//x/ }" ;;
+  *)
+    echo "cubecg-jobs: unknown preset '$1' (small, medium, ofp-32, ofp-4096, ci, local, quick or NXxNYxNZ)" >&2
+    return 2
+    ;;
+  esac
+}
+
+# Paths of the three programs: CUBECG_BUILD (default <repo>/build) holds src/ and bench/.
+cc_binaries()
+{
+  local repo=$1
+  CC_BUILD=${CUBECG_BUILD:-$repo/build}
+  CC_CUBECG=$CC_BUILD/src/cubecg
+  CC_BENCH=$CC_BUILD/bench/cubecg-bench
+  CC_IOBENCH=$CC_BUILD/bench/cubecg-iobench
+  CC_MPIEXEC=${CUBECG_MPIEXEC:-mpiexec.mpich}
+}
+
+# cc_require_binary PATH: clear message when a program has not been built (skipped in dry-run).
+cc_require_binary()
+{
+  [[ ${CC_DRY_RUN:-0} == 1 || -x $1 ]] && return 0
+  echo "cubecg-jobs: $1 is missing or not executable; build first:" >&2
+  echo "  cmake -S <repo> -B <repo>/build -DCMAKE_BUILD_TYPE=Release && cmake --build <repo>/build -j" >&2
+  echo "  (or point CUBECG_BUILD at your build directory)" >&2
+  return 2
+}
+
+# cc_join SEP ITEMS...: join items with a separator.
+cc_join()
+{
+  local sep=$1 out="" item
+  shift
+  for item in "$@"; do out+=${out:+$sep}$item; done
+  printf '%s' "$out"
+}
+
+# cc_cpu_sets CORES RANKS THREADS RESERVE AT
+# Lays out one node: RANKS ranks with THREADS compute cores each, on logical CPUs 0..CORES-1.
+# RESERVE: none | per-rank (one extra core after each rank's block, left free of compute: the core
+# for its progress thread) | N (N cores per node left free of compute: AT=last at the end, first
+# at the beginning, both half at each end). Sets CC_RANK_CPUS (one "a+b+c" per local rank, for hydra
+# -bind-to user:) and CC_FREE_CPUS (free cores, per rank for per-rank).
+cc_cpu_sets()
+{
+  local cores=$1 ranks=$2 threads=$3 reserve=$4 at=${5:-last}
+  local i t first block=$threads offset=0 need
+  CC_RANK_CPUS=()
+  CC_FREE_CPUS=()
+  case "$reserve" in
+  none) need=$((ranks * threads)) ;;
+  per-rank)
+    block=$((threads + 1))
+    need=$((ranks * block))
+    ;;
+  '' | *[!0-9]*)
+    echo "cubecg-jobs: CUBECG_RESERVE='$reserve' (none, per-rank or a core count)" >&2
+    return 2
+    ;;
+  *)
+    need=$((ranks * threads + reserve))
+    case "$at" in
+    first) offset=$reserve ;;
+    both) offset=$((reserve / 2)) ;; # half at the beginning, the rest at the end
+    last) ;;
+    *)
+      echo "cubecg-jobs: CUBECG_RESERVE_AT='$at' (last, first or both)" >&2
+      return 2
+      ;;
+    esac
+    ;;
+  esac
+  if ((need > cores)); then
+    echo "cubecg-jobs: $ranks ranks x $threads threads + reserve '$reserve' need $need cores, node has $cores" >&2
+    return 2
+  fi
+  for ((i = 0; i < ranks; i++)); do
+    first=$((offset + i * block))
+    local set=()
+    for ((t = 0; t < threads; t++)); do set+=($((first + t))); done
+    if [[ $reserve == per-rank ]]; then
+      set+=($((first + threads)))
+      CC_FREE_CPUS+=($((first + threads)))
+    fi
+    CC_RANK_CPUS+=("$(cc_join + "${set[@]}")")
+  done
+  if [[ $reserve =~ ^[0-9]+$ ]]; then
+    for ((i = 0; i < offset; i++)); do CC_FREE_CPUS+=($i); done
+    for ((i = ranks * threads + offset; i < need; i++)); do CC_FREE_CPUS+=($((cores - need + i))); done
+  fi
+}
+
+# cc_progress_affinity PIN: value of MPIR_CVAR_PROGRESS_THREAD_AFFINITY (one progress thread per
+# rank, one entry per local rank in rank order, as MPICH documents the list) or "" to leave the
+# thread on its rank's cores. PIN: inherit | auto | free | compute | smt | list:a,b,...
+# Needs CC_RANK_CPUS / CC_FREE_CPUS from cc_cpu_sets and CORES for smt.
+cc_progress_affinity()
+{
+  local pin=$1 cores=$2 i out=() n=${#CC_RANK_CPUS[@]}
+  case "$pin" in
+  inherit | '') return 0 ;;
+  auto) echo auto ;;
+  free)
+    if ((${#CC_FREE_CPUS[@]} == 0)); then
+      echo "cubecg-jobs: progress pin 'free' needs free cores (CUBECG_RESERVE=per-rank or N)" >&2
+      return 2
+    fi
+    for ((i = 0; i < n; i++)); do out+=("${CC_FREE_CPUS[i % ${#CC_FREE_CPUS[@]}]}"); done
+    cc_join , "${out[@]}"
+    ;;
+  compute)
+    for ((i = 0; i < n; i++)); do out+=("${CC_RANK_CPUS[i]%%+*}"); done
+    cc_join , "${out[@]}"
+    ;;
+  smt)
+    # sibling hardware thread of each rank's first core; Linux usually numbers the k-th hardware
+    # threads of all cores CORES*k .. CORES*(k+1)-1 (check with lscpu -e)
+    local k=${CUBECG_SMT_INDEX:-1}
+    for ((i = 0; i < n; i++)); do out+=($((${CC_RANK_CPUS[i]%%+*} + k * cores))); done
+    cc_join , "${out[@]}"
+    ;;
+  list:*) echo "${pin#list:}" ;;
+  *)
+    echo "cubecg-jobs: unknown progress pin '$pin' (inherit, auto, free, compute, smt, list:...)" >&2
+    return 2
+    ;;
+  esac
+}
+
+# cc_hex_masks: srun --cpu-bind=mask_cpu: list from CC_RANK_CPUS (arbitrary core counts).
+cc_hex_masks()
+{
+  local masks=() set cpu
+  for set in "${CC_RANK_CPUS[@]}"; do
+    local nib=() hex="" j
+    for cpu in ${set//+/ }; do
+      local k=$((cpu / 4))
+      while ((${#nib[@]} <= k)); do nib+=(0); done
+      nib[k]=$((nib[k] | (1 << (cpu % 4))))
+    done
+    for ((j = ${#nib[@]} - 1; j >= 0; j--)); do hex+=$(printf '%x' "${nib[j]}"); done
+    masks+=("0x$hex")
+  done
+  cc_join , "${masks[@]}"
+}
+
+# cc_quote WORDS...: the words as one shell line, quoting only those that need it.
+cc_quote()
+{
+  local out=() w
+  for w in "$@"; do
+    if [[ $w =~ ^[A-Za-z0-9_./:=+,@%^-]+$ ]]; then out+=("$w"); else out+=("$(printf '%q' "$w")"); fi
+  done
+  printf '%s' "${out[*]}"
+}
+
+# cc_launch LOG ENV... -- COMMAND...: run a command (env assignments first) with its output in LOG,
+# or print it when CC_DRY_RUN=1. The printed line can be pasted into a shell.
+cc_launch()
+{
+  local log=$1 envs=()
+  shift
+  while (($#)) && [[ $1 != -- ]]; do
+    envs+=("$1")
+    shift
+  done
+  shift
+  local line
+  line=$(cc_quote env "${envs[@]}" "$@")
+  if [[ ${CC_DRY_RUN:-0} == 1 ]]; then
+    echo "$line"
+    return 0
+  fi
+  echo "+ $line" >"$log"
+  env "${envs[@]}" "$@" >>"$log" 2>&1
+}
+
+# cc_report_name FIELDS...: a report file name from settings (also used as the run's label).
+cc_report_name()
+{
+  cc_join _ "$@"
+}

@@ -1,0 +1,24 @@
+#!/bin/bash
+# make-figures.sh: regenerates the figures the README shows (docs/figures/) from a fresh --quick
+# local run: jobs/run-local.sh --quick, then analyze.py and model.py into docs/figures (replacing
+# the previous figures there on purpose: --force). The reports stay in results/<timestamp>-quick/.
+#   jobs/make-figures.sh [--out DIR] [run-local.sh options...]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+out=$repo/results/$(date +%Y%m%d-%H%M%S)-quick
+args=()
+while (($#)); do
+  case "$1" in
+  --out) out=$2; shift 2 ;;
+  *) args+=("$1"); shift ;;
+  esac
+done
+figs=$repo/docs/figures
+"$here/run-local.sh" --quick --out "$out" "${args[@]}" ||
+  echo "make-figures.sh: run-local.sh reported failures (above); figures from the reports that exist" >&2
+mkdir -p "$figs"
+python3 "$here/analyze.py" --force --figdir "$figs" "$out" >/dev/null
+python3 "$here/model.py" --force --figdir "$figs" "$out" >/dev/null
+cp "$out/run-info.txt" "$figs/run-info.txt"
+echo "make-figures.sh: figures, tables.md and model.md in $figs (reports: $out)"

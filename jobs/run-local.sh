@@ -1,0 +1,186 @@
+#!/bin/bash
+# run-local.sh: the strong-scaling / progress-thread study of jobs/slurm on one machine
+# (Nakajima's pipelined CG with an asynchronous progress thread; checkpoint I/O benchmark), then
+# jobs/analyze.py and jobs/model.py on the reports. One JSON report per run in the output folder.
+#
+#   jobs/run-local.sh [--quick] [--out DIR] [--mesh N|NXxNYxNZ] [--oversubscribe] [--dry-run]
+#                     [--no-analyze] [--force]
+#
+#   --quick          small sweep for a 2-core machine (< 5 min): 24^3 mesh, all variants x
+#                    reductions, 1 and 2 cores, flat and hybrid, progress off/on/poll, injected
+#                    reduction latency 0/200/2000 us, checkpoint backends, small I/O and kernel bench
+#   --out DIR        report folder (default results/<timestamp>[-quick] in the repository)
+#   --mesh M         mesh nodes per direction (N or NXxNYxNZ; default 24 quick, 48 otherwise)
+#   --oversubscribe  also run more ranks than cores (up to 2 x nproc); those reports go to
+#                    DIR/oversubscribed/ and are flagged in the analyzer's table
+#   --dry-run        print the command lines only
+#   --no-analyze     skip jobs/analyze.py and jobs/model.py
+#   --force          let the analyzer overwrite figures already in DIR
+# Environment: CUBECG_BUILD (build dir, default <repo>/build), CUBECG_MPIEXEC (mpiexec.mpich),
+# CUBECG_MAX_CORES (default nproc).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=lib/cubecg-jobs.sh
+source "$here/lib/cubecg-jobs.sh"
+cc_binaries "$repo"
+
+quick=0 out="" mesh="" oversub=0 analyze=1 force=()
+CC_DRY_RUN=${CUBECG_DRY_RUN:-0}
+while (($#)); do
+  case "$1" in
+  --quick) quick=1; shift ;;
+  --out) out=$2; shift 2 ;;
+  --out=*) out=${1#--out=}; shift ;;
+  --mesh) mesh=$2; shift 2 ;;
+  --oversubscribe) oversub=1; shift ;;
+  --dry-run) CC_DRY_RUN=1; shift ;;
+  --no-analyze) analyze=0; shift ;;
+  --force) force=(--force); shift ;;
+  -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "run-local.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+ncores=${CUBECG_MAX_CORES:-$(nproc)}
+[[ -n $mesh ]] || { if ((quick)); then mesh=24; else mesh=48; fi; }
+[[ $mesh =~ ^[0-9]+$ ]] && mesh=${mesh}x${mesh}x${mesh}
+mesh=$(cc_preset_mesh "$mesh")
+read -r nx ny nz <<<"$mesh"
+if [[ -z $out ]]; then
+  out=$repo/results/$(date +%Y%m%d-%H%M%S)
+  ((quick)) && out+=-quick
+  ((oversub)) && out+=-oversubscribed
+fi
+cc_require_binary "$CC_CUBECG"
+# the benchmarks only feed figure 5 and the model: without them, say so and go on
+have_bench=1 have_iobench=1
+[[ $CC_DRY_RUN == 1 || -x $CC_BENCH ]] || { have_bench=0; echo "run-local.sh: $CC_BENCH not built: no kernel benchmark (model.py needs it)" >&2; }
+[[ $CC_DRY_RUN == 1 || -x $CC_IOBENCH ]] || { have_iobench=0; echo "run-local.sh: $CC_IOBENCH not built: no I/O benchmark (figure 5)" >&2; }
+command -v "$CC_MPIEXEC" >/dev/null || { echo "run-local.sh: $CC_MPIEXEC not found (set CUBECG_MPIEXEC)" >&2; exit 2; }
+
+if ((quick)); then
+  latencies=(200 2000)
+  backends=(posix uring offload hdf5)
+  io_sizes=8M,32M io_repeat=3 bench_n=32 bench_repeat=5
+else
+  latencies=(100 500 2000 5000)
+  backends=(posix uring offload hdf5)
+  io_sizes=1M,8M,64M,256M io_repeat=5 bench_n=64 bench_repeat=10
+fi
+
+# core counts 1, 2, 4, ... and nproc; with --oversubscribe up to 2 x nproc
+counts=()
+for ((c = 1; c < ncores; c *= 2)); do counts+=("$c"); done
+counts+=("$ncores")
+if ((oversub)); then counts+=($((2 * ncores))); fi
+
+# the run list: "ranks threads progress latency checkpoint"
+runs=()
+for c in "${counts[@]}"; do
+  layouts=("$c 1")
+  if ((c > 1)); then
+    if ((quick)); then
+      layouts+=("1 $c")
+    else
+      for ((t = 2; t <= c; t++)); do ((c % t == 0)) && layouts+=("$((c / t)) $t"); done
+    fi
+  fi
+  for l in "${layouts[@]}"; do
+    runs+=("$l off 0 -" "$l on 0 -")
+    ((c > 1)) && runs+=("$l poll 0 -")
+  done
+done
+# injected reduction latency (emulates a large machine's allreduce) and checkpoints on the flat
+# layout that fills the machine
+for lat in "${latencies[@]}"; do
+  runs+=("$ncores 1 off $lat -" "$ncores 1 on $lat -")
+  ((quick)) || runs+=("$ncores 1 poll $lat -")
+done
+for b in "${backends[@]}"; do runs+=("$ncores 1 off 0 $b"); done
+
+[[ $CC_DRY_RUN == 1 ]] || mkdir -p "$out/logs"
+{
+  echo "cubecg local sweep $(date -Iseconds) on $(hostname), $ncores cores, mesh ${nx}x${ny}x${nz}"
+  echo "build: $CC_BUILD  launcher: $CC_MPIEXEC  quick: $quick  oversubscribe: $oversub"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews the timings)"
+} | if [[ $CC_DRY_RUN == 1 ]]; then cat; else tee "$out/run-info.txt"; fi
+
+failed=0
+total=$((${#runs[@]} + 2 * have_bench + 2 * have_iobench))
+step=0
+t_start=$SECONDS
+
+# launch NAME DIR RANKS THREADS ENV... -- PROGRAM ARGS...: one mpiexec with progress lines.
+launch()
+{
+  local name=$1 dir=$2 ranks=$3 threads=$4
+  shift 4
+  local bind=(-bind-to core)
+  ((threads > 1)) && bind=(-bind-to "core:$threads")
+  ((ranks * threads > ncores)) && bind=(-bind-to none)
+  local envs=()
+  while [[ $1 != -- ]]; do envs+=("$1"); shift; done
+  shift
+  step=$((step + 1))
+  local t0=$SECONDS
+  [[ $CC_DRY_RUN == 1 ]] || printf '[%2d/%d] %-48s ' "$step" "$total" "$name"
+  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS="$threads" OMP_PLACES=cores OMP_PROC_BIND=close \
+    "${envs[@]}" -- "$CC_MPIEXEC" -n "$ranks" "${bind[@]}" "$@"; then
+    [[ $CC_DRY_RUN == 1 ]] || echo "ok   $((SECONDS - t0)) s"
+  else
+    echo "FAILED (exit $?), see $out/logs/$name.log"
+    failed=$((failed + 1))
+  fi
+}
+
+for r in "${runs[@]}"; do
+  read -r ranks threads progress lat ckpt <<<"$r"
+  dir=$out
+  flags=()
+  if ((ranks * threads > ncores)); then dir=$out/oversubscribed flags=(oversub); fi
+  [[ $CC_DRY_RUN == 1 ]] || mkdir -p "$dir"
+  layout=flat
+  ((threads > 1)) && layout=hybrid
+  ((ranks == 1 && threads == 1)) && layout=serial
+  envs=(MPIR_CVAR_ASYNC_PROGRESS=0)
+  opts=(--solver all --reduction all)
+  case "$progress" in
+  on) envs=(MPIR_CVAR_ASYNC_PROGRESS=1) ;;
+  poll) opts+=(--progress poll) ;;
+  esac
+  parts=("${nx}x${ny}x${nz}" "${ranks}x${threads}" "$layout" "progress-$progress" "${flags[@]}")
+  ((lat > 0)) && parts+=("lat$lat")
+  if [[ $ckpt != - ]]; then
+    parts+=("ckpt-$ckpt")
+    opts=(--solver pcg --reduction ar --checkpoint "$ckpt" --checkpoint-dir "$out/ckpt/$ckpt"
+      --checkpoint-every 20 --checkpoint-keep 2)
+  fi
+  name=$(cc_report_name "${parts[@]}")
+  launch "$name" "$dir" "$ranks" "$threads" "${envs[@]}" -- "$CC_CUBECG" --nx "$nx" --ny "$ny" --nz "$nz" \
+    "${opts[@]}" --inject-reduction-latency "$lat" --report "$dir/$name.json"
+done
+
+# checkpoint I/O benchmark (the I/O study's per-rank files) and kernel bandwidth for the model
+for ranks in 1 "$ncores"; do
+  if ((have_iobench)); then
+    launch "iobench_${ranks}x1" "$out" "$ranks" 1 -- "$CC_IOBENCH" --dir "$out/iobench-files" \
+      --sizes "$io_sizes" --backends posix,uring,offload,hdf5 --buffers 8k,512k --repeat "$io_repeat" \
+      --report "$out/iobench_${ranks}x1.json"
+  fi
+  if ((have_bench)); then
+    launch "kernels_${bench_n}cubed_${ranks}x1" "$out" "$ranks" 1 -- "$CC_BENCH" --nx "$bench_n" \
+      --ny "$bench_n" --nz "$bench_n" --repeat "$bench_repeat" --report "$out/kernels_${ranks}x1.json"
+  fi
+done
+[[ $CC_DRY_RUN == 1 ]] && exit 0
+rm -rf "$out/ckpt" "$out/iobench-files"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.txt"
+echo "local sweep: $((SECONDS - t_start)) s, $failed failed run(s); reports in $out"
+
+if ((analyze)); then
+  python3 "$here/analyze.py" "${force[@]}" "$out" || failed=$((failed + 1))
+  python3 "$here/model.py" "${force[@]}" "$out" || failed=$((failed + 1))
+fi
+((failed == 0))

@@ -1,0 +1,43 @@
+# jobs/ (issue 6): Slurm and local job scripts, the analyzer and the model. The scripts run
+# `python3` from PATH (as users do), so these tests do too. Label: jobs.
+set(JOBS_SRC ${PROJECT_SOURCE_DIR})
+set(JOBS_OUT ${CMAKE_CURRENT_BINARY_DIR}/jobs)
+set(JOBS_FIXTURES ${JOBS_OUT}/fixtures)
+
+# the benchmark programs may be missing while bench/ is written: test against their paths then
+if(TARGET cubecg-bench)
+  set(JOBS_BENCH $<TARGET_FILE:cubecg-bench>)
+else()
+  set(JOBS_BENCH ${CMAKE_BINARY_DIR}/bench/cubecg-bench)
+endif()
+if(TARGET cubecg-iobench)
+  set(JOBS_IOBENCH $<TARGET_FILE:cubecg-iobench>)
+else()
+  set(JOBS_IOBENCH ${CMAKE_BINARY_DIR}/bench/cubecg-iobench)
+endif()
+
+# (a) every script parses (bash -n, Python AST) and the entry points are executable
+add_test(NAME jobs_syntax COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_syntax.sh ${JOBS_SRC})
+
+# (b) dry-run: the Slurm scripts, the submit helper and the local runner print their launch lines
+add_test(NAME jobs_dryrun
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_dryrun.sh ${JOBS_SRC} ${JOBS_OUT}/dryrun)
+
+# (c) a real quick run (8^3, 1-2 ranks, seconds) makes the reports the analyzer tests read
+add_test(NAME jobs_fixtures
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_fixtures.sh ${MPIEXEC_EXECUTABLE}
+                 $<TARGET_FILE:cubecg> ${JOBS_IOBENCH} ${JOBS_BENCH} ${JOBS_FIXTURES})
+set_tests_properties(jobs_fixtures PROPERTIES FIXTURES_SETUP jobs_reports PROCESSORS 2 TIMEOUT 300)
+
+# every figure, tables.md, model.md; no silent overwrite
+add_test(NAME jobs_analyze
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_analyze.sh ${JOBS_SRC} ${JOBS_FIXTURES}
+                 ${JOBS_OUT}/analyze)
+# (d) malformed / mixed-version / empty input: exit 2 naming the file
+add_test(NAME jobs_malformed
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_malformed.sh ${JOBS_SRC} ${JOBS_FIXTURES}
+                 ${JOBS_OUT}/malformed)
+set_tests_properties(jobs_analyze jobs_malformed PROPERTIES FIXTURES_REQUIRED jobs_reports
+                     TIMEOUT 300)
+set_tests_properties(jobs_syntax jobs_dryrun jobs_fixtures jobs_analyze jobs_malformed
+                     PROPERTIES LABELS jobs)

@@ -1,0 +1,65 @@
+#!/bin/bash
+# test_jobs_dryrun.sh REPO WORKDIR: the Slurm scripts and the local runner in dry-run mode print
+# the launch lines they would run (ranks, threads, binding, progress environment, options) and
+# create nothing.
+set -u
+repo=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+fail=0
+expect() # expect FILE REGEX WHAT
+{
+  if grep -Eq -- "$2" "$1"; then echo "ok   $3"; else echo "FAIL $3: no line matches /$2/ in $1"; fail=1; fi
+}
+sb=$repo/jobs/slurm/strong-scaling.sbatch
+export CUBECG_RESULTS=$work/results CUBECG_BUILD=$work/nobuild CUBECG_REPO=$repo
+
+# 1) hybrid, Oakforest-PACS style: 8 ranks x 8 threads on 68 cores, 4 cores left for progress
+CUBECG_PRESET=ofp-32 CUBECG_NODES=32 CUBECG_CORES_PER_NODE=68 CUBECG_HYBRID_RANKS_PER_NODE=8 \
+  CUBECG_RESERVE=4 CUBECG_LAYOUTS=hybrid CUBECG_PROGRESS="off on poll on:smt" CUBECG_CHECKPOINT=posix \
+  CUBECG_DRY_RUN=1 bash "$sb" >"$work/ofp.txt" 2>&1 || { echo "FAIL dry-run 1 exit $?"; fail=1; }
+cat "$work/ofp.txt"
+expect "$work/ofp.txt" '^env OMP_NUM_THREADS=8 .*MPIR_CVAR_ASYNC_PROGRESS=0 mpiexec\.mpich -n 256 -ppn 8 -bind-to user:0\+1\+2\+3\+4\+5\+6\+7,8\+' "hybrid 256 ranks x 8 threads, hydra user binding"
+expect "$work/ofp.txt" 'nobuild/src/cubecg --nx 128 --ny 128 --nz 64 .*--solver all --reduction all' "preset ofp-32 mesh, every variant x reduction"
+expect "$work/ofp.txt" 'MPIR_CVAR_ASYNC_PROGRESS=1 MPIR_CVAR_PROGRESS_THREAD_AFFINITY=64,65,66,67,64,65,66,67 ' "progress threads on the 4 free cores"
+expect "$work/ofp.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=68,76,84,92,100,108,116,124 ' "progress threads on SMT siblings"
+expect "$work/ofp.txt" 'ASYNC_PROGRESS=0 .*--progress poll ' "poll setting"
+expect "$work/ofp.txt" '--report [^ ]*/results/strong-ofp-32/ofp-32-N32-local/ofp-32_N32_256x8_hybrid_progress-on_pin-free_reserve-4\.json' "one report per run in a folder named after the run"
+expect "$work/ofp.txt" '--checkpoint posix --checkpoint-dir [^ ]+ --checkpoint-every 50 --solver pcg --reduction ar ' "checkpoint run"
+
+# 2) flat and hybrid with a reserved core per rank, launched by srun
+CUBECG_PRESET=medium CUBECG_NODES=2 CUBECG_CORES_PER_NODE=36 CUBECG_SOCKETS_PER_NODE=2 \
+  CUBECG_RESERVE=per-rank CUBECG_LAUNCHER=srun CUBECG_LATENCIES="0 500" bash "$sb" --dry-run \
+  >"$work/srun.txt" 2>&1 || { echo "FAIL dry-run 2 exit $?"; fail=1; }
+expect "$work/srun.txt" '^env OMP_NUM_THREADS=17 .* srun --nodes 2 --ntasks 4 --ntasks-per-node 2 --cpus-per-task 18 --cpu-bind=mask_cpu:0x3ffff,0xffffc0000 ' "hybrid 2 ranks/node x 17 threads + 1 reserved core (srun masks)"
+expect "$work/srun.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=17,35 srun' "progress thread on each rank's reserved core"
+expect "$work/srun.txt" '^env OMP_NUM_THREADS=1 .* srun --nodes 2 --ntasks 36 --ntasks-per-node 18 ' "flat MPI layout"
+expect "$work/srun.txt" '--nx 256 --ny 128 --nz 288 ' "preset medium"
+expect "$work/srun.txt" '--inject-reduction-latency 500 .*_lat500\.json' "injected-latency run"
+
+# 3) the submit helper loops node counts with sbatch -N
+bash "$repo/jobs/slurm/submit-sweep.sh" --preset small --nodes 2,4,8 --sweep test --dry-run -- -p debug \
+  >"$work/submit.txt" 2>&1 || { echo "FAIL submit dry-run exit $?"; fail=1; }
+for n in 2 4 8; do
+  expect "$work/submit.txt" "^sbatch -N $n .*CUBECG_PRESET=small,CUBECG_SWEEP=test -p debug .*strong-scaling\.sbatch" "sbatch -N $n"
+done
+expect "$work/submit.txt" '--nx 256 --ny 128 --nz 144 ' "preset small"
+
+# 4) the local runner, quick mode
+CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run --out "$work/local" >"$work/local.txt" 2>&1 ||
+  { echo "FAIL run-local dry-run exit $?"; fail=1; }
+expect "$work/local.txt" 'OMP_NUM_THREADS=1 .*MPIR_CVAR_ASYNC_PROGRESS=0 mpiexec\.mpich -n 2 -bind-to core [^ ]*cubecg --nx 24 .*--solver all --reduction all' "local flat 2x1"
+expect "$work/local.txt" 'OMP_NUM_THREADS=2 .*MPIR_CVAR_ASYNC_PROGRESS=1 mpiexec\.mpich -n 1 -bind-to core:2 ' "local hybrid 1x2, async on"
+expect "$work/local.txt" '--inject-reduction-latency 2000 ' "local injected latency"
+expect "$work/local.txt" 'cubecg-iobench --dir .* --sizes 8M,32M ' "local I/O benchmark"
+expect "$work/local.txt" 'cubecg-bench --nx 32 ' "local kernel benchmark"
+expect "$work/local.txt" '--checkpoint hdf5 ' "local checkpoint backend"
+
+# 5) errors: unknown preset -> exit 2 with the name
+CUBECG_PRESET=huge CUBECG_DRY_RUN=1 bash "$sb" >"$work/bad.txt" 2>&1
+rc=$?
+if [[ $rc == 2 ]] && grep -q "unknown preset 'huge'" "$work/bad.txt"; then echo "ok   unknown preset refused"
+else echo "FAIL unknown preset: exit $rc"; cat "$work/bad.txt"; fail=1; fi
+
+# dry-run creates nothing
+if [[ -e $work/results || -e $work/local ]]; then echo "FAIL dry-run created files"; fail=1; else echo "ok   nothing created"; fi
+exit $fail
