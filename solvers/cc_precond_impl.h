@@ -1,0 +1,61 @@
+/* cc_precond_impl.h: private interface between the preconditioner registry (precond.c) and the
+ * preconditioners (precond_*.c), plus the SGS sweep shared by "sgs" and "asdd" (GeoFEM's
+ * indexL/itemL/AL, indexU/itemU/AU, ALU storage; Nakajima, multicolor SGS). Tests include it too.
+ */
+#ifndef CC_PRECOND_IMPL_H
+#define CC_PRECOND_IMPL_H
+
+#include "cc_solvers.h"
+
+/* Each preconditioner's create function (registered by name in precond.c). */
+typedef cc_err (*cc_precond_create_fn)(const cc_precond_params *params, const cc_bcrs *a,
+                                       const cc_comm_table *comm, cc_precond *pc);
+CC_WUR cc_err cc_precond_create_none(const cc_precond_params *params, const cc_bcrs *a,
+                                     const cc_comm_table *comm, cc_precond *pc);
+CC_WUR cc_err cc_precond_create_jacobi(const cc_precond_params *params, const cc_bcrs *a,
+                                       const cc_comm_table *comm, cc_precond *pc);
+CC_WUR cc_err cc_precond_create_sgs(const cc_precond_params *params, const cc_bcrs *a,
+                                    const cc_comm_table *comm, cc_precond *pc);
+CC_WUR cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
+                                     const cc_comm_table *comm, cc_precond *pc);
+
+/* inv = a^-1 for a 3x3 row-major block (thread-safe, no error chain); returns 1 when the block is
+ * singular (|det| <= 1e-14 max|a_ij|^3) or not finite. */
+int cc_block3_inverse(const double *a, double *inv);
+/* The CC_ERR_NUMERIC error for a singular diagonal block a of local node `node` (current
+ * numbering; the original id via ord when given), called outside parallel regions. */
+CC_WUR cc_err cc_block3_singular_error(const double *a, int node, const cc_ordering *ord,
+                                       const cc_comm_table *comm);
+
+/* Localized symmetric Gauss-Seidel M = (D + L) D^-1 (D + U) over the internal columns of a
+ * (external columns ignored: block Jacobi across ranks). With colors (ordering->n_colors >= 1),
+ * nodes of one color are swept by OpenMP threads in parallel; otherwise the sweep is sequential in
+ * the matrix's current numbering. */
+typedef struct {
+  int n;          /* internal nodes */
+  int n_colors;   /* 0: sequential sweep */
+  int *color_ptr; /* [n_colors + 1] */
+  int64_t *l_ptr; /* [n + 1] strictly lower blocks (internal columns) of row i */
+  int32_t *l_col;
+  double *l_val; /* 9 per block */
+  /* Strictly upper blocks (internal columns). Colors: row i at position i. Sequential sweep: row i
+   * at position n-1-i, and D^-1 again in that order (dinv_back), so that the backward sweep reads
+   * memory ascending like the forward one (descending streams defeat the hardware prefetcher). */
+  int64_t *u_ptr; /* [n + 1] */
+  int32_t *u_col;
+  double *u_val;
+  double *dinv;      /* [9 n] inverted diagonal blocks */
+  double *dinv_back; /* [9 n] sequential sweep only (else NULL) */
+} cc_sgs;
+
+/* ord may be NULL (natural, sequential); a must already be permuted by ord (cc_ordering_apply). */
+CC_WUR cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm,
+                           cc_sgs *s);
+/* z = M^-1 r on the internal DOFs (forward then backward sweep; z also holds the intermediate y).
+ */
+void cc_sgs_apply(const cc_sgs *s, const double *r, double *z);
+void cc_sgs_free(cc_sgs *s);
+/* Plain reference: sequential SGS over the full internal L/U of a in its current numbering. */
+CC_WUR cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z);
+
+#endif

@@ -1,0 +1,36 @@
+/* precond_none.c: identity preconditioner z = r (unpreconditioned CG). */
+#include "cc_precond_impl.h"
+
+typedef struct {
+  int64_t n_dof; /* 3 * internal nodes */
+} none_ctx;
+
+static cc_err none_apply(cc_precond *pc, double *r, double *z)
+{
+  const none_ctx *ctx = pc->ctx;
+  const int64_t n     = ctx->n_dof;
+  /* z <- r */
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i++) z[i] = r[i];
+  return CC_OK;
+}
+
+static void none_destroy(cc_precond *pc)
+{
+  cc_free(&pc->ctx);
+}
+
+cc_err cc_precond_create_none(const cc_precond_params *params, const cc_bcrs *a,
+                              const cc_comm_table *comm, cc_precond *pc)
+{
+  (void)params;
+  (void)comm;
+  none_ctx *ctx = NULL;
+  CC_CALL(cc_malloc(1, sizeof *ctx, &ctx));
+  ctx->n_dof  = 3 * (int64_t)a->n_rows;
+  pc->name    = "none";
+  pc->ctx     = ctx;
+  pc->apply   = none_apply;
+  pc->destroy = none_destroy;
+  return CC_OK;
+}

@@ -1,0 +1,48 @@
+# Orderings and preconditioners (issue 3): colors, permutations, SGS / ASDD symmetry, thread
+# independence, bad input, and a smoke run of the kernel benchmark.
+cc_add_unit(test_precond_ordering test_precond_ordering.c)
+cc_add_unit(test_precond_sgs test_precond_sgs.c)
+cc_add_unit(test_precond_errors test_precond_errors.c)
+
+# colors valid and permutations consistent for every ordering, K = 2, 3, 10, 50
+foreach(size "8;8;8" "9;5;7")
+  list(GET size 0 nx)
+  list(GET size 1 ny)
+  list(GET size 2 nz)
+  cc_add_mpi_test(NAME precond_ordering_${nx}x${ny}x${nz} RANKS 1 2 4
+                  COMMAND $<TARGET_FILE:test_precond_ordering> --nx ${nx} --ny ${ny} --nz ${nz})
+endforeach()
+cc_add_mpi_test(NAME precond_ordering_metis RANKS 2 4
+                COMMAND $<TARGET_FILE:test_precond_ordering> --nx 9 --ny 5 --nz 7 --partition metis)
+
+# SGS / ASDD: M^-1 symmetric positive, thread-count independent, equal to the reference sweep.
+# The program also runs 1 and 2 threads itself; passive OpenMP waiting keeps oversubscribed runs
+# (ranks x threads > cores) from spinning at the per-color barriers.
+foreach(threads 1 2)
+  cc_add_mpi_test(NAME precond_sgs RANKS 1 2 4 THREADS ${threads} ENV OMP_WAIT_POLICY=passive
+                  COMMAND $<TARGET_FILE:test_precond_sgs> --nx 9 --ny 5 --nz 7)
+endforeach()
+cc_add_mpi_test(NAME precond_sgs_metis RANKS 2 THREADS 2 ENV OMP_WAIT_POLICY=passive
+                COMMAND $<TARGET_FILE:test_precond_sgs> --nx 8 --ny 8 --nz 8 --partition metis)
+
+# bad input: clear errors naming the bad value
+cc_add_mpi_test(NAME precond_errors RANKS 1 COMMAND $<TARGET_FILE:test_precond_errors>)
+
+# kernel benchmark smoke test (tiny mesh, small STREAM arrays), then its JSON report's contents
+find_package(Python3 COMPONENTS Interpreter)
+if(TARGET cubecg-bench)
+  foreach(np 1 2)
+    set(json ${CMAKE_CURRENT_BINARY_DIR}/precond_bench_smoke_${np}.json)
+    cc_add_mpi_test(NAME precond_bench_smoke_${np} RANKS ${np}
+                    COMMAND $<TARGET_FILE:cubecg-bench> --nx 12 --ny 12 --nz 12 --stream-mb 8
+                            --repeat 2 --ordering cm-rcm --colors 10 --report ${json})
+    add_test(NAME precond_bench_report_${np}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_report.py expect ${json}
+                     "r['kind'] == 'kernels' and r['ranks'] == ${np} and r['nx'] == 12"
+                     "[k['name'] for k in r['kernels']] == ['spmv', 'sgs', 'asdd', 'dot', 'axpy']"
+                     "all(k['bytes'] > 0 and k['seconds'] > 0 and k['bytes_per_s'] > 0 for k in r['kernels'])"
+                     "r['stream_triad_bytes_per_s'] > 0 and r['colors_used_min'] >= 10")
+    set_tests_properties(precond_bench_smoke_${np}_np${np} PROPERTIES FIXTURES_SETUP precond_bench_${np})
+    set_tests_properties(precond_bench_report_${np} PROPERTIES FIXTURES_REQUIRED precond_bench_${np})
+  endforeach()
+endif()

@@ -1,0 +1,121 @@
+/* test_precond_util.h: shared set-up of the ordering / preconditioner unit tests: MPI with
+ * FUNNELED, a small cube from cc_mesh_create + cc_mesh_assemble, deterministic test vectors and a
+ * failure counter reduced over ranks (a test fails when any rank saw a failure).
+ */
+#ifndef TEST_PRECOND_UTIL_H
+#define TEST_PRECOND_UTIL_H
+
+#include "cc_mesh.h"
+#include "cc_solvers.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int tp_failures = 0;
+static int tp_rank     = 0;
+
+#define TP_EXPECT(cond, ...)                                                                       \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "[rank %d] FAIL %s:%d: ", tp_rank, __FILE__, __LINE__);                      \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      tp_failures++;                                                                               \
+    }                                                                                              \
+  } while (0)
+
+/* A library call that must succeed: print the error chain and abort the test otherwise. */
+#define TP_CALL(expr)                                                                              \
+  do {                                                                                             \
+    cc_err tp_err_ = (expr);                                                                       \
+    if (tp_err_) {                                                                                 \
+      fprintf(stderr, "[rank %d] FAIL %s:%d: %s\n", tp_rank, __FILE__, __LINE__, #expr);           \
+      cc_error_print(stderr, tp_rank);                                                             \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
+    }                                                                                              \
+  } while (0)
+
+typedef struct {
+  cc_mesh_params params;
+  cc_mesh mesh;
+  cc_bcrs a;
+  double *b;
+} tp_problem;
+
+static inline void tp_init(int *argc, char ***argv)
+{
+  int provided;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &tp_rank);
+}
+
+/* Parse "--nx N --ny N --nz N --partition box|metis" (other options are left to the caller). */
+static inline void tp_problem_create(int argc, char **argv, tp_problem *p)
+{
+  cc_mesh_params_default(&p->params);
+  p->params.nx = p->params.ny = p->params.nz = 8;
+  for (int i = 1; i + 1 < argc; i++) {
+    if (!strcmp(argv[i], "--nx")) p->params.nx = atoi(argv[i + 1]);
+    if (!strcmp(argv[i], "--ny")) p->params.ny = atoi(argv[i + 1]);
+    if (!strcmp(argv[i], "--nz")) p->params.nz = atoi(argv[i + 1]);
+    if (!strcmp(argv[i], "--partition"))
+      p->params.partition = strcmp(argv[i + 1], "metis") ? CC_PARTITION_BOX : CC_PARTITION_METIS;
+  }
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  TP_CALL(cc_mesh_params_validate(&p->params, size, 0));
+  TP_CALL(cc_mesh_create(&p->params, MPI_COMM_WORLD, &p->mesh));
+  TP_CALL(cc_mesh_assemble(&p->mesh, &p->params, &p->a, &p->b));
+}
+
+static inline void tp_problem_free(tp_problem *p)
+{
+  cc_bcrs_free(&p->a);
+  cc_free(&p->b);
+  cc_mesh_free(&p->mesh);
+}
+
+/* Deterministic pseudo-random value in [-1, 1) of (global node, component, seed): the same vector
+ * whatever the partition. */
+static inline double tp_value(int64_t g, int c, int seed)
+{
+  uint64_t x = (uint64_t)g * 3 + (uint64_t)c + 0x9E3779B97F4A7C15ull * (uint64_t)(seed + 1);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return (double)(x >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* v[3 n_total]: internal part from tp_value in the mesh's numbering, halo zero. */
+static inline double *tp_vector(const tp_problem *p, int seed)
+{
+  double *v = NULL;
+  TP_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &v));
+  for (int i = 0; i < p->mesh.n_internal; i++)
+    for (int c = 0; c < 3; c++) v[3 * i + c] = tp_value(p->mesh.global_id[i], c, seed);
+  return v;
+}
+
+/* global (x, y) over the internal DOFs */
+static inline double tp_dot(const tp_problem *p, const double *x, const double *y)
+{
+  double s = 0.0;
+  for (int64_t i = 0; i < 3 * (int64_t)p->a.n_rows; i++) s += x[i] * y[i];
+  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return s;
+}
+
+/* 0 if no rank failed; prints PASSED/FAILED on rank 0 */
+static inline int tp_finish(const char *name)
+{
+  int total = tp_failures;
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (tp_rank == 0) printf("%s: %s (%d failures)\n", name, total ? "FAILED" : "PASSED", total);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
+
+#endif
