@@ -92,6 +92,9 @@ typedef struct {
 CC_WUR cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ordering *ord);
 /* Permute a's internal rows/columns (halo columns keep their ids) and the export items of comm. */
 CC_WUR cc_err cc_ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *comm);
+/* Only the communication table's export items, for a matrix assembled in the new order by its
+ * producer (cc_mesh_assemble_ordered): no second copy of the matrix is ever held. */
+void          cc_ordering_apply_comm(const cc_ordering *ord, cc_comm_table *comm);
 void          cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new);
 void          cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old);
 void          cc_ordering_free(cc_ordering *ord);

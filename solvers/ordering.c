@@ -210,11 +210,15 @@ static cc_err ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *
   }
   cc_bcrs_free(a);
   *a = b;
-  /* export items are internal ids: renumber; import items are halo ids: unchanged */
-  if (comm)
-    for (int k = 0; k < comm->export_index[comm->n_neighbors]; k++)
-      comm->export_item[k] = ord->new_of_old[comm->export_item[k]];
+  if (comm) cc_ordering_apply_comm(ord, comm);
   return CC_OK;
+}
+
+void cc_ordering_apply_comm(const cc_ordering *ord, cc_comm_table *comm)
+{
+  /* export items are internal ids: renumber; import items are halo ids: unchanged */
+  for (int k = 0; k < comm->export_index[comm->n_neighbors]; k++)
+    comm->export_item[k] = ord->new_of_old[comm->export_item[k]];
 }
 
 cc_err cc_ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *comm)

@@ -59,6 +59,51 @@ static inline void sgs_backward_row(const cc_sgs *s, int64_t i, int64_t p, const
   z[3 * i + 2] -= d[6] * s0 + d[7] * s1 + d[8] * s2;
 }
 
+/* The same two row kernels on the matrix in place (multicolor sweeps): L = blocks before the
+ * diagonal (all internal, columns < i), U = blocks after it up to the first external column
+ * (columns sorted ascending, external ids >= n). */
+static inline void sgs_forward_row_inplace(const cc_sgs *s, int64_t i, const double *restrict r,
+                                           double *restrict z)
+{
+  const cc_bcrs *a = s->a;
+  const int32_t *restrict col = a->col_idx;
+  const double *restrict val  = a->val;
+  double s0 = r[3 * i], s1 = r[3 * i + 1], s2 = r[3 * i + 2];
+  for (int64_t k = a->row_ptr[i]; k < a->diag_pos[i]; k++) { /* s -= L_ij y_j */
+    const double *b = val + 9 * k;
+    const double *y = z + 3 * (int64_t)col[k];
+    const double y0 = y[0], y1 = y[1], y2 = y[2];
+    s0 -= b[0] * y0 + b[1] * y1 + b[2] * y2;
+    s1 -= b[3] * y0 + b[4] * y1 + b[5] * y2;
+    s2 -= b[6] * y0 + b[7] * y1 + b[8] * y2;
+  }
+  const double *d = s->dinv + 9 * i; /* y_i = D_i^-1 s */
+  z[3 * i]        = d[0] * s0 + d[1] * s1 + d[2] * s2;
+  z[3 * i + 1]    = d[3] * s0 + d[4] * s1 + d[5] * s2;
+  z[3 * i + 2]    = d[6] * s0 + d[7] * s1 + d[8] * s2;
+}
+
+static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *restrict z)
+{
+  const cc_bcrs *a = s->a;
+  const int32_t *restrict col = a->col_idx;
+  const double *restrict val  = a->val;
+  const int32_t n             = s->n;
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+  for (int64_t k = a->diag_pos[i] + 1; k < a->row_ptr[i + 1] && col[k] < n; k++) { /* U_ij z_j */
+    const double *b = val + 9 * k;
+    const double *x = z + 3 * (int64_t)col[k];
+    const double x0 = x[0], x1 = x[1], x2 = x[2];
+    s0 += b[0] * x0 + b[1] * x1 + b[2] * x2;
+    s1 += b[3] * x0 + b[4] * x1 + b[5] * x2;
+    s2 += b[6] * x0 + b[7] * x1 + b[8] * x2;
+  }
+  const double *d = s->dinv + 9 * i; /* z_i = y_i - D_i^-1 sum */
+  z[3 * i] -= d[0] * s0 + d[1] * s1 + d[2] * s2;
+  z[3 * i + 1] -= d[3] * s0 + d[4] * s1 + d[5] * s2;
+  z[3 * i + 2] -= d[6] * s0 + d[7] * s1 + d[8] * s2;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Sweeps
  * ---------------------------------------------------------------------------------------------- */
@@ -90,14 +135,13 @@ void cc_sgs_apply(const cc_sgs *s, const double *r, double *z)
   {
     for (int c = 0; c < nc; c++) {
 #pragma omp for schedule(static)
-      for (int i = cp[c]; i < cp[c + 1]; i++) sgs_forward_row(s, i, r, z);
+      for (int i = cp[c]; i < cp[c + 1]; i++) sgs_forward_row_inplace(s, i, r, z);
 #pragma omp master
       cc_reduce_poll();
     }
     for (int c = nc - 1; c >= 0; c--) {
 #pragma omp for schedule(static)
-      for (int i = cp[c]; i < cp[c + 1]; i++)
-        sgs_backward_row(s, i, i, s->dinv + 9 * (int64_t)i, z);
+      for (int i = cp[c]; i < cp[c + 1]; i++) sgs_backward_row_inplace(s, i, z);
 #pragma omp master
       cc_reduce_poll();
     }
@@ -146,7 +190,7 @@ cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z)
 /* Position of row i in the U storage (see cc_sgs). */
 static inline int64_t sgs_upos(const cc_sgs *s, int64_t i)
 {
-  return s->n_colors ? i : s->n - 1 - i;
+  return s->n - 1 - i; /* sequential sweeps only */
 }
 
 /* Copy row i's strictly lower / strictly upper internal blocks and invert its diagonal block;
@@ -186,6 +230,23 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_tabl
   s->color_ptr[0] = 0;
   for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
 
+  if (s->n_colors > 0) {
+    /* multicolor: the sweeps read a in place; only D^-1, first-touched per color like the sweeps */
+    s->a = a;
+    CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
+    const int *cp  = s->color_ptr;
+    int        bad = INT_MAX;
+#pragma omp parallel reduction(min : bad)
+    for (int c = 0; c < s->n_colors; c++) {
+#pragma omp for schedule(static) nowait
+      for (int i = cp[c]; i < cp[c + 1]; i++)
+        if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], s->dinv + 9 * (int64_t)i) && i < bad) bad = i;
+    }
+    if (bad != INT_MAX)
+      CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
+    return CC_OK;
+  }
+
   /* counts (U at its storage position) and prefix sums; sequential: one pass over col_idx */
   CC_CALL(cc_calloc((size_t)n + 1, sizeof(int64_t), &s->l_ptr));
   CC_CALL(cc_calloc((size_t)n + 1, sizeof(int64_t), &s->u_ptr));
@@ -210,20 +271,10 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_tabl
   CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
   if (s->n_colors == 0) CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv_back));
 
-  /* fill: first touch by the thread that sweeps the row (same static partition per color) */
+  /* fill (sequential sweep: serial, like the sweep itself) */
   int bad = INT_MAX;
-  if (s->n_colors == 0) {
-    for (int64_t i = 0; i < n; i++)
-      if (sgs_fill_row(a, s, i) && i < bad) bad = (int)i;
-  } else {
-    const int *cp = s->color_ptr;
-#pragma omp parallel reduction(min : bad)
-    for (int c = 0; c < s->n_colors; c++) {
-#pragma omp for schedule(static) nowait
-      for (int i = cp[c]; i < cp[c + 1]; i++)
-        if (sgs_fill_row(a, s, i) && i < bad) bad = i;
-    }
-  }
+  for (int64_t i = 0; i < n; i++)
+    if (sgs_fill_row(a, s, i) && i < bad) bad = (int)i;
   if (bad != INT_MAX)
     CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
   return CC_OK;
