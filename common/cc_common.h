@@ -1,9 +1,9 @@
 /* cc_common.h: the contract shared by every cubecg library.
  *
  * - Errors travel up (PETSc style): library functions return cc_err (0 = success); CC_CALL wraps a
- *   call and appends file:line:function to a per-thread error chain; CC_CHECK tests a condition with a
- *   formatted message; CC_MPI, CC_SYS, CC_URING and CC_H5 turn library codes into text.
- *   main() prints the chain once (cc_error_print) and exits non-zero.
+ *   call and appends file:line:function to a per-thread error chain; CC_CHECK tests a condition
+ * with a formatted message; CC_MPI, CC_SYS, CC_URING and CC_H5 turn library codes into text. main()
+ * prints the chain once (cc_error_print) and exits non-zero.
  * - Data shared between mesh/ (producer) and solvers/, io/ (consumers): the GeoFEM-style
  *   communication table and the 3x3 block CRS matrix.
  * - Timing regions: a fixed enum around MPI_Wtime, reduced over ranks only at the end.
@@ -45,59 +45,64 @@ enum {
 #define CC_WUR __attribute__((warn_unused_result))
 #define CC_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
-/* Append a frame to this thread's error chain; returns code so callers can `return cc_error_push(..)`. */
-cc_err cc_error_push(cc_err code, const char *file, int line, const char *func, const char *fmt, ...)
-  CC_PRINTF(5, 6);
+/* Append a frame to this thread's error chain; returns code so callers can `return
+ * cc_error_push(..)`. */
+cc_err cc_error_push(cc_err code, const char *file, int line, const char *func, const char *fmt,
+                     ...) CC_PRINTF(5, 6);
 /* Print the chain (innermost first) prefixed with the rank, then clear it. */
 void cc_error_print(FILE *out, int rank);
 /* First message of the chain (the innermost, most specific); "" if none. */
 const char *cc_error_message(void);
-void        cc_error_clear(void);
+void cc_error_clear(void);
 const char *cc_error_name(cc_err code);
 
-#define CC_CALL(expr) \
-  do { \
-    cc_err cc_call_err_ = (expr); \
-    if (cc_call_err_) return cc_error_push(cc_call_err_, __FILE__, __LINE__, __func__, "%s", #expr); \
+#define CC_CALL(expr)                                                                              \
+  do {                                                                                             \
+    cc_err cc_call_err_ = (expr);                                                                  \
+    if (cc_call_err_)                                                                              \
+      return cc_error_push(cc_call_err_, __FILE__, __LINE__, __func__, "%s", #expr);               \
   } while (0)
 
-#define CC_CHECK(cond, code, ...) \
-  do { \
-    if (!(cond)) return cc_error_push((code), __FILE__, __LINE__, __func__, __VA_ARGS__); \
+#define CC_CHECK(cond, code, ...)                                                                  \
+  do {                                                                                             \
+    if (!(cond)) return cc_error_push((code), __FILE__, __LINE__, __func__, __VA_ARGS__);          \
   } while (0)
 
 #define CC_FAIL(code, ...) return cc_error_push((code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 /* MPI calls: needs MPI_ERRORS_RETURN on the communicator (set by the driver). */
-cc_err cc_error_push_mpi(int mpi_code, const char *file, int line, const char *func, const char *expr);
-#define CC_MPI(expr) \
-  do { \
-    int cc_mpi_rc_ = (expr); \
-    if (cc_mpi_rc_ != MPI_SUCCESS) \
-      return cc_error_push_mpi(cc_mpi_rc_, __FILE__, __LINE__, __func__, #expr); \
+cc_err cc_error_push_mpi(int mpi_code, const char *file, int line, const char *func,
+                         const char *expr);
+#define CC_MPI(expr)                                                                               \
+  do {                                                                                             \
+    int cc_mpi_rc_ = (expr);                                                                       \
+    if (cc_mpi_rc_ != MPI_SUCCESS)                                                                 \
+      return cc_error_push_mpi(cc_mpi_rc_, __FILE__, __LINE__, __func__, #expr);                   \
   } while (0)
 
 /* OS calls returning -1 and setting errno. */
-cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *func, const char *expr);
-#define CC_SYS(expr) \
-  do { \
-    if ((expr) == -1) return cc_error_push_errno(errno, __FILE__, __LINE__, __func__, #expr); \
+cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *func,
+                           const char *expr);
+#define CC_SYS(expr)                                                                               \
+  do {                                                                                             \
+    if ((expr) == -1) return cc_error_push_errno(errno, __FILE__, __LINE__, __func__, #expr);      \
   } while (0)
 
 /* io_uring calls returning a negative errno. */
-#define CC_URING(expr) \
-  do { \
-    int cc_uring_rc_ = (expr); \
-    if (cc_uring_rc_ < 0) \
-      return cc_error_push((CC_ERR_URING), __FILE__, __LINE__, __func__, "%s: %s", #expr, \
-                           strerror(-cc_uring_rc_)); \
+#define CC_URING(expr)                                                                             \
+  do {                                                                                             \
+    int cc_uring_rc_ = (expr);                                                                     \
+    if (cc_uring_rc_ < 0)                                                                          \
+      return cc_error_push((CC_ERR_URING), __FILE__, __LINE__, __func__, "%s: %s", #expr,          \
+                           strerror(-cc_uring_rc_));                                               \
   } while (0)
 
 /* HDF5 calls returning a negative herr_t/hid_t. */
-#define CC_H5(expr) \
-  do { \
-    if ((int64_t)(expr) < 0) \
-      return cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__, "HDF5 call failed: %s", #expr); \
+#define CC_H5(expr)                                                                                \
+  do {                                                                                             \
+    if ((int64_t)(expr) < 0)                                                                       \
+      return cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__, "HDF5 call failed: %s",        \
+                           #expr);                                                                 \
   } while (0)
 
 /* A collective decision: every rank passes its local error code; all ranks return CC_ERR_* of the
@@ -110,7 +115,7 @@ CC_WUR cc_err cc_error_agree(MPI_Comm comm, cc_err local, cc_err *global);
 #define CC_ALIGN 64
 CC_WUR cc_err cc_malloc(size_t count, size_t elem_size, void *ptr_out);
 CC_WUR cc_err cc_calloc(size_t count, size_t elem_size, void *ptr_out);
-void          cc_free(void *ptr_in); /* takes the address of the pointer, sets it to NULL */
+void cc_free(void *ptr_in); /* takes the address of the pointer, sets it to NULL */
 /* Peak resident set size of this process in bytes (from getrusage), 0 if unknown. */
 int64_t cc_peak_rss_bytes(void);
 
@@ -123,36 +128,61 @@ int64_t cc_peak_rss_bytes(void);
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
   MPI_Comm comm;
-  int      rank, size;
-  int      n_neighbors;
-  int     *neighbor_rank; /* [n_neighbors] */
-  int     *import_index;  /* [n_neighbors + 1] */
-  int     *import_item;   /* [import_index[n_neighbors]] */
-  int     *export_index;  /* [n_neighbors + 1] */
-  int     *export_item;   /* [export_index[n_neighbors]] */
+  int rank, size;
+  int n_neighbors;
+  int *neighbor_rank; /* [n_neighbors] */
+  int *import_index;  /* [n_neighbors + 1] */
+  int *import_item;   /* [import_index[n_neighbors]] */
+  int *export_index;  /* [n_neighbors + 1] */
+  int *export_item;   /* [export_index[n_neighbors]] */
 } cc_comm_table;
 void cc_comm_table_free(cc_comm_table *table);
 
 /* ------------------------------------------------------------------------------------------------
  * 3x3 block CRS matrix over local nodes: rows are the internal nodes, columns are local node ids
- * (internal and external). A block is 9 contiguous doubles, row-major: a[3*r + c]. Column indices of
- * a row are sorted ascending; diag_pos[i] is the position of the diagonal block of row i.
+ * (internal and external). A block is 9 contiguous doubles, row-major: a[3*r + c]. Column indices
+ * of a row are sorted ascending; diag_pos[i] is the position of the diagonal block of row i.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
-  int      n_rows;   /* internal nodes */
-  int      n_cols;   /* internal + external nodes */
-  int64_t  n_blocks; /* nonzero blocks */
+  int n_rows;        /* internal nodes */
+  int n_cols;        /* internal + external nodes */
+  int64_t n_blocks;  /* nonzero blocks in row_ptr/col_idx/val (the lower part not included) */
   int64_t *row_ptr;  /* [n_rows + 1] */
   int32_t *col_idx;  /* [n_blocks] */
-  double  *val;      /* [9 * n_blocks] */
+  double *val;       /* [9 * n_blocks] */
   int64_t *diag_pos; /* [n_rows] */
+  /* Optional split storage (GeoFEM's AL apart from D, AU): when l_ptr is not NULL, the strictly
+   * lower blocks of row i (columns < i, all internal) are l_col/l_val[l_ptr[i] .. l_ptr[i+1]) and
+   * row i of row_ptr/col_idx/val starts with its diagonal block, then the upper internal blocks,
+   * then the external ones. A forward Gauss-Seidel sweep then streams L contiguously instead of
+   * skipping the upper half of every row (which halves its bandwidth). */
+  int64_t *l_ptr; /* [n_rows + 1] or NULL */
+  int32_t *l_col;
+  double *l_val;
 } cc_bcrs;
 void cc_bcrs_free(cc_bcrs *a);
 
+/* Row i's strictly lower blocks, split or not: positions [*begin, *end) of (*col, *val). */
+static inline void cc_bcrs_lower(const cc_bcrs *a, int64_t i, int64_t *begin, int64_t *end,
+                                 const int32_t **col, const double **val)
+{
+  if (a->l_ptr) {
+    *begin = a->l_ptr[i], *end = a->l_ptr[i + 1], *col = a->l_col, *val = a->l_val;
+  } else {
+    *begin = a->row_ptr[i], *end = a->diag_pos[i], *col = a->col_idx, *val = a->val;
+  }
+}
+/* Total blocks including the split-off lower part. */
+static inline int64_t cc_bcrs_blocks(const cc_bcrs *a)
+{
+  return a->n_blocks + (a->l_ptr ? a->l_ptr[a->n_rows] : 0);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Timing regions and operation counters. One global table per process; regions may nest (the
- * preconditioner's halo exchange is inside the preconditioner). Count = number of times a region was
- * entered, which doubles as the operation counter (SpMV, preconditioner, dot, AXPY-type update...).
+ * preconditioner's halo exchange is inside the preconditioner). Count = number of times a region
+ * was entered, which doubles as the operation counter (SpMV, preconditioner, dot, AXPY-type
+ * update...).
  * ---------------------------------------------------------------------------------------------- */
 typedef enum {
   CC_T_MESH,
@@ -167,23 +197,23 @@ typedef enum {
   CC_T_PRECOND_HALO, /* halo exchange inside ASDD */
   CC_T_AXPY,         /* vector updates (one count per AXPY-type vector update) */
   CC_T_DOT,          /* local dot products (one count per dot product) */
-  CC_T_REDUCTION,    /* AR: inside MPI_Allreduce; IAR: blocked in MPI_Wait (one count per reduction) */
-  CC_T_CHECKPOINT,   /* checkpoint time seen by the solver (stall) */
+  CC_T_REDUCTION, /* AR: inside MPI_Allreduce; IAR: blocked in MPI_Wait (one count per reduction) */
+  CC_T_CHECKPOINT, /* checkpoint time seen by the solver (stall) */
   CC_T_EXPORT,
   CC_T_TOTAL,
   CC_T_COUNT
 } cc_timer_id;
 
 typedef struct {
-  double  seconds[CC_T_COUNT];
+  double seconds[CC_T_COUNT];
   int64_t count[CC_T_COUNT];
-  double  started[CC_T_COUNT];
+  double started[CC_T_COUNT];
 } cc_timers;
 
-extern cc_timers cc_timer_table;   /* the process's timers */
-extern int       cc_timing_enabled; /* 1 by default; 0 turns start/stop into counting only */
-const char      *cc_timer_name(cc_timer_id id);
-void             cc_timers_reset(void);
+extern cc_timers cc_timer_table; /* the process's timers */
+extern int cc_timing_enabled;    /* 1 by default; 0 turns start/stop into counting only */
+const char *cc_timer_name(cc_timer_id id);
+void cc_timers_reset(void);
 
 static inline void cc_timer_start(cc_timer_id id)
 {
@@ -211,8 +241,8 @@ CC_WUR cc_err cc_stat_reduce(MPI_Comm comm, double local, cc_stat *out);
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
   FILE *out;
-  int   depth;
-  int   need_comma[32];
+  int depth;
+  int need_comma[32];
 } cc_json;
 void cc_json_begin_object(cc_json *js, const char *key); /* key NULL inside arrays / at top */
 void cc_json_end_object(cc_json *js);

@@ -8,26 +8,28 @@
 #define CC_ERROR_TEXT 512
 
 static _Thread_local struct {
-  int  n_frames;
-  int  code;
+  int n_frames;
+  int code;
   char text[CC_ERROR_FRAMES][CC_ERROR_TEXT];
 } error_chain;
 
 const char *cc_error_name(cc_err code)
 {
-  static const char *names[] = {"ok",         "invalid argument", "out of memory",  "MPI error",
-                                "OS error",   "I/O error",        "HDF5 error",     "io_uring error",
-                                "METIS error", "numerical error", "check failed",   "unsupported"};
+  static const char *names[] = {
+      "ok",          "invalid argument", "out of memory", "MPI error",
+      "OS error",    "I/O error",        "HDF5 error",    "io_uring error",
+      "METIS error", "numerical error",  "check failed",  "unsupported"};
   if (code < 0 || code > CC_ERR_UNSUPPORTED) return "unknown error";
   return names[code];
 }
 
-cc_err cc_error_push(cc_err code, const char *file, int line, const char *func, const char *fmt, ...)
+cc_err cc_error_push(cc_err code, const char *file, int line, const char *func, const char *fmt,
+                     ...)
 {
   if (error_chain.n_frames == 0) error_chain.code = code;
   if (error_chain.n_frames < CC_ERROR_FRAMES) {
-    char   *slot = error_chain.text[error_chain.n_frames++];
-    int     used = snprintf(slot, CC_ERROR_TEXT, "%s:%d %s(): ", file, line, func);
+    char *slot = error_chain.text[error_chain.n_frames++];
+    int used   = snprintf(slot, CC_ERROR_TEXT, "%s:%d %s(): ", file, line, func);
     va_list args;
     va_start(args, fmt);
     if (used >= 0 && used < CC_ERROR_TEXT) vsnprintf(slot + used, CC_ERROR_TEXT - used, fmt, args);
@@ -36,17 +38,21 @@ cc_err cc_error_push(cc_err code, const char *file, int line, const char *func, 
   return code ? code : CC_ERR_CHECK;
 }
 
-cc_err cc_error_push_mpi(int mpi_code, const char *file, int line, const char *func, const char *expr)
+cc_err cc_error_push_mpi(int mpi_code, const char *file, int line, const char *func,
+                         const char *expr)
 {
   char text[MPI_MAX_ERROR_STRING];
-  int  length = 0;
-  if (MPI_Error_string(mpi_code, text, &length) != MPI_SUCCESS) snprintf(text, sizeof text, "code %d", mpi_code);
+  int length = 0;
+  if (MPI_Error_string(mpi_code, text, &length) != MPI_SUCCESS)
+    snprintf(text, sizeof text, "code %d", mpi_code);
   return cc_error_push(CC_ERR_MPI, file, line, func, "%s: %s", expr, text);
 }
 
-cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *func, const char *expr)
+cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *func,
+                           const char *expr)
 {
-  return cc_error_push(CC_ERR_SYS, file, line, func, "%s: %s (errno %d)", expr, strerror(errnum), errnum);
+  return cc_error_push(CC_ERR_SYS, file, line, func, "%s: %s (errno %d)", expr, strerror(errnum),
+                       errnum);
 }
 
 const char *cc_error_message(void)
@@ -67,7 +73,8 @@ void cc_error_print(FILE *out, int rank)
   const char *innermost = strstr(error_chain.text[0], "(): ");
   fprintf(out, "cubecg: error on rank %d: %s: %s\n", rank, cc_error_name(error_chain.code),
           innermost ? innermost + 4 : error_chain.text[0]);
-  for (int i = 0; i < error_chain.n_frames; i++) fprintf(out, "  [%d] %s\n", rank, error_chain.text[i]);
+  for (int i = 0; i < error_chain.n_frames; i++)
+    fprintf(out, "  [%d] %s\n", rank, error_chain.text[i]);
   cc_error_clear();
 }
 

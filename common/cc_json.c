@@ -65,10 +65,14 @@ void cc_json_string(cc_json *js, const char *key, const char *value)
   }
   fputc('"', js->out);
   for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(js->out, "\\%c", *c);
-    else if (*c == '\n') fputs("\\n", js->out);
-    else if (*c < 0x20) fprintf(js->out, "\\u%04x", *c);
-    else fputc(*c, js->out);
+    if (*c == '"' || *c == '\\')
+      fprintf(js->out, "\\%c", *c);
+    else if (*c == '\n')
+      fputs("\\n", js->out);
+    else if (*c < 0x20)
+      fprintf(js->out, "\\u%04x", *c);
+    else
+      fputc(*c, js->out);
   }
   fputc('"', js->out);
 }
@@ -76,8 +80,10 @@ void cc_json_string(cc_json *js, const char *key, const char *value)
 void cc_json_double(cc_json *js, const char *key, double value)
 {
   json_key(js, key);
-  if (isfinite(value)) fprintf(js->out, "%.9g", value);
-  else fputs("null", js->out);
+  if (isfinite(value))
+    fprintf(js->out, "%.9g", value);
+  else
+    fputs("null", js->out);
 }
 
 void cc_json_int(cc_json *js, const char *key, int64_t value)

@@ -12,7 +12,7 @@ cc_err cc_malloc(size_t count, size_t elem_size, void *ptr_out)
            "allocation of %zu x %zu bytes overflows size_t", count, elem_size);
   size_t bytes = count * elem_size;
   if (bytes == 0) bytes = CC_ALIGN;
-  bytes = (bytes + CC_ALIGN - 1) / CC_ALIGN * CC_ALIGN;
+  bytes   = (bytes + CC_ALIGN - 1) / CC_ALIGN * CC_ALIGN;
   void *p = aligned_alloc(CC_ALIGN, bytes);
   CC_CHECK(p != NULL, CC_ERR_MEM, "cannot allocate %zu bytes", bytes);
   *result = p;
@@ -56,6 +56,9 @@ void cc_bcrs_free(cc_bcrs *a)
   cc_free(&a->col_idx);
   cc_free(&a->val);
   cc_free(&a->diag_pos);
+  cc_free(&a->l_ptr);
+  cc_free(&a->l_col);
+  cc_free(&a->l_val);
   a->n_rows = a->n_cols = 0;
   a->n_blocks           = 0;
 }

@@ -1,14 +1,16 @@
-/* cc_timers.c: the fixed set of timing regions (conventions item 6) and their reduction over ranks. */
+/* cc_timers.c: the fixed set of timing regions (conventions item 6) and their reduction over ranks.
+ */
 #include "cc_common.h"
 
 cc_timers cc_timer_table;
-int       cc_timing_enabled = 1;
+int cc_timing_enabled = 1;
 
 const char *cc_timer_name(cc_timer_id id)
 {
-  static const char *names[CC_T_COUNT] = {
-    "mesh", "partition", "assembly",  "ordering", "setup",      "solve",  "spmv", "halo",
-    "precond", "precond_halo", "axpy", "dot", "reduction", "checkpoint", "export", "total"};
+  static const char *names[CC_T_COUNT] = {"mesh",      "partition",    "assembly", "ordering",
+                                          "setup",     "solve",        "spmv",     "halo",
+                                          "precond",   "precond_halo", "axpy",     "dot",
+                                          "reduction", "checkpoint",   "export",   "total"};
   return (id >= 0 && id < CC_T_COUNT) ? names[id] : "?";
 }
 

@@ -69,10 +69,12 @@ CC_WUR cc_err cc_mesh_assemble(const cc_mesh *mesh, const cc_mesh_params *params
  * both arrays NULL = identity): rows, columns and b in the new numbering. Rows are first touched
  * group by group, rows [group_ptr[g], group_ptr[g+1]) split statically over the OpenMP threads
  * (pass an ordering's colors so that the threads that sweep a color own its rows); group_ptr NULL =
- * one group. Assembling in the final order avoids holding two copies of the matrix. */
+ * one group. split_lower: store the strictly lower blocks apart (cc_bcrs l_ptr/l_col/l_val), as
+ * the Gauss-Seidel sweeps want. Assembling in the final order avoids holding two copies. */
 CC_WUR cc_err cc_mesh_assemble_ordered(const cc_mesh *mesh, const cc_mesh_params *params,
                                        const int *new_of_old, const int *old_of_new, int n_groups,
-                                       const int *group_ptr, cc_bcrs *a, double **b);
+                                       const int *group_ptr, int split_lower, cc_bcrs *a,
+                                       double **b);
 /* The block sparsity pattern only (val NULL, natural numbering), to compute an ordering before the
  * assembly: about 4 bytes per block instead of 76. */
 CC_WUR cc_err cc_mesh_pattern(const cc_mesh *mesh, cc_bcrs *pattern);

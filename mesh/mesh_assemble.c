@@ -22,20 +22,15 @@ static inline int32_t renumber(const cc_mesh *m, const node_order *o, int32_t id
   return (o->new_of_old && id < m->n_internal) ? o->new_of_old[id] : id;
 }
 
-/* Fill row v (new numbering): columns (local ids ascending), values, diag_pos, and b's 3 entries.
- * With a == pattern only (val NULL): columns and diag_pos. */
-static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_order *o,
-                         const double *ke, double p, cc_bcrs *a, double *b, int v)
+/* Row v's columns (new local ids, ascending) with their stencil positions; returns the count. */
+static int row_columns(const cc_mesh *m, const cc_mesh_lookup *l, const node_order *o, int v,
+                       int32_t loc[27], int sten[27], int *i, int *j, int *k)
 {
-  int i, j, k;
-  cc_mesh_coords(m, m->global_id[o->old_of_new ? o->old_of_new[v] : v], &i, &j, &k);
-  /* stencil s = (dx+1) + 3(dy+1) + 9(dz+1): local id, then position within the row */
-  int pos[27], n = 0;
-  int32_t loc[27];
-  int sten[27];
+  cc_mesh_coords(m, m->global_id[o->old_of_new ? o->old_of_new[v] : v], i, j, k);
+  /* stencil s = (dx+1) + 3(dy+1) + 9(dz+1) */
+  int n = 0;
   for (int s = 0; s < 27; s++) {
-    int x = i + s % 3 - 1, y = j + (s / 3) % 3 - 1, z = k + s / 9 - 1;
-    pos[s] = -1;
+    int x = *i + s % 3 - 1, y = *j + (s / 3) % 3 - 1, z = *k + s / 9 - 1;
     if (x < 0 || y < 0 || z < 0 || x >= m->nx || y >= m->ny || z >= m->nz) continue;
     int32_t id = renumber(m, o, cc_mesh_lookup_get(l, x, y, z));
     int t      = n++;
@@ -43,14 +38,27 @@ static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_o
     for (; t > 0 && loc[t - 1] > id; t--) loc[t] = loc[t - 1], sten[t] = sten[t - 1];
     loc[t] = id, sten[t] = s;
   }
+  return n;
+}
+
+/* Fill row v (new numbering): columns (local ids ascending), values, diag_pos, and b's 3 entries.
+ * With a == pattern only (val NULL): columns and diag_pos. With a split matrix (l_ptr set) the
+ * blocks left of the diagonal go to the lower part. */
+static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_order *o,
+                         const double *ke, double p, cc_bcrs *a, double *b, int v)
+{
+  int i, j, k, pos[27], sten[27];
+  int32_t loc[27];
+  int n = row_columns(m, l, o, v, loc, sten, &i, &j, &k);
+  for (int s = 0; s < 27; s++) pos[s] = -1;
+  for (int t = 0; t < n; t++) pos[sten[t]] = t;
+  int n_lower   = a->l_ptr ? pos[13] : 0; /* blocks stored apart, before the diagonal */
   int64_t start = a->row_ptr[v];
-  double *row   = a->val ? a->val + 9 * start : NULL;
-  for (int t = 0; t < n; t++) {
-    a->col_idx[start + t] = loc[t];
-    pos[sten[t]]          = t;
-  }
-  a->diag_pos[v] = start + pos[13];
+  for (int t = n_lower; t < n; t++) a->col_idx[start + t - n_lower] = loc[t];
+  for (int t = 0; t < n_lower; t++) a->l_col[a->l_ptr[v] + t] = loc[t];
+  a->diag_pos[v] = start + pos[13] - n_lower;
   if (!a->val) return; /* pattern only */
+  double row[27 * 9];
   memset(row, 0, 9 * (size_t)n * sizeof(double));
 
   /* elements with min corner (i+ex, j+ey, k+ez), ascending element id (the same order from either
@@ -97,11 +105,14 @@ static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_o
     row[9 * pos[13] + 4 * r] = 1; /* diagonal entry (r, r) of the diagonal block */
     bv[r]                    = g;
   }
+  if (n_lower) memcpy(a->l_val + 9 * a->l_ptr[v], row, 9 * (size_t)n_lower * sizeof(double));
+  memcpy(a->val + 9 * start, row + 9 * n_lower, 9 * (size_t)(n - n_lower) * sizeof(double));
 }
 
 /* Shared by the pattern and the full assembly. */
 static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const node_order *o,
-                       int n_groups, const int *group_ptr, int with_values, cc_bcrs *a, double **b)
+                       int n_groups, const int *group_ptr, int with_values, int split_lower,
+                       cc_bcrs *a, double **b)
 {
   memset(a, 0, sizeof *a);
   CC_CHECK((o->new_of_old == NULL) == (o->old_of_new == NULL), CC_ERR_ARG,
@@ -115,16 +126,35 @@ static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const 
   a->n_rows  = n_rows;
   a->n_cols  = mesh->n_total;
   CC_CALL(cc_malloc((size_t)n_rows + 1, sizeof(int64_t), &a->row_ptr));
-  /* row_ptr serially: prefix sum of the row block counts */
+  if (split_lower) CC_CALL(cc_malloc((size_t)n_rows + 1, sizeof(int64_t), &a->l_ptr));
+  /* block counts per row (lower part: columns left of the diagonal), then prefix sums serially */
   a->row_ptr[0] = 0;
+#pragma omp parallel for schedule(static)
   for (int v = 0; v < n_rows; v++) {
-    int i, j, k;
-    cc_mesh_coords(mesh, mesh->global_id[o->old_of_new ? o->old_of_new[v] : v], &i, &j, &k);
-    a->row_ptr[v + 1] = a->row_ptr[v] + row_blocks(mesh, i, j, k);
+    int i, j, k, sten[27];
+    int32_t loc[27];
+    int64_t n_lower = 0;
+    if (split_lower) {
+      int n = row_columns(mesh, &l, o, v, loc, sten, &i, &j, &k);
+      for (int t = 0; t < n; t++) n_lower += loc[t] < v;
+      a->l_ptr[v + 1] = n_lower;
+    } else {
+      cc_mesh_coords(mesh, mesh->global_id[o->old_of_new ? o->old_of_new[v] : v], &i, &j, &k);
+    }
+    a->row_ptr[v + 1] = row_blocks(mesh, i, j, k) - n_lower;
+  }
+  if (split_lower) a->l_ptr[0] = 0;
+  for (int v = 0; v < n_rows; v++) {
+    a->row_ptr[v + 1] += a->row_ptr[v];
+    if (split_lower) a->l_ptr[v + 1] += a->l_ptr[v];
   }
   a->n_blocks = a->row_ptr[n_rows];
   CC_CALL(cc_malloc((size_t)a->n_blocks, sizeof(int32_t), &a->col_idx));
   if (with_values) CC_CALL(cc_malloc((size_t)a->n_blocks * 9, sizeof(double), &a->val));
+  if (split_lower) {
+    CC_CALL(cc_malloc((size_t)a->l_ptr[n_rows], sizeof(int32_t), &a->l_col));
+    if (with_values) CC_CALL(cc_malloc((size_t)a->l_ptr[n_rows] * 9, sizeof(double), &a->l_val));
+  }
   CC_CALL(cc_malloc((size_t)n_rows, sizeof(int64_t), &a->diag_pos));
   double *rhs = NULL;
   if (b) {
@@ -135,10 +165,10 @@ static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const 
   /* Fill rows in parallel, group by group, each group split statically over the threads: the
    * schedule of the kernels that stream these rows later (a multicolor sweep passes its colors),
    * so first touch puts each thread's rows in its own memory. */
-  int        one_group[2] = {0, n_rows};
-  const int *groups       = group_ptr ? group_ptr : one_group;
-  int        n_grp        = group_ptr ? n_groups : 1;
-  double     p            = params->traction;
+  int one_group[2]  = {0, n_rows};
+  const int *groups = group_ptr ? group_ptr : one_group;
+  int n_grp         = group_ptr ? n_groups : 1;
+  double p          = params->traction;
 #pragma omp parallel
   for (int g = 0; g < n_grp; g++) {
 #pragma omp for schedule(static) nowait
@@ -154,20 +184,21 @@ cc_err cc_mesh_assemble(const cc_mesh *mesh, const cc_mesh_params *params, cc_bc
 {
   cc_timer_start(CC_T_ASSEMBLY);
   node_order o = {NULL, NULL};
-  CC_CALL(assemble(mesh, params, &o, 0, NULL, 1, a, b));
+  CC_CALL(assemble(mesh, params, &o, 0, NULL, 1, 0, a, b));
   cc_timer_stop(CC_T_ASSEMBLY);
   return CC_OK;
 }
 
 cc_err cc_mesh_assemble_ordered(const cc_mesh *mesh, const cc_mesh_params *params,
                                 const int *new_of_old, const int *old_of_new, int n_groups,
-                                const int *group_ptr, cc_bcrs *a, double **b)
+                                const int *group_ptr, int split_lower, cc_bcrs *a, double **b)
 {
   cc_timer_start(CC_T_ASSEMBLY);
-  CC_CHECK(!group_ptr || (n_groups >= 1 && group_ptr[0] == 0 && group_ptr[n_groups] == mesh->n_internal),
+  CC_CHECK(!group_ptr ||
+               (n_groups >= 1 && group_ptr[0] == 0 && group_ptr[n_groups] == mesh->n_internal),
            CC_ERR_ARG, "row groups must cover the %d internal nodes", mesh->n_internal);
   node_order o = {new_of_old, old_of_new};
-  CC_CALL(assemble(mesh, params, &o, n_groups, group_ptr, 1, a, b));
+  CC_CALL(assemble(mesh, params, &o, n_groups, group_ptr, 1, split_lower, a, b));
   cc_timer_stop(CC_T_ASSEMBLY);
   return CC_OK;
 }
@@ -178,7 +209,7 @@ cc_err cc_mesh_pattern(const cc_mesh *mesh, cc_bcrs *pattern)
   node_order o = {NULL, NULL};
   cc_mesh_params unit;
   cc_mesh_params_default(&unit);
-  CC_CALL(assemble(mesh, &unit, &o, 0, NULL, 0, pattern, NULL));
+  CC_CALL(assemble(mesh, &unit, &o, 0, NULL, 0, 0, pattern, NULL));
   cc_timer_stop(CC_T_ASSEMBLY);
   return CC_OK;
 }

@@ -145,49 +145,61 @@ cc_err cc_halo_exchange(const cc_comm_table *comm, double *x)
 #define SPMV_PREFETCH 16 /* blocks ahead: a small gain over the hardware prefetcher */
 #if defined(__GNUC__)
 typedef double spmv_v4 __attribute__((vector_size(32)));
-static inline void spmv_rows(const int64_t *restrict row_ptr, const int32_t *restrict col_idx,
-                             const double *restrict val, const double *restrict x,
-                             double *restrict y, int begin, int end)
+/* accumulate blocks [K0, K1) of (COL, VAL) into the row's accumulators a, c, e (a macro, so the
+ * accumulators stay in registers for both parts of a split row) */
+#define SPMV_BLOCKS(K0, K1, COL, VAL)                                                              \
+  for (int64_t k = (K0); k < (K1); k++) {                                                          \
+    const double *b = (VAL) + 9 * k;                                                               \
+    __builtin_prefetch(b + 9 * SPMV_PREFETCH);                                                     \
+    const double *xj = x + 3 * (int64_t)(COL)[k];                                                  \
+    const double x0 = xj[0], x1 = xj[1], x2 = xj[2];                                               \
+    spmv_v4 b0, b1;                                                                                \
+    memcpy(&b0, b, sizeof b0); /* unaligned 4-wide loads */                                        \
+    memcpy(&b1, b + 4, sizeof b1);                                                                 \
+    const spmv_v4 xa = {x0, x1, x2, x0}, xb = {x1, x2, x0, x1};                                    \
+    a += b0 * xa;                                                                                  \
+    c += b1 * xb;                                                                                  \
+    e += b[8] * x2;                                                                                \
+  }
+
+static inline void spmv_rows(const cc_bcrs *m, const double *restrict x, double *restrict y,
+                             int begin, int end)
 {
+  const int64_t *restrict rp = m->row_ptr, *restrict lp = m->l_ptr;
+  const int32_t *restrict ci = m->col_idx, *restrict lc = m->l_col;
+  const double *restrict va = m->val, *restrict lv = m->l_val;
   for (int i = begin; i < end; i++) {
     spmv_v4 a = {0.0, 0.0, 0.0, 0.0}, c = {0.0, 0.0, 0.0, 0.0};
     double e = 0.0;
-    for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
-      const double *b = val + 9 * k;
-      __builtin_prefetch(b + 9 * SPMV_PREFETCH);
-      const double *xj = x + 3 * (int64_t)col_idx[k];
-      const double x0 = xj[0], x1 = xj[1], x2 = xj[2];
-      spmv_v4 b0, b1;
-      memcpy(&b0, b, sizeof b0); /* unaligned 4-wide loads */
-      memcpy(&b1, b + 4, sizeof b1);
-      const spmv_v4 xa = {x0, x1, x2, x0}, xb = {x1, x2, x0, x1};
-      a += b0 * xa;
-      c += b1 * xb;
-      e += b[8] * x2;
-    }
+    if (lp) SPMV_BLOCKS(lp[i], lp[i + 1], lc, lv) /* split-off lower part */
+    SPMV_BLOCKS(rp[i], rp[i + 1], ci, va)
     y[3 * (int64_t)i]     = a[0] + a[1] + a[2]; /* row 0 of the blocks */
     y[3 * (int64_t)i + 1] = a[3] + c[0] + c[1]; /* row 1 */
     y[3 * (int64_t)i + 2] = c[2] + c[3] + e;    /* row 2 */
   }
 }
 #else
-static inline void spmv_rows(const int64_t *restrict row_ptr, const int32_t *restrict col_idx,
-                             const double *restrict val, const double *restrict x,
-                             double *restrict y, int begin, int end)
+static inline void spmv_blocks(int64_t k0, int64_t k1, const int32_t *restrict col_idx,
+                               const double *restrict val, const double *restrict x, double *y3)
+{
+  for (int64_t k = k0; k < k1; k++) {
+    const double *restrict b  = val + 9 * k;
+    const double *restrict xj = x + 3 * (int64_t)col_idx[k];
+    const double x0 = xj[0], x1 = xj[1], x2 = xj[2];
+    y3[0] += b[0] * x0 + b[1] * x1 + b[2] * x2;
+    y3[1] += b[3] * x0 + b[4] * x1 + b[5] * x2;
+    y3[2] += b[6] * x0 + b[7] * x1 + b[8] * x2;
+  }
+}
+
+static inline void spmv_rows(const cc_bcrs *m, const double *restrict x, double *restrict y,
+                             int begin, int end)
 {
   for (int i = begin; i < end; i++) {
-    double y0 = 0.0, y1 = 0.0, y2 = 0.0;
-    for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
-      const double *restrict b  = val + 9 * k;
-      const double *restrict xj = x + 3 * (int64_t)col_idx[k];
-      const double x0 = xj[0], x1 = xj[1], x2 = xj[2];
-      y0 += b[0] * x0 + b[1] * x1 + b[2] * x2;
-      y1 += b[3] * x0 + b[4] * x1 + b[5] * x2;
-      y2 += b[6] * x0 + b[7] * x1 + b[8] * x2;
-    }
-    y[3 * (int64_t)i]     = y0;
-    y[3 * (int64_t)i + 1] = y1;
-    y[3 * (int64_t)i + 2] = y2;
+    double y3[3] = {0.0, 0.0, 0.0};
+    if (m->l_ptr) spmv_blocks(m->l_ptr[i], m->l_ptr[i + 1], m->l_col, m->l_val, x, y3);
+    spmv_blocks(m->row_ptr[i], m->row_ptr[i + 1], m->col_idx, m->val, x, y3);
+    y[3 * (int64_t)i] = y3[0], y[3 * (int64_t)i + 1] = y3[1], y[3 * (int64_t)i + 2] = y3[2];
   }
 }
 #endif
@@ -205,12 +217,11 @@ void cc_spmv_local(const cc_bcrs *a, const double *x, double *y)
     if (t == 0) {
       /* the main thread drives a posted reduction between row blocks (progress = poll) */
       for (int b = begin; b < end; b += POLL_ROWS) {
-        spmv_rows(a->row_ptr, a->col_idx, a->val, x, y, b,
-                  b + POLL_ROWS < end ? b + POLL_ROWS : end);
+        spmv_rows(a, x, y, b, b + POLL_ROWS < end ? b + POLL_ROWS : end);
         cc_reduce_poll();
       }
     } else {
-      spmv_rows(a->row_ptr, a->col_idx, a->val, x, y, begin, end);
+      spmv_rows(a, x, y, begin, end);
     }
   }
 }
@@ -220,6 +231,10 @@ void cc_spmv_ref(const cc_bcrs *a, const double *x, double *y)
   for (int i = 0; i < a->n_rows; i++)
     for (int c = 0; c < 3; c++) {
       double sum = 0.0;
+      if (a->l_ptr) /* split storage: the lower part first */
+        for (int64_t k = a->l_ptr[i]; k < a->l_ptr[i + 1]; k++)
+          for (int d = 0; d < 3; d++)
+            sum += a->l_val[9 * k + 3 * c + d] * x[3 * (int64_t)a->l_col[k] + d];
       for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
         for (int d = 0; d < 3; d++)
           sum += a->val[9 * k + 3 * c + d] * x[3 * (int64_t)a->col_idx[k] + d];

@@ -184,6 +184,8 @@ static cc_err ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *
   CC_CHECK(ord->n_nodes == n, CC_ERR_ARG,
            "ordering '%s' has %d nodes but the matrix has %d internal rows", ord->kind,
            ord->n_nodes, n);
+  CC_CHECK(a->l_ptr == NULL, CC_ERR_ARG,
+           "ordering '%s': the matrix is already split (assembled in its final order)", ord->kind);
   cc_bcrs b = {.n_rows = n, .n_cols = a->n_cols, .n_blocks = a->n_blocks};
   CC_CALL(cc_malloc((size_t)n + 1, sizeof(int64_t), &b.row_ptr));
   CC_CALL(cc_malloc((size_t)a->n_blocks, sizeof(int32_t), &b.col_idx));

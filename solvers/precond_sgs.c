@@ -59,17 +59,18 @@ static inline void sgs_backward_row(const cc_sgs *s, int64_t i, int64_t p, const
   z[3 * i + 2] -= d[6] * s0 + d[7] * s1 + d[8] * s2;
 }
 
-/* The same two row kernels on the matrix in place (multicolor sweeps): L = blocks before the
- * diagonal (all internal, columns < i), U = blocks after it up to the first external column
- * (columns sorted ascending, external ids >= n). */
+/* The same two row kernels on the matrix in place (multicolor sweeps): L = the split-off lower
+ * part (cc_bcrs l_ptr; else the blocks before the diagonal), U = blocks after the diagonal up to
+ * the first external column (columns sorted ascending, external ids >= n). */
 static inline void sgs_forward_row_inplace(const cc_sgs *s, int64_t i, const double *restrict r,
                                            double *restrict z)
 {
-  const cc_bcrs *a = s->a;
-  const int32_t *restrict col = a->col_idx;
-  const double *restrict val  = a->val;
+  int64_t k0, k1;
+  const int32_t *col;
+  const double *val;
+  cc_bcrs_lower(s->a, i, &k0, &k1, &col, &val); /* split storage: L streamed contiguously */
   double s0 = r[3 * i], s1 = r[3 * i + 1], s2 = r[3 * i + 2];
-  for (int64_t k = a->row_ptr[i]; k < a->diag_pos[i]; k++) { /* s -= L_ij y_j */
+  for (int64_t k = k0; k < k1; k++) { /* s -= L_ij y_j */
     const double *b = val + 9 * k;
     const double *y = z + 3 * (int64_t)col[k];
     const double y0 = y[0], y1 = y[1], y2 = y[2];
@@ -85,7 +86,7 @@ static inline void sgs_forward_row_inplace(const cc_sgs *s, int64_t i, const dou
 
 static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *restrict z)
 {
-  const cc_bcrs *a = s->a;
+  const cc_bcrs *a            = s->a;
   const int32_t *restrict col = a->col_idx;
   const double *restrict val  = a->val;
   const int32_t n             = s->n;
@@ -153,8 +154,12 @@ cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z)
   const int n = a->n_rows;
   for (int64_t i = 0; i < n; i++) { /* (D + L) y = r */
     double s0 = r[3 * i], s1 = r[3 * i + 1], s2 = r[3 * i + 2];
-    for (int64_t k = a->row_ptr[i]; k < a->diag_pos[i]; k++) {
-      const double *b = a->val + 9 * k, *y = z + 3 * (int64_t)a->col_idx[k];
+    int64_t k0, k1;
+    const int32_t *lcol;
+    const double *lval;
+    cc_bcrs_lower(a, i, &k0, &k1, &lcol, &lval);
+    for (int64_t k = k0; k < k1; k++) {
+      const double *b = lval + 9 * k, *y = z + 3 * (int64_t)lcol[k];
       s0 -= b[0] * y[0] + b[1] * y[1] + b[2] * y[2];
       s1 -= b[3] * y[0] + b[4] * y[1] + b[5] * y[2];
       s2 -= b[6] * y[0] + b[7] * y[1] + b[8] * y[2];
@@ -197,16 +202,17 @@ static inline int64_t sgs_upos(const cc_sgs *s, int64_t i)
  * returns 1 if the diagonal block is singular. */
 static int sgs_fill_row(const cc_bcrs *a, cc_sgs *s, int64_t i)
 {
-  int64_t kl = s->l_ptr[i], ku = s->u_ptr[sgs_upos(s, i)];
-  for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-    int32_t j = a->col_idx[k];
-    if (j < i) {
-      s->l_col[kl] = j;
-      memcpy(s->l_val + 9 * kl++, a->val + 9 * k, 9 * sizeof(double));
-    } else if (j > i && j < s->n) {
-      s->u_col[ku] = j;
-      memcpy(s->u_val + 9 * ku++, a->val + 9 * k, 9 * sizeof(double));
-    }
+  int64_t kl = s->l_ptr[i], ku = s->u_ptr[sgs_upos(s, i)], k0, k1;
+  const int32_t *lcol;
+  const double *lval;
+  cc_bcrs_lower(a, i, &k0, &k1, &lcol, &lval);
+  for (int64_t k = k0; k < k1; k++) {
+    s->l_col[kl] = lcol[k];
+    memcpy(s->l_val + 9 * kl++, lval + 9 * k, 9 * sizeof(double));
+  }
+  for (int64_t k = a->diag_pos[i] + 1; k < a->row_ptr[i + 1] && a->col_idx[k] < s->n; k++) {
+    s->u_col[ku] = a->col_idx[k];
+    memcpy(s->u_val + 9 * ku++, a->val + 9 * k, 9 * sizeof(double));
   }
   if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], s->dinv + 9 * i)) return 1;
   if (s->dinv_back) memcpy(s->dinv_back + 9 * (s->n - 1 - i), s->dinv + 9 * i, 9 * sizeof(double));
@@ -234,13 +240,14 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_tabl
     /* multicolor: the sweeps read a in place; only D^-1, first-touched per color like the sweeps */
     s->a = a;
     CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
-    const int *cp  = s->color_ptr;
-    int        bad = INT_MAX;
+    const int *cp = s->color_ptr;
+    int bad       = INT_MAX;
 #pragma omp parallel reduction(min : bad)
     for (int c = 0; c < s->n_colors; c++) {
 #pragma omp for schedule(static) nowait
       for (int i = cp[c]; i < cp[c + 1]; i++)
-        if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], s->dinv + 9 * (int64_t)i) && i < bad) bad = i;
+        if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], s->dinv + 9 * (int64_t)i) && i < bad)
+          bad = i;
     }
     if (bad != INT_MAX)
       CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
@@ -251,12 +258,12 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_tabl
   CC_CALL(cc_calloc((size_t)n + 1, sizeof(int64_t), &s->l_ptr));
   CC_CALL(cc_calloc((size_t)n + 1, sizeof(int64_t), &s->u_ptr));
   for (int64_t i = 0; i < n; i++) {
-    int64_t nl = 0, nu = 0;
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      int32_t j = a->col_idx[k];
-      nl += j < i;
-      nu += j > i && j < n;
-    }
+    int64_t nu = 0, k0, k1;
+    const int32_t *lcol;
+    const double *lval;
+    cc_bcrs_lower(a, i, &k0, &k1, &lcol, &lval);
+    int64_t nl = k1 - k0;
+    for (int64_t k = a->diag_pos[i] + 1; k < a->row_ptr[i + 1]; k++) nu += a->col_idx[k] < n;
     s->l_ptr[i + 1]              = nl;
     s->u_ptr[sgs_upos(s, i) + 1] = nu;
   }

@@ -13,40 +13,40 @@
 /* One parameter struct with defaults (conventions item 9); echoed into the report. */
 typedef struct {
   cc_mesh_params mesh;
-  char           partition[CC_NAME_MAX];
-  double         tol;
-  int            maxit;
-  char           solver[CC_NAME_MAX];    /* pcg|cgcg|pipecg|gropp|all */
-  char           reduction[CC_NAME_MAX]; /* ar|iar|all */
-  int            replace_every;
-  char           progress[CC_NAME_MAX]; /* none|poll */
-  double         inject_latency_us;
-  char           precond[CC_NAME_MAX];  /* asdd|sgs|jacobi|none */
-  char           ordering[CC_NAME_MAX]; /* cm-rcm|mc|rcm|natural */
-  int            colors;
-  int            asdd_iters;
-  char           report[CC_PATH_MAX];
-  char           export_matrix[CC_PATH_MAX];
-  char           export_solution[CC_PATH_MAX];
-  char           checkpoint[CC_NAME_MAX]; /* "" = off */
-  char           checkpoint_dir[CC_PATH_MAX];
-  int            checkpoint_every;
-  int            checkpoint_keep;
-  int            durable;
-  int64_t        io_buffer;
-  int            io_fallback;
-  char           restart[CC_PATH_MAX];
-  char           timing[CC_NAME_MAX]; /* on|off */
-  double         analytic_tol;        /* built-in check bound on the analytic error */
-  double         memory_fraction;     /* of physical RAM per node the mesh may take */
-  int            quiet;
-  int            help;
+  char partition[CC_NAME_MAX];
+  double tol;
+  int maxit;
+  char solver[CC_NAME_MAX];    /* pcg|cgcg|pipecg|gropp|all */
+  char reduction[CC_NAME_MAX]; /* ar|iar|all */
+  int replace_every;
+  char progress[CC_NAME_MAX]; /* none|poll */
+  double inject_latency_us;
+  char precond[CC_NAME_MAX];  /* asdd|sgs|jacobi|none */
+  char ordering[CC_NAME_MAX]; /* cm-rcm|mc|rcm|natural */
+  int colors;
+  int asdd_iters;
+  char report[CC_PATH_MAX];
+  char export_matrix[CC_PATH_MAX];
+  char export_solution[CC_PATH_MAX];
+  char checkpoint[CC_NAME_MAX]; /* "" = off */
+  char checkpoint_dir[CC_PATH_MAX];
+  int checkpoint_every;
+  int checkpoint_keep;
+  int durable;
+  int64_t io_buffer;
+  int io_fallback;
+  char restart[CC_PATH_MAX];
+  char timing[CC_NAME_MAX]; /* on|off */
+  double analytic_tol;      /* built-in check bound on the analytic error */
+  double memory_fraction;   /* of physical RAM per node the mesh may take */
+  int quiet;
+  int help;
 } cc_options;
 
 /* Parse argv (--key value or --key=value) into opts (defaults first). Errors name the option and
  * the bad value. Same result on every rank (no communication). */
 CC_WUR cc_err cc_options_parse(int argc, char **argv, cc_options *opts);
-void          cc_options_help(FILE *out);
+void cc_options_help(FILE *out);
 /* Cross-option checks that need the rank count; before any large allocation. */
 CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
 /* Echo every option into the report's "parameters" object. */
@@ -55,20 +55,20 @@ void cc_options_json(const cc_options *opts, cc_json *js);
 /* What the MPI library provides and whether MPICH's asynchronous progress thread is on. */
 typedef struct {
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
-  int  thread_requested, thread_provided;
-  int  async_requested; /* from the environment */
-  int  async_active;
+  int thread_requested, thread_provided;
+  int async_requested; /* from the environment */
+  int async_active;
   char async_decided_by[160];
 } cc_mpi_info;
 
 /* MPI_Init_thread with the level async progress needs; MPI_ERRORS_RETURN on MPI_COMM_WORLD. */
 CC_WUR cc_err cc_mpi_start(int *argc, char ***argv, cc_mpi_info *info);
-const char   *cc_thread_level_name(int level);
+const char *cc_thread_level_name(int level);
 
 /* One solve's outcome as reported (reduced over ranks). */
 /* Disjoint parts of the solve time (they add up to it on each rank). */
 typedef enum {
-  CC_BRK_SPMV, /* SpMV compute without its halo exchange */
+  CC_BRK_SPMV,    /* SpMV compute without its halo exchange */
   CC_BRK_PRECOND, /* preconditioner compute (SGS sweeps, ASDD residual) without ASDD halo */
   CC_BRK_PRECOND_HALO,
   CC_BRK_HALO, /* SpMV halo exchange */
@@ -83,47 +83,48 @@ extern const char *const cc_breakdown_name[CC_BRK_COUNT];
 
 typedef struct {
   cc_solve_result result;
-  double          analytic_error;
-  double          breakdown_max[CC_BRK_COUNT], breakdown_mean[CC_BRK_COUNT];
-  double          ops_per_iteration[CC_T_COUNT]; /* counts / iterations */
-  int             ckpt_enabled;
-  char            ckpt_backend[CC_NAME_MAX];
-  char            ckpt_path_used[64];
-  int64_t         ckpt_count, ckpt_bytes;
-  double          ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
+  double analytic_error;
+  double breakdown_max[CC_BRK_COUNT], breakdown_mean[CC_BRK_COUNT];
+  double ops_per_iteration[CC_T_COUNT]; /* counts / iterations */
+  int ckpt_enabled;
+  char ckpt_backend[CC_NAME_MAX];
+  char ckpt_path_used[64];
+  int64_t ckpt_count, ckpt_bytes;
+  double ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
 } cc_solve_record;
 
 typedef struct {
-  char   name[48];
+  char name[48];
   double value, bound;
-  int    passed;
+  int passed;
 } cc_check;
 
 #define CC_MAX_SOLVES 16
 #define CC_MAX_CHECKS 48
 /* Everything the report and the summary print. */
 typedef struct {
-  cc_options      opts;
-  cc_mpi_info     mpi;
-  int             ranks, threads;
-  int64_t         dof;
-  int             px, py, pz;
-  int64_t         edge_cut;
-  char            ordering_used[CC_NAME_MAX];
-  int             colors_used;
-  double          timings[CC_T_COUNT]; /* max over ranks */
-  int64_t         peak_rss_max;
-  int             n_solves;
+  cc_options opts;
+  cc_mpi_info mpi;
+  int ranks, threads;
+  int64_t dof;
+  int px, py, pz;
+  int64_t edge_cut;
+  char ordering_used[CC_NAME_MAX];
+  int colors_used;
+  double timings[CC_T_COUNT]; /* max over ranks */
+  int64_t peak_rss_max;
+  int n_solves;
   cc_solve_record solves[CC_MAX_SOLVES];
-  int             n_checks;
-  cc_check        checks[CC_MAX_CHECKS];
-  double          analytic_error; /* worst over solves */
+  int n_checks;
+  cc_check checks[CC_MAX_CHECKS];
+  double analytic_error; /* worst over solves */
 } cc_run;
 
 void cc_run_add_check(cc_run *run, const char *name, double value, double bound);
-int  cc_run_checks_passed(const cc_run *run);
+int cc_run_checks_passed(const cc_run *run);
 
-/* The pipeline: mesh, partition, assembly, ordering, preconditioner, solves, exports (collective). */
+/* The pipeline: mesh, partition, assembly, ordering, preconditioner, solves, exports (collective).
+ */
 CC_WUR cc_err cc_run_pipeline(cc_run *run);
 
 /* Built-in checks inside every run (HPCG style): symmetry of SpMV and of the preconditioner. */
@@ -132,18 +133,21 @@ CC_WUR cc_err cc_checks_symmetry(cc_run *run, const cc_bcrs *a, const cc_comm_ta
 
 /* Checkpoints and restart through io/ (checkpoint.c). */
 typedef struct cc_driver_ckpt cc_driver_ckpt;
-CC_WUR cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
-                                    const char *solver, const char *subdir, cc_driver_ckpt **out);
+CC_WUR cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh,
+                                    const cc_ordering *ord, const char *solver, const char *subdir,
+                                    cc_driver_ckpt **out);
 CC_WUR cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *state); /* cc_checkpoint_fn */
-CC_WUR cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solve_record *rec);
-void          cc_driver_ckpt_destroy(cc_driver_ckpt **dc);
-CC_WUR cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
-                                     const char *solver, cc_driver_ckpt **out,
-                                     const cc_solver_state **state);
-CC_WUR cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh, const double *u);
+CC_WUR cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts,
+                                    cc_solve_record *rec);
+void cc_driver_ckpt_destroy(cc_driver_ckpt **dc);
+CC_WUR cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh,
+                                     const cc_ordering *ord, const char *solver,
+                                     cc_driver_ckpt **out, const cc_solver_state **state);
+CC_WUR cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh,
+                                        const double *u);
 
 /* Rank 0: JSON report (docs/report-schema.md) and the human summary on stdout. */
 CC_WUR cc_err cc_report_write(const cc_run *run, const char *path);
-void          cc_summary_print(const cc_run *run, FILE *out);
+void cc_summary_print(const cc_run *run, FILE *out);
 
 #endif

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 
 struct cc_driver_ckpt {
-  cc_io_layout        layout;
-  int64_t            *global_ids; /* [n_internal] in the solver's ordering */
+  cc_io_layout layout;
+  int64_t *global_ids; /* [n_internal] in the solver's ordering */
   cc_io_checkpointer *ckpt;
-  cc_io_state         restart_state;
-  cc_solver_state     restart;
+  cc_io_state restart_state;
+  cc_solver_state restart;
 };
 
 /* global ids in the solver's ordering: new node n was old node old_of_new[n] */
@@ -35,8 +35,10 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
   meta->nx = mesh->nx;
   meta->ny = mesh->ny;
   meta->nz = mesh->nz;
-  if (mesh->partition == CC_PARTITION_METIS) snprintf(meta->partition, sizeof meta->partition, "metis");
-  else snprintf(meta->partition, sizeof meta->partition, "box %dx%dx%d", mesh->px, mesh->py, mesh->pz);
+  if (mesh->partition == CC_PARTITION_METIS)
+    snprintf(meta->partition, sizeof meta->partition, "metis");
+  else
+    snprintf(meta->partition, sizeof meta->partition, "box %dx%dx%d", mesh->px, mesh->py, mesh->pz);
   snprintf(meta->solver, sizeof meta->solver, "%s", solver ? solver : "");
   snprintf(meta->ordering, sizeof meta->ordering, "%s", ord->kind);
   (void)opts;
@@ -72,7 +74,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
 cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *st)
 {
   cc_driver_ckpt *dc = ctx;
-  cc_io_state     state;
+  cc_io_state state;
   memset(&state, 0, sizeof state);
   CC_CHECK(st->n_vectors <= CC_IO_MAX_VECTORS && st->n_scalars <= CC_IO_MAX_SCALARS, CC_ERR_ARG,
            "solver state has %d vectors / %d scalars (io/ takes %d / %d)", st->n_vectors,
@@ -107,10 +109,10 @@ cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solv
   rec->ckpt_enabled = 1;
   snprintf(rec->ckpt_backend, sizeof rec->ckpt_backend, "%s", opts->checkpoint);
   snprintf(rec->ckpt_path_used, sizeof rec->ckpt_path_used, "%s", stats.path_used);
-  rec->ckpt_count   = stats.count;
-  rec->ckpt_bytes   = stats.bytes_all_ranks;
-  rec->ckpt_stall_s = stall.max;
-  rec->ckpt_write_s = write.max;
+  rec->ckpt_count    = stats.count;
+  rec->ckpt_bytes    = stats.bytes_all_ranks;
+  rec->ckpt_stall_s  = stall.max;
+  rec->ckpt_write_s  = write.max;
   rec->ckpt_finish_s = finish_s;
   return CC_OK;
 }
@@ -128,7 +130,8 @@ void cc_driver_ckpt_destroy(cc_driver_ckpt **dcp)
 /* --restart DIR: the newest complete checkpoint, verified (sizes, CRC32C, mesh, ranks) by io/,
  * as a solver state in the solver's ordering. The handle owns the vectors. */
 cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
-                              const char *solver, cc_driver_ckpt **out, const cc_solver_state **state)
+                              const char *solver, cc_driver_ckpt **out,
+                              const cc_solver_state **state)
 {
   cc_driver_ckpt *dc;
   CC_CALL(cc_calloc(1, sizeof *dc, &dc));
@@ -137,12 +140,14 @@ cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const
   metadata_fill(opts, mesh, ord, NULL, &expect);
   expect.partition[0] = '\0'; /* hdf5 checkpoints may come from another partition */
   cc_io_restart_info info;
-  CC_CALL(cc_io_checkpoint_read(opts->restart, NULL, &dc->layout, &expect, &dc->restart_state, &info));
+  CC_CALL(
+      cc_io_checkpoint_read(opts->restart, NULL, &dc->layout, &expect, &dc->restart_state, &info));
   cc_io_state *in = &dc->restart_state;
   CC_CHECK(strcmp(in->solver, solver) == 0, CC_ERR_ARG,
            "--restart %s holds a '%s' checkpoint, but --solver is '%s'", opts->restart, in->solver,
            solver);
-  CC_CHECK(in->n_vectors <= CC_STATE_MAX_VECTORS && in->n_scalars <= CC_STATE_MAX_SCALARS, CC_ERR_IO,
+  CC_CHECK(in->n_vectors <= CC_STATE_MAX_VECTORS && in->n_scalars <= CC_STATE_MAX_SCALARS,
+           CC_ERR_IO,
            "checkpoint in %s has %d vectors / %d scalars, more than a solver state holds",
            info.checkpoint_dir, in->n_vectors, in->n_scalars);
   cc_solver_state *st = &dc->restart;

@@ -34,7 +34,8 @@ static void fill_random(double *v, int64_t n, uint64_t seed)
   }
 }
 
-static cc_err global_dots(MPI_Comm comm, int64_t n, const double *const pairs[][2], int count, double *out)
+static cc_err global_dots(MPI_Comm comm, int64_t n, const double *const pairs[][2], int count,
+                          double *out)
 {
   for (int k = 0; k < count; k++) {
     double sum = 0;
@@ -66,8 +67,9 @@ cc_err cc_checks_symmetry(cc_run *run, const cc_bcrs *a, const cc_comm_table *co
       CC_CALL(cc_precond_apply(pc, x, fx));
       CC_CALL(cc_precond_apply(pc, y, fy));
     }
-    const double *const pairs[][2] = {{x, fy}, {y, fx}, {x, x}, {y, y}, {fx, fx}, {fy, fy}, {x, fx}};
-    double              d[7];
+    const double *const pairs[][2] = {{x, fy},  {y, fx},  {x, x}, {y, y},
+                                      {fx, fx}, {fy, fy}, {x, fx}};
+    double d[7];
     CC_CALL(global_dots(comm->comm, n_local, pairs, 7, d));
     double scale = sqrt(d[2]) * sqrt(d[5]) + sqrt(d[3]) * sqrt(d[4]);
     double asym  = scale > 0 ? fabs(d[0] - d[1]) / scale : 0;

@@ -14,8 +14,8 @@ static int exit_code_of(cc_err err)
 int main(int argc, char **argv)
 {
   static cc_run run; /* large: keep it off the stack */
-  cc_err        err = cc_mpi_start(&argc, &argv, &run.mpi);
-  int           rank = 0, size = 1;
+  cc_err err = cc_mpi_start(&argc, &argv, &run.mpi);
+  int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (!err) err = cc_options_parse(argc, argv, &run.opts);
@@ -45,8 +45,10 @@ int main(int argc, char **argv)
   if (rank == 0) {
     if (!run.opts.quiet) cc_summary_print(&run, stdout);
     if (run.opts.report[0]) err = cc_report_write(&run, run.opts.report);
-    if (err) cc_error_print(stderr, rank);
-    else if (run.opts.report[0] && !run.opts.quiet) printf("  report: %s\n", run.opts.report);
+    if (err)
+      cc_error_print(stderr, rank);
+    else if (run.opts.report[0] && !run.opts.quiet)
+      printf("  report: %s\n", run.opts.report);
   }
   int code = err ? 1 : passed ? 0 : 3;
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);

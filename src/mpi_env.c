@@ -7,18 +7,24 @@
 const char *cc_thread_level_name(int level)
 {
   switch (level) {
-  case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-  case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-  case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-  case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
-  default: return "unknown";
+  case MPI_THREAD_SINGLE:
+    return "MPI_THREAD_SINGLE";
+  case MPI_THREAD_FUNNELED:
+    return "MPI_THREAD_FUNNELED";
+  case MPI_THREAD_SERIALIZED:
+    return "MPI_THREAD_SERIALIZED";
+  case MPI_THREAD_MULTIPLE:
+    return "MPI_THREAD_MULTIPLE";
+  default:
+    return "unknown";
   }
 }
 
 static int env_is_true(const char *name)
 {
   const char *value = getenv(name);
-  return value && (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "true") == 0);
+  return value &&
+         (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "true") == 0);
 }
 
 /* Read an integer control variable through MPI_T; returns 0 and sets *found = 0 when absent. */
@@ -28,7 +34,7 @@ static cc_err read_int_cvar(const char *name, int *value, int *found)
   *found = 0;
   if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) return CC_OK;
   MPI_T_cvar_handle handle;
-  int               count;
+  int count;
   CC_MPI(MPI_T_cvar_handle_alloc(index, NULL, &handle, &count));
   int rc = count == 1 ? MPI_T_cvar_read(handle, value) : MPI_ERR_COUNT;
   CC_MPI(MPI_T_cvar_handle_free(&handle));
@@ -42,7 +48,8 @@ cc_err cc_mpi_start(int *argc, char ***argv, cc_mpi_info *info)
   memset(info, 0, sizeof *info);
   /* MPICH's progress thread calls into MPI concurrently with the application, so it is only
    * started under MPI_THREAD_MULTIPLE; otherwise only the main thread calls MPI (FUNNELED). */
-  info->async_requested  = env_is_true("MPIR_CVAR_ASYNC_PROGRESS") || env_is_true("MPICH_ASYNC_PROGRESS");
+  info->async_requested =
+      env_is_true("MPIR_CVAR_ASYNC_PROGRESS") || env_is_true("MPICH_ASYNC_PROGRESS");
   info->thread_requested = info->async_requested ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
   int rc = MPI_Init_thread(argc, argv, info->thread_requested, &info->thread_provided);
   if (rc != MPI_SUCCESS) {

@@ -3,10 +3,10 @@
 #include "cc_driver.h"
 
 const char *const cc_breakdown_name[CC_BRK_COUNT] = {
-  "spmv", "precond", "precond_halo", "halo", "axpy", "dot", "reduction", "checkpoint", "other"};
+    "spmv", "precond", "precond_halo", "halo", "axpy", "dot", "reduction", "checkpoint", "other"};
 
 typedef struct {
-  const cc_krylov  *variant;
+  const cc_krylov *variant;
   cc_reduction_mode reduction;
 } solve_plan;
 
@@ -30,7 +30,7 @@ static int plan_solves(const cc_options *opts, solve_plan plan[CC_MAX_SOLVES])
 static cc_err record_breakdown(MPI_Comm comm, const cc_solve_result *res, cc_solve_record *rec)
 {
   const double *t = res->seconds;
-  double        part[CC_BRK_COUNT];
+  double part[CC_BRK_COUNT];
   part[CC_BRK_SPMV]         = t[CC_T_SPMV] - t[CC_T_HALO];
   part[CC_BRK_PRECOND]      = t[CC_T_PRECOND] - t[CC_T_PRECOND_HALO];
   part[CC_BRK_PRECOND_HALO] = t[CC_T_PRECOND_HALO];
@@ -57,8 +57,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                          cc_precond *pc, double *b)
 {
   const cc_options *opts = &run->opts;
-  solve_plan        plan[CC_MAX_SOLVES];
-  int               n_plan = plan_solves(opts, plan);
+  solve_plan plan[CC_MAX_SOLVES];
+  int n_plan = plan_solves(opts, plan);
   CC_CHECK(n_plan > 0, CC_ERR_ARG, "no solver matches --solver %s --reduction %s", opts->solver,
            opts->reduction);
   double *x, *u;
@@ -77,13 +77,15 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
     cc_driver_ckpt *restart = NULL, *ckpt = NULL;
     if (opts->restart[0])
-      CC_CALL(cc_driver_restart_load(opts, mesh, ord, plan[s].variant->name, &restart, &kopts.restart));
+      CC_CALL(
+          cc_driver_restart_load(opts, mesh, ord, plan[s].variant->name, &restart, &kopts.restart));
     if (opts->checkpoint[0]) {
       /* several solves in one run checkpoint into one subdirectory each */
       char subdir[48];
       snprintf(subdir, sizeof subdir, "%s-%s", plan[s].variant->name,
                plan[s].reduction == CC_REDUCTION_IAR ? "iar" : "ar");
-      CC_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name, n_plan > 1 ? subdir : NULL, &ckpt));
+      CC_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
+                                    n_plan > 1 ? subdir : NULL, &ckpt));
       kopts.checkpoint       = cc_driver_ckpt_write;
       kopts.checkpoint_ctx   = ckpt;
       kopts.checkpoint_every = opts->checkpoint_every;
@@ -118,12 +120,12 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
 cc_err cc_run_pipeline(cc_run *run)
 {
   const cc_options *opts = &run->opts;
-  MPI_Comm          comm = MPI_COMM_WORLD;
-  cc_mesh           mesh = {0};
-  cc_bcrs           a    = {0};
-  cc_ordering       ord  = {0};
-  cc_precond       *pc   = NULL;
-  double           *b    = NULL;
+  MPI_Comm comm          = MPI_COMM_WORLD;
+  cc_mesh mesh           = {0};
+  cc_bcrs a              = {0};
+  cc_ordering ord        = {0};
+  cc_precond *pc         = NULL;
+  double *b              = NULL;
 
   cc_timers_reset();
   cc_timing_enabled = strcmp(opts->timing, "on") == 0;
@@ -152,12 +154,13 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_bcrs_free(&pattern);
   cc_ordering_apply_comm(&ord, &mesh.comm);
   CC_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new, ord.n_colors,
-                                   ord.n_colors > 0 ? ord.color_ptr : NULL, &a, &b));
+                                   ord.n_colors > 0 ? ord.color_ptr : NULL, 1, &a, &b));
   snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
   run->colors_used = ord.n_colors;
 
   cc_timer_start(CC_T_SETUP);
-  cc_precond_params pparams = {.name = opts->precond, .asdd_iters = opts->asdd_iters, .ordering = &ord};
+  cc_precond_params pparams = {
+      .name = opts->precond, .asdd_iters = opts->asdd_iters, .ordering = &ord};
   CC_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc));
   cc_timer_stop(CC_T_SETUP);
 
@@ -165,7 +168,8 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_timers solve_excluded = cc_timer_table; /* stages so far; solves keep their own timers */
   CC_CALL(run_solves(run, &mesh, &a, &ord, pc, b));
   cc_timer_table = solve_excluded;
-  for (int s = 0; s < run->n_solves; s++) cc_timer_table.seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];
+  for (int s = 0; s < run->n_solves; s++)
+    cc_timer_table.seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];
   cc_timer_table.seconds[CC_T_TOTAL] = MPI_Wtime() - started;
 
   for (int i = 0; i < CC_T_COUNT; i++) {

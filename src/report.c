@@ -40,7 +40,7 @@ static double baseline_time_per_iter(const cc_run *run)
 {
   for (int s = 0; s < run->n_solves; s++) {
     const cc_solve_result *r = &run->solves[s].result;
-    int iterations = r->iterations - r->start_iteration;
+    int iterations           = r->iterations - r->start_iteration;
     if (strcmp(r->solver, "pcg") == 0 && strcmp(r->reduction, "ar") == 0 && iterations > 0)
       return r->time_s / iterations;
   }
@@ -50,9 +50,9 @@ static double baseline_time_per_iter(const cc_run *run)
 static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *rec)
 {
   const cc_solve_result *r = &rec->result;
-  int                    iterations = r->iterations - r->start_iteration;
-  double                 per_iter   = iterations > 0 ? r->time_s / iterations : 0;
-  double                 baseline   = baseline_time_per_iter(run);
+  int iterations           = r->iterations - r->start_iteration;
+  double per_iter          = iterations > 0 ? r->time_s / iterations : 0;
+  double baseline          = baseline_time_per_iter(run);
   cc_json_begin_object(js, NULL);
   cc_json_string(js, "solver", r->solver);
   cc_json_string(js, "reduction", r->reduction);
@@ -97,9 +97,9 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *out = fopen(tmp, "w");
   CC_CHECK(out != NULL, CC_ERR_SYS, "cannot create report '%s': %s", tmp, strerror(errno));
-  cc_json   js = {.out = out};
-  char      date[64], host[256] = "unknown", cpu[256];
-  time_t    now = time(NULL);
+  cc_json js = {.out = out};
+  char date[64], host[256] = "unknown", cpu[256];
+  time_t now = time(NULL);
   struct tm utc;
   gmtime_r(&now, &utc);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
@@ -158,8 +158,9 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_end_object(&js);
 
   cc_json_begin_object(&js, "timings");
-  const cc_timer_id stages[] = {CC_T_MESH,  CC_T_PARTITION, CC_T_ASSEMBLY, CC_T_ORDERING, CC_T_SETUP,
-                                CC_T_SOLVE, CC_T_CHECKPOINT, CC_T_EXPORT,  CC_T_TOTAL};
+  const cc_timer_id stages[] = {CC_T_MESH,       CC_T_PARTITION, CC_T_ASSEMBLY,
+                                CC_T_ORDERING,   CC_T_SETUP,     CC_T_SOLVE,
+                                CC_T_CHECKPOINT, CC_T_EXPORT,    CC_T_TOTAL};
   for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
     cc_json_double(&js, cc_timer_name(stages[i]), run->timings[stages[i]]);
   cc_json_end_object(&js);
@@ -203,9 +204,10 @@ void cc_summary_print(const cc_run *run, FILE *out)
   const cc_options *o = &run->opts;
   fprintf(out, "cubecg %s  GeoFEM/Cube %d x %d x %d nodes, %lld DOF\n", CC_VERSION, o->mesh.nx,
           o->mesh.ny, o->mesh.nz, (long long)run->dof);
-  fprintf(out, "  ranks x threads  %d x %d   partition %s (%d x %d x %d)\n", run->ranks, run->threads,
-          o->partition, run->px, run->py, run->pz);
-  fprintf(out, "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d\n",
+  fprintf(out, "  ranks x threads  %d x %d   partition %s (%d x %d x %d)\n", run->ranks,
+          run->threads, o->partition, run->px, run->py, run->pz);
+  fprintf(out,
+          "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d\n",
           o->precond, run->ordering_used, o->colors, run->colors_used, o->asdd_iters);
   fprintf(out, "  MPI              %.60s\n", run->mpi.library);
   fprintf(out, "  thread level     %s; async progress requested %s, active %s\n",
@@ -214,8 +216,9 @@ void cc_summary_print(const cc_run *run, FILE *out)
   if (o->inject_latency_us > 0)
     fprintf(out, "  SIMULATED        every reduction takes >= %g us (--inject-reduction-latency)\n",
             o->inject_latency_us);
-  fprintf(out, "  stages [s, max over ranks]  mesh %.3f  partition %.3f  assembly %.3f  ordering %.3f"
-               "  setup %.3f  solve %.3f  total %.3f\n",
+  fprintf(out,
+          "  stages [s, max over ranks]  mesh %.3f  partition %.3f  assembly %.3f  ordering %.3f"
+          "  setup %.3f  solve %.3f  total %.3f\n",
           run->timings[CC_T_MESH], run->timings[CC_T_PARTITION], run->timings[CC_T_ASSEMBLY],
           run->timings[CC_T_ORDERING], run->timings[CC_T_SETUP], run->timings[CC_T_SOLVE],
           run->timings[CC_T_TOTAL]);
@@ -223,20 +226,22 @@ void cc_summary_print(const cc_run *run, FILE *out)
           run->peak_rss_max / 1048576.0,
           run->dof > 0 ? (double)run->peak_rss_max * run->ranks / run->dof : 0.0);
 
-  fprintf(out, "\n  %-7s %-4s %6s %9s %9s %9s %9s %6s | per iteration: %4s %4s %4s %4s %4s | "
-               "breakdown %% of solve: %5s %5s %5s %5s %5s %5s\n",
+  fprintf(out,
+          "\n  %-7s %-4s %6s %9s %9s %9s %9s %6s | per iteration: %4s %4s %4s %4s %4s | "
+          "breakdown %% of solve: %5s %5s %5s %5s %5s %5s\n",
           "solver", "red", "iters", "|r|/|b|", "true", "u err", "ms/iter", "vs A1", "SpMV", "M^-1",
           "dot", "red", "AXPY", "spmv", "prec", "halo", "red", "axpy", "other");
   double baseline = baseline_time_per_iter(run);
   for (int s = 0; s < run->n_solves; s++) {
     const cc_solve_record *rec = &run->solves[s];
     const cc_solve_result *r   = &rec->result;
-    int    iterations = r->iterations - r->start_iteration;
-    double per_iter   = iterations > 0 ? r->time_s / iterations : 0;
-    double total      = r->time_s > 0 ? r->time_s / 100 : 1;
-    const double *b   = rec->breakdown_max;
-    fprintf(out, "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6.3f | %14.2f %4.2f %4.2f %4.2f %4.2f | "
-                 "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
+    int iterations             = r->iterations - r->start_iteration;
+    double per_iter            = iterations > 0 ? r->time_s / iterations : 0;
+    double total               = r->time_s > 0 ? r->time_s / 100 : 1;
+    const double *b            = rec->breakdown_max;
+    fprintf(out,
+            "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6.3f | %14.2f %4.2f %4.2f %4.2f %4.2f | "
+            "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
             r->solver, r->reduction, r->iterations, r->rel_residual, r->true_rel_residual,
             rec->analytic_error, per_iter * 1e3, baseline > 0 ? per_iter / baseline : 0,
             rec->ops_per_iteration[CC_T_SPMV], rec->ops_per_iteration[CC_T_PRECOND],
@@ -247,7 +252,8 @@ void cc_summary_print(const cc_run *run, FILE *out)
             r->converged ? "" : "  NOT CONVERGED");
     if (!r->converged && r->failure[0]) fprintf(out, "          %s\n", r->failure);
   }
-  fprintf(out, "  (breakdown: max over ranks of each part; 'vs A1' = time per iteration / Alg.1-AR)\n");
+  fprintf(out,
+          "  (breakdown: max over ranks of each part; 'vs A1' = time per iteration / Alg.1-AR)\n");
   int failed = 0;
   for (int i = 0; i < run->n_checks; i++)
     if (!run->checks[i].passed) {

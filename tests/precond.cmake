@@ -46,3 +46,8 @@ if(TARGET cubecg-bench)
     set_tests_properties(precond_bench_report_${np} PROPERTIES FIXTURES_REQUIRED precond_bench_${np})
   endforeach()
 endif()
+
+# Split storage (lower blocks apart, as cubecg assembles) gives bitwise the same SpMV / SGS / ASDD.
+cc_add_unit(test_precond_split test_precond_split.c)
+cc_add_mpi_test(NAME precond_split RANKS 1 2 THREADS 2 ENV OMP_WAIT_POLICY=passive
+                COMMAND $<TARGET_FILE:test_precond_split>)

@@ -5,13 +5,13 @@
 
 #include <stdlib.h>
 
-#define TEST_CALL(expr) \
-  do { \
-    if ((expr) != CC_OK) { \
-      fprintf(stderr, "FAILED: %s\n", #expr); \
-      cc_error_print(stderr, -1); \
-      MPI_Abort(MPI_COMM_WORLD, 1); \
-    } \
+#define TEST_CALL(expr)                                                                            \
+  do {                                                                                             \
+    if ((expr) != CC_OK) {                                                                         \
+      fprintf(stderr, "FAILED: %s\n", #expr);                                                      \
+      cc_error_print(stderr, -1);                                                                  \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
+    }                                                                                              \
   } while (0)
 
 int main(int argc, char **argv)
@@ -35,13 +35,19 @@ int main(int argc, char **argv)
   for (int i = 0; i < n; i++) old_of_new[i] = i;
   unsigned state = 12345u;
   for (int i = n - 1; i > 0; i--) {
-    state   = state * 1103515245u + 12345u;
-    int j   = (int)((state >> 8) % (unsigned)(i + 1)), t = old_of_new[i];
+    state = state * 1103515245u + 12345u;
+    int j = (int)((state >> 8) % (unsigned)(i + 1)), t = old_of_new[i];
     old_of_new[i] = old_of_new[j], old_of_new[j] = t;
   }
   for (int i = 0; i < n; i++) new_of_old[old_of_new[i]] = i;
   int groups[3] = {0, n / 3, n};
-  TEST_CALL(cc_mesh_assemble_ordered(&mesh, &params, new_of_old, old_of_new, 2, groups, &ao, &bo));
+  TEST_CALL(
+      cc_mesh_assemble_ordered(&mesh, &params, new_of_old, old_of_new, 2, groups, 0, &ao, &bo));
+  /* the split storage holds the same blocks: lower part apart, the rest from the diagonal on */
+  cc_bcrs as;
+  double *bs;
+  TEST_CALL(
+      cc_mesh_assemble_ordered(&mesh, &params, new_of_old, old_of_new, 2, groups, 1, &as, &bs));
 
   long failures = 0;
   failures += pat.val != NULL || pat.n_blocks != a.n_blocks;
@@ -64,11 +70,26 @@ int main(int argc, char **argv)
     for (int64_t s = ao.row_ptr[r] + 1; s < ao.row_ptr[r + 1]; s++)
       failures += ao.col_idx[s - 1] >= ao.col_idx[s];
   }
+  for (int r = 0; r < n; r++) {
+    int64_t lo = ao.row_ptr[r], nl = as.l_ptr[r + 1] - as.l_ptr[r];
+    failures += nl != ao.diag_pos[r] - lo || as.diag_pos[r] != as.row_ptr[r];
+    failures += as.row_ptr[r + 1] - as.row_ptr[r] + nl != ao.row_ptr[r + 1] - lo;
+    for (int64_t t = 0; t < ao.row_ptr[r + 1] - lo; t++) {
+      int split       = t < nl;
+      int64_t q       = split ? as.l_ptr[r] + t : as.row_ptr[r] + t - nl;
+      int32_t col     = split ? as.l_col[q] : as.col_idx[q];
+      const double *v = split ? as.l_val + 9 * q : as.val + 9 * q;
+      failures += col != ao.col_idx[lo + t] || (split && col >= r);
+      for (int e = 0; e < 9; e++) failures += v[e] != ao.val[9 * (lo + t) + e];
+    }
+  }
+  for (int d = 0; d < 3 * n; d++) failures += bs[d] != bo[d];
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) printf("%s: %ld mismatches (ordered vs permuted natural assembly, %d ranks)\n",
-                        failures ? "FAIL" : "PASS", failures, size);
+  if (rank == 0)
+    printf("%s: %ld mismatches (ordered vs permuted natural assembly, %d ranks)\n",
+           failures ? "FAIL" : "PASS", failures, size);
   MPI_Finalize();
   return failures != 0;
 }
