@@ -112,6 +112,7 @@ typedef struct {
   char ordering_used[CC_NAME_MAX];
   int colors_used;
   double timings[CC_T_COUNT]; /* max over ranks */
+  double timings_min[CC_T_COUNT], timings_mean[CC_T_COUNT];
   int64_t peak_rss_max;
   int n_solves;
   cc_solve_record solves[CC_MAX_SOLVES];

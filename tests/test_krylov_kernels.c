@@ -26,14 +26,14 @@ static double max_diff(int64_t n, const double *x, const double *y)
 static void test_halo(const tk_problem *p)
 {
   double *x = tk_vector(p, 1);
-  TK_CALL(cc_halo_exchange(&p->mesh.comm, x));
-  TK_CALL(cc_halo_exchange(&p->mesh.comm, x)); /* second call uses the cached buffers */
+  TEST_CALL(cc_halo_exchange(&p->mesh.comm, x));
+  TEST_CALL(cc_halo_exchange(&p->mesh.comm, x)); /* second call uses the cached buffers */
   int bad = 0;
   for (int i = p->mesh.n_internal; i < p->mesh.n_total; i++)
     for (int c = 0; c < 3; c++)
       if (x[3 * i + c] != tk_value(p->mesh.global_id[i], c, 1)) bad++;
-  TK_EXPECT(bad == 0, "halo exchange: %d of %d halo values wrong", bad,
-            3 * (p->mesh.n_total - p->mesh.n_internal));
+  TEST_EXPECT(bad == 0, "halo exchange: %d of %d halo values wrong", bad,
+              3 * (p->mesh.n_total - p->mesh.n_internal));
   cc_free(&x);
 }
 
@@ -44,12 +44,12 @@ static void test_spmv_global(const tk_problem *p, const double *y)
   int n_loc = p->a.n_rows, *counts = NULL, *displs = NULL, total = 0;
   int64_t *gid = NULL;
   double *yall = NULL;
-  if (tk_rank == 0) {
+  if (test_rank == 0) {
     counts = calloc(tk_size, sizeof *counts);
     displs = calloc(tk_size, sizeof *displs);
   }
   MPI_Gather(&n_loc, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (tk_rank == 0) {
+  if (test_rank == 0) {
     for (int r = 0; r < tk_size; r++) {
       displs[r] = total;
       total += counts[r];
@@ -59,25 +59,25 @@ static void test_spmv_global(const tk_problem *p, const double *y)
   }
   MPI_Gatherv(p->mesh.global_id, n_loc, MPI_INT64_T, gid, counts, displs, MPI_INT64_T, 0,
               MPI_COMM_WORLD);
-  if (tk_rank == 0)
+  if (test_rank == 0)
     for (int r = 0; r < tk_size; r++) {
       counts[r] *= 3;
       displs[r] *= 3;
     }
   MPI_Gatherv(y, 3 * n_loc, MPI_DOUBLE, yall, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  if (tk_rank != 0) return;
+  if (test_rank != 0) return;
 
   tk_problem one;
   tk_problem_create_on(p->params.nx, p->params.ny, p->params.nz, MPI_COMM_SELF, &one);
   int64_t N = one.a.n_rows;
-  TK_EXPECT(N == total && one.a.n_cols == N, "1-rank matrix: %lld rows, %d cols, gathered %d",
-            (long long)N, one.a.n_cols, total);
+  TEST_EXPECT(N == total && one.a.n_cols == N, "1-rank matrix: %lld rows, %d cols, gathered %d",
+              (long long)N, one.a.n_cols, total);
   double *x = tk_vector(&one, 2), *y1 = NULL, *yr = NULL, *yd = NULL, *dense = NULL;
-  TK_CALL(cc_calloc(3 * (size_t)N, sizeof(double), &y1));
-  TK_CALL(cc_calloc(3 * (size_t)N, sizeof(double), &yr));
-  TK_CALL(cc_calloc(3 * (size_t)N, sizeof(double), &yd));
-  TK_CALL(cc_calloc(9 * (size_t)N * N, sizeof(double), &dense));
-  TK_CALL(cc_spmv(&one.a, &one.mesh.comm, x, y1));
+  TEST_CALL(cc_calloc(3 * (size_t)N, sizeof(double), &y1));
+  TEST_CALL(cc_calloc(3 * (size_t)N, sizeof(double), &yr));
+  TEST_CALL(cc_calloc(3 * (size_t)N, sizeof(double), &yd));
+  TEST_CALL(cc_calloc(9 * (size_t)N * N, sizeof(double), &dense));
+  TEST_CALL(cc_spmv(&one.a, &one.mesh.comm, x, y1));
   cc_spmv_ref(&one.a, x, yr);
   /* dense expansion of the block CRS, then yd = D x */
   for (int64_t i = 0; i < N; i++)
@@ -93,17 +93,17 @@ static void test_spmv_global(const tk_problem *p, const double *y)
     }
   }
   double scale = max_abs(3 * N, yd);
-  TK_EXPECT(asym <= 1e-14 * dmax, "dense matrix not symmetric: max|D - D'| = %g", asym);
-  TK_EXPECT(max_diff(3 * N, y1, yd) <= 1e-13 * scale, "1-rank cc_spmv vs dense: %g (scale %g)",
-            max_diff(3 * N, y1, yd), scale);
-  TK_EXPECT(max_diff(3 * N, yr, yd) <= 1e-13 * scale, "cc_spmv_ref vs dense: %g (scale %g)",
-            max_diff(3 * N, yr, yd), scale);
+  TEST_EXPECT(asym <= 1e-14 * dmax, "dense matrix not symmetric: max|D - D'| = %g", asym);
+  TEST_EXPECT(max_diff(3 * N, y1, yd) <= 1e-13 * scale, "1-rank cc_spmv vs dense: %g (scale %g)",
+              max_diff(3 * N, y1, yd), scale);
+  TEST_EXPECT(max_diff(3 * N, yr, yd) <= 1e-13 * scale, "cc_spmv_ref vs dense: %g (scale %g)",
+              max_diff(3 * N, yr, yd), scale);
   /* the distributed result, by global id (the 1-rank numbering is the global one) */
   double gap = 0.0;
   for (int64_t t = 0; t < total; t++)
     for (int c = 0; c < 3; c++) gap = fmax(gap, fabs(yall[3 * t + c] - y1[3 * gid[t] + c]));
-  TK_EXPECT(gap <= 1e-13 * scale, "distributed SpMV vs 1-rank by global id: %g (scale %g)", gap,
-            scale);
+  TEST_EXPECT(gap <= 1e-13 * scale, "distributed SpMV vs 1-rank by global id: %g (scale %g)", gap,
+              scale);
   printf("spmv %dx%dx%d on %d ranks: |1rank - dense| = %.2e, |distributed - 1rank| = %.2e, "
          "scale %.2e\n",
          p->params.nx, p->params.ny, p->params.nz, tk_size, max_diff(3 * N, y1, yd), gap, scale);
@@ -124,33 +124,34 @@ static void test_spmv_mesh(const tk_problem *p)
   int64_t n = 3 * (int64_t)p->a.n_rows;
   double *x = tk_vector(p, 2), *z = tk_vector(p, 3), *y = NULL, *yl = NULL, *yr = NULL;
   double *w = NULL;
-  TK_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &y));
-  TK_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &yl));
-  TK_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &yr));
-  TK_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &w));
+  TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &y));
+  TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &yl));
+  TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &yr));
+  TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &w));
   int64_t spmv0 = cc_timer_table.count[CC_T_SPMV], halo0 = cc_timer_table.count[CC_T_HALO];
-  TK_CALL(cc_spmv(&p->a, &p->mesh.comm, x, y)); /* also exchanges x's halo */
-  TK_EXPECT(cc_timer_table.count[CC_T_SPMV] == spmv0 + 1 &&
-                cc_timer_table.count[CC_T_HALO] == halo0 + 1,
-            "cc_spmv counted %lld SpMV, %lld halo (expected 1, 1)",
-            (long long)(cc_timer_table.count[CC_T_SPMV] - spmv0),
-            (long long)(cc_timer_table.count[CC_T_HALO] - halo0));
+  TEST_CALL(cc_spmv(&p->a, &p->mesh.comm, x, y)); /* also exchanges x's halo */
+  TEST_EXPECT(cc_timer_table.count[CC_T_SPMV] == spmv0 + 1 &&
+                  cc_timer_table.count[CC_T_HALO] == halo0 + 1,
+              "cc_spmv counted %lld SpMV, %lld halo (expected 1, 1)",
+              (long long)(cc_timer_table.count[CC_T_SPMV] - spmv0),
+              (long long)(cc_timer_table.count[CC_T_HALO] - halo0));
   cc_spmv_local(&p->a, x, yl);
   cc_spmv_ref(&p->a, x, yr);
   double scale = max_abs(n, yr);
   MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  TK_EXPECT(max_diff(n, y, yr) <= 1e-14 * scale, "cc_spmv vs cc_spmv_ref: %g (scale %g)",
-            max_diff(n, y, yr), scale);
-  TK_EXPECT(max_diff(n, yl, yr) <= 1e-14 * scale, "cc_spmv_local vs cc_spmv_ref: %g",
-            max_diff(n, yl, yr));
+  TEST_EXPECT(max_diff(n, y, yr) <= 1e-14 * scale, "cc_spmv vs cc_spmv_ref: %g (scale %g)",
+              max_diff(n, y, yr), scale);
+  TEST_EXPECT(max_diff(n, yl, yr) <= 1e-14 * scale, "cc_spmv_local vs cc_spmv_ref: %g",
+              max_diff(n, yl, yr));
   test_spmv_global(p, y);
 
   /* symmetry: (z, A x) == (x, A z) */
-  TK_CALL(cc_spmv(&p->a, &p->mesh.comm, z, w));
+  TEST_CALL(cc_spmv(&p->a, &p->mesh.comm, z, w));
   double zax = tk_dot(p, z, y), xaz = tk_dot(p, x, w);
   double rel = fabs(zax - xaz) / fmax(fabs(zax), fabs(xaz));
-  TK_EXPECT(rel <= 1e-12, "SpMV symmetry: z'Ax = %.17g, x'Az = %.17g, relative %g", zax, xaz, rel);
-  if (tk_rank == 0) printf("spmv symmetry: relative %.2e\n", rel);
+  TEST_EXPECT(rel <= 1e-12, "SpMV symmetry: z'Ax = %.17g, x'Az = %.17g, relative %g", zax, xaz,
+              rel);
+  if (test_rank == 0) printf("spmv symmetry: relative %.2e\n", rel);
   cc_free(&x);
   cc_free(&z);
   cc_free(&y);
@@ -165,10 +166,10 @@ static void test_spmv_large_local(int n)
   cc_bcrs a;
   memset(&a, 0, sizeof a);
   a.n_rows = a.n_cols = n;
-  TK_CALL(cc_malloc((size_t)n + 1, sizeof(int64_t), &a.row_ptr));
-  TK_CALL(cc_malloc(3 * (size_t)n, sizeof(int32_t), &a.col_idx));
-  TK_CALL(cc_malloc(27 * (size_t)n, sizeof(double), &a.val));
-  TK_CALL(cc_malloc((size_t)n, sizeof(int64_t), &a.diag_pos));
+  TEST_CALL(cc_malloc((size_t)n + 1, sizeof(int64_t), &a.row_ptr));
+  TEST_CALL(cc_malloc(3 * (size_t)n, sizeof(int32_t), &a.col_idx));
+  TEST_CALL(cc_malloc(27 * (size_t)n, sizeof(double), &a.val));
+  TEST_CALL(cc_malloc((size_t)n, sizeof(int64_t), &a.diag_pos));
   int64_t nb = 0;
   for (int i = 0; i < n; i++) {
     a.row_ptr[i] = nb;
@@ -182,35 +183,35 @@ static void test_spmv_large_local(int n)
   }
   a.row_ptr[n] = a.n_blocks = nb;
   double *x = NULL, *yl = NULL, *yr = NULL;
-  TK_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &x));
-  TK_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &yl));
-  TK_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &yr));
+  TEST_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &x));
+  TEST_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &yl));
+  TEST_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &yr));
   for (int64_t i = 0; i < 3 * (int64_t)n; i++) x[i] = tk_value(i, 0, 8);
 
   /* an IAR in flight while SpMV runs with progress = poll: the main thread tests it */
   cc_reduce_configure(CC_PROGRESS_POLL, 0.0);
-  double v = 1.0 + tk_rank, sum;
+  double v = 1.0 + test_rank, sum;
   cc_reduction red;
-  TK_CALL(cc_reduce_begin(MPI_COMM_WORLD, &v, 1, &red));
+  TEST_CALL(cc_reduce_begin(MPI_COMM_WORLD, &v, 1, &red));
   cc_spmv_local(&a, x, yl);
   int64_t polls = cc_reduce_poll_count();
-  TK_CALL(cc_reduce_end(&red, &sum, 1));
-  TK_EXPECT(polls >= 1, "SpMV of %d rows with an active IAR and progress=poll made %lld polls", n,
-            (long long)polls);
-  TK_EXPECT(sum == 0.5 * tk_size * (tk_size + 1), "IAR sum %g, expected %g", sum,
-            0.5 * tk_size * (tk_size + 1));
+  TEST_CALL(cc_reduce_end(&red, &sum, 1));
+  TEST_EXPECT(polls >= 1, "SpMV of %d rows with an active IAR and progress=poll made %lld polls", n,
+              (long long)polls);
+  TEST_EXPECT(sum == 0.5 * tk_size * (tk_size + 1), "IAR sum %g, expected %g", sum,
+              0.5 * tk_size * (tk_size + 1));
   cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
-  TK_CALL(cc_reduce_begin(MPI_COMM_WORLD, &v, 1, &red));
+  TEST_CALL(cc_reduce_begin(MPI_COMM_WORLD, &v, 1, &red));
   cc_spmv_local(&a, x, yl);
-  TK_EXPECT(cc_reduce_poll_count() == 0, "progress=none made %lld polls",
-            (long long)cc_reduce_poll_count());
-  TK_CALL(cc_reduce_end(&red, &sum, 1));
+  TEST_EXPECT(cc_reduce_poll_count() == 0, "progress=none made %lld polls",
+              (long long)cc_reduce_poll_count());
+  TEST_CALL(cc_reduce_end(&red, &sum, 1));
 
   cc_spmv_ref(&a, x, yr);
   double scale = max_abs(3 * (int64_t)n, yr);
-  TK_EXPECT(max_diff(3 * (int64_t)n, yl, yr) <= 1e-14 * scale,
-            "large local SpMV (%d rows, %d threads): |local - ref| = %g", n, omp_get_max_threads(),
-            max_diff(3 * (int64_t)n, yl, yr));
+  TEST_EXPECT(max_diff(3 * (int64_t)n, yl, yr) <= 1e-14 * scale,
+              "large local SpMV (%d rows, %d threads): |local - ref| = %g", n,
+              omp_get_max_threads(), max_diff(3 * (int64_t)n, yl, yr));
   cc_free(&x);
   cc_free(&yl);
   cc_free(&yr);
@@ -223,7 +224,7 @@ static void test_vectors(void)
   const int64_t n = 100003;
   double *v[6];
   for (int j = 0; j < 6; j++) {
-    TK_CALL(cc_malloc((size_t)n, sizeof(double), &v[j]));
+    TEST_CALL(cc_malloc((size_t)n, sizeof(double), &v[j]));
     for (int64_t i = 0; i < n; i++) v[j][i] = tk_value(i, j, 11);
   }
   double *x = v[0], *y = v[1], *ref = v[2], *z = v[3];
@@ -236,34 +237,34 @@ static void test_vectors(void)
   }
   int64_t dot0 = cc_timer_table.count[CC_T_DOT];
   double d     = cc_dot_local(n, x, y);
-  TK_EXPECT(fabs(d - plain[0]) <= 1e-12 * n, "cc_dot_local %.17g vs %.17g", d, plain[0]);
+  TEST_EXPECT(fabs(d - plain[0]) <= 1e-12 * n, "cc_dot_local %.17g vs %.17g", d, plain[0]);
   const double *const xs[4] = {v[0], v[2], v[4], v[0]}, *const ys[4] = {v[1], v[3], v[5], v[5]};
   for (int k = 1; k <= 4; k++) {
     double out[4];
     cc_dot_local_multi(n, k, xs, ys, out);
     for (int j = 0; j < k; j++)
-      TK_EXPECT(fabs(out[j] - plain[j]) <= 1e-12 * n,
-                "cc_dot_local_multi k=%d [%d]: %.17g vs %.17g", k, j, out[j], plain[j]);
+      TEST_EXPECT(fabs(out[j] - plain[j]) <= 1e-12 * n,
+                  "cc_dot_local_multi k=%d [%d]: %.17g vs %.17g", k, j, out[j], plain[j]);
   }
-  TK_EXPECT(cc_timer_table.count[CC_T_DOT] - dot0 == 1 + 1 + 2 + 3 + 4,
-            "dot count %lld, expected 11", (long long)(cc_timer_table.count[CC_T_DOT] - dot0));
+  TEST_EXPECT(cc_timer_table.count[CC_T_DOT] - dot0 == 1 + 1 + 2 + 3 + 4,
+              "dot count %lld, expected 11", (long long)(cc_timer_table.count[CC_T_DOT] - dot0));
 
   int64_t axpy0 = cc_timer_table.count[CC_T_AXPY];
   for (int64_t i = 0; i < n; i++) ref[i] = y[i] + 0.5 * x[i];
   cc_vec_axpy(n, 0.5, x, y); /* y += 0.5 x */
-  TK_EXPECT(max_diff(n, y, ref) == 0.0, "cc_vec_axpy differs by %g", max_diff(n, y, ref));
+  TEST_EXPECT(max_diff(n, y, ref) == 0.0, "cc_vec_axpy differs by %g", max_diff(n, y, ref));
   for (int64_t i = 0; i < n; i++) ref[i] = x[i] - 0.25 * y[i];
   cc_vec_xpby(n, x, -0.25, y); /* y = x - 0.25 y */
-  TK_EXPECT(max_diff(n, y, ref) == 0.0, "cc_vec_xpby differs by %g", max_diff(n, y, ref));
+  TEST_EXPECT(max_diff(n, y, ref) == 0.0, "cc_vec_xpby differs by %g", max_diff(n, y, ref));
   cc_vec_copy(n, x, z);
-  TK_EXPECT(max_diff(n, z, x) == 0.0, "cc_vec_copy differs");
+  TEST_EXPECT(max_diff(n, z, x) == 0.0, "cc_vec_copy differs");
   for (int64_t i = 0; i < n; i++) ref[i] = x[i] - y[i];
   cc_vec_sub(n, x, y, z);
-  TK_EXPECT(max_diff(n, z, ref) == 0.0, "cc_vec_sub differs by %g", max_diff(n, z, ref));
-  TK_EXPECT(cc_timer_table.count[CC_T_AXPY] - axpy0 == 4, "AXPY count %lld, expected 4",
-            (long long)(cc_timer_table.count[CC_T_AXPY] - axpy0));
+  TEST_EXPECT(max_diff(n, z, ref) == 0.0, "cc_vec_sub differs by %g", max_diff(n, z, ref));
+  TEST_EXPECT(cc_timer_table.count[CC_T_AXPY] - axpy0 == 4, "AXPY count %lld, expected 4",
+              (long long)(cc_timer_table.count[CC_T_AXPY] - axpy0));
   cc_vec_zero(n, z);
-  TK_EXPECT(max_abs(n, z) == 0.0, "cc_vec_zero left nonzeros");
+  TEST_EXPECT(max_abs(n, z) == 0.0, "cc_vec_zero left nonzeros");
   for (int j = 0; j < 6; j++) cc_free(&v[j]);
 }
 
@@ -273,30 +274,30 @@ static void test_reductions(void)
   double latency_us = 3000.0;
   int64_t red0      = cc_timer_table.count[CC_T_REDUCTION];
   cc_reduce_configure(CC_PROGRESS_NONE, latency_us);
-  double v[3] = {1.0, tk_rank, -2.0 * tk_rank};
+  double v[3] = {1.0, test_rank, -2.0 * test_rank};
   double t0   = MPI_Wtime();
-  TK_CALL(cc_reduce_blocking(MPI_COMM_WORLD, v, 3));
+  TEST_CALL(cc_reduce_blocking(MPI_COMM_WORLD, v, 3));
   double dt = MPI_Wtime() - t0;
   double s  = 0.5 * tk_size * (tk_size - 1);
-  TK_EXPECT(v[0] == tk_size && v[1] == s && v[2] == -2.0 * s, "AR sums (%g, %g, %g)", v[0], v[1],
-            v[2]);
-  TK_EXPECT(dt >= latency_us * 1e-6, "AR with %g us injected returned after %g us", latency_us,
-            dt * 1e6);
+  TEST_EXPECT(v[0] == tk_size && v[1] == s && v[2] == -2.0 * s, "AR sums (%g, %g, %g)", v[0], v[1],
+              v[2]);
+  TEST_EXPECT(dt >= latency_us * 1e-6, "AR with %g us injected returned after %g us", latency_us,
+              dt * 1e6);
   cc_reduction red;
-  double w[2] = {2.0, tk_rank}, out[2];
+  double w[2] = {2.0, test_rank}, out[2];
   t0          = MPI_Wtime();
-  TK_CALL(cc_reduce_begin(MPI_COMM_WORLD, w, 2, &red));
-  TK_CALL(cc_reduce_end(&red, out, 2));
+  TEST_CALL(cc_reduce_begin(MPI_COMM_WORLD, w, 2, &red));
+  TEST_CALL(cc_reduce_end(&red, out, 2));
   dt = MPI_Wtime() - t0;
-  TK_EXPECT(out[0] == 2.0 * tk_size && out[1] == s, "IAR sums (%g, %g)", out[0], out[1]);
-  TK_EXPECT(dt >= latency_us * 1e-6, "IAR with %g us injected completed after %g us", latency_us,
-            dt * 1e6);
-  TK_EXPECT(cc_timer_table.count[CC_T_REDUCTION] - red0 == 2, "reduction count %lld, expected 2",
-            (long long)(cc_timer_table.count[CC_T_REDUCTION] - red0));
+  TEST_EXPECT(out[0] == 2.0 * tk_size && out[1] == s, "IAR sums (%g, %g)", out[0], out[1]);
+  TEST_EXPECT(dt >= latency_us * 1e-6, "IAR with %g us injected completed after %g us", latency_us,
+              dt * 1e6);
+  TEST_EXPECT(cc_timer_table.count[CC_T_REDUCTION] - red0 == 2, "reduction count %lld, expected 2",
+              (long long)(cc_timer_table.count[CC_T_REDUCTION] - red0));
   /* bad sizes are refused with a message */
   cc_err err = cc_reduce_blocking(MPI_COMM_WORLD, v, 9);
-  TK_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), "9"), "9 values: err %d '%s'", err,
-            cc_error_message());
+  TEST_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), "9"), "9 values: err %d '%s'", err,
+              cc_error_message());
   cc_error_clear();
   cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
 }

@@ -105,7 +105,7 @@ static cc_err solve(const tk_problem *p, cc_precond *pc, const cc_krylov *kv,
 static double analytic(const tk_problem *p, const double *x)
 {
   double err;
-  TK_CALL(cc_mesh_analytic_error(&p->mesh, &p->params, x, &err));
+  TEST_CALL(cc_mesh_analytic_error(&p->mesh, &p->params, x, &err));
   return err;
 }
 
@@ -114,10 +114,10 @@ static void mode_variants(const tk_problem *p, cc_precond *pc, double *x)
   cc_krylov_opts o;
   cc_solve_result res;
   default_opts(&o, CC_REDUCTION_AR);
-  TK_CALL(solve(p, pc, cc_krylov_find("pcg"), &o, x, &res));
+  TEST_CALL(solve(p, pc, cc_krylov_find("pcg"), &o, x, &res));
   const int n_pcg = res.iterations;
-  TK_EXPECT(res.converged && n_pcg > 5, "pcg reference: converged %d in %d iterations (%s)",
-            res.converged, n_pcg, res.failure);
+  TEST_EXPECT(res.converged && n_pcg > 5, "pcg reference: converged %d in %d iterations (%s)",
+              res.converged, n_pcg, res.failure);
   for (int v = 0; cc_krylov_list[v]; v++) {
     const cc_krylov *kv = cc_krylov_list[v];
     for (int mode = CC_REDUCTION_AR; mode <= CC_REDUCTION_IAR; mode++) {
@@ -128,36 +128,36 @@ static void mode_variants(const tk_problem *p, cc_precond *pc, double *x)
       o.checkpoint       = tk_checkpoint;
       o.checkpoint_ctx   = &ck;
       o.checkpoint_every = 4;
-      TK_CALL(solve(p, pc, kv, &o, x, &res));
+      TEST_CALL(solve(p, pc, kv, &o, x, &res));
       double err       = analytic(p, x);
       const char *name = kv->name, *red = mode == CC_REDUCTION_AR ? "ar" : "iar";
-      if (tk_rank == 0)
+      if (test_rank == 0)
         printf("%-6s %-3s %4d iterations (pcg %d), |r|/|b| %.2e, true %.2e, analytic %.2e, "
                "%.2e s\n",
                name, red, res.iterations, n_pcg, res.rel_residual, res.true_rel_residual, err,
                res.time_s);
-      TK_EXPECT(res.converged && res.failure[0] == '\0', "%s %s: not converged: %s", name, red,
-                res.failure);
-      TK_EXPECT(!strcmp(res.solver, name) && !strcmp(res.reduction, red),
-                "result names '%s' '%s' for %s %s", res.solver, res.reduction, name, red);
-      TK_EXPECT(err < cfg.analytic_tol, "%s %s: analytic error %g >= %g", name, red, err,
-                cfg.analytic_tol);
-      TK_EXPECT(res.true_rel_residual <= 10 * cfg.tol, "%s %s: true residual %g > 10 tol", name,
-                red, res.true_rel_residual);
-      TK_EXPECT(res.rel_residual < cfg.tol, "%s %s: recursive residual %g >= tol", name, red,
-                res.rel_residual);
+      TEST_EXPECT(res.converged && res.failure[0] == '\0', "%s %s: not converged: %s", name, red,
+                  res.failure);
+      TEST_EXPECT(!strcmp(res.solver, name) && !strcmp(res.reduction, red),
+                  "result names '%s' '%s' for %s %s", res.solver, res.reduction, name, red);
+      TEST_EXPECT(err < cfg.analytic_tol, "%s %s: analytic error %g >= %g", name, red, err,
+                  cfg.analytic_tol);
+      TEST_EXPECT(res.true_rel_residual <= 10 * cfg.tol, "%s %s: true residual %g > 10 tol", name,
+                  red, res.true_rel_residual);
+      TEST_EXPECT(res.rel_residual < cfg.tol, "%s %s: recursive residual %g >= tol", name, red,
+                  res.rel_residual);
       double slack = fmax(0.02 * n_pcg, 5.0);
-      TK_EXPECT(fabs((double)(res.iterations - n_pcg)) <= slack,
-                "%s %s: %d iterations vs pcg %d (allowed +-%g)", name, red, res.iterations, n_pcg,
-                slack);
-      TK_EXPECT(res.time_s > 0 && res.count[CC_T_SOLVE] == 1 && res.start_iteration == 0,
-                "%s %s: time %g, solve count %lld, start %d", name, red, res.time_s,
-                (long long)res.count[CC_T_SOLVE], res.start_iteration);
+      TEST_EXPECT(fabs((double)(res.iterations - n_pcg)) <= slack,
+                  "%s %s: %d iterations vs pcg %d (allowed +-%g)", name, red, res.iterations, n_pcg,
+                  slack);
+      TEST_EXPECT(res.time_s > 0 && res.count[CC_T_SOLVE] == 1 && res.start_iteration == 0,
+                  "%s %s: time %g, solve count %lld, start %d", name, red, res.time_s,
+                  (long long)res.count[CC_T_SOLVE], res.start_iteration);
       /* the converging iteration checkpoints only in pipecg (it learns |r| one reduction later) */
-      TK_EXPECT(ck.bad_state == 0 &&
-                    (ck.calls == res.iterations / 4 || ck.calls == (res.iterations - 1) / 4),
-                "%s %s: %d checkpoints (%d bad) for %d iterations every 4", name, red, ck.calls,
-                ck.bad_state, res.iterations);
+      TEST_EXPECT(ck.bad_state == 0 &&
+                      (ck.calls == res.iterations / 4 || ck.calls == (res.iterations - 1) / 4),
+                  "%s %s: %d checkpoints (%d bad) for %d iterations every 4", name, red, ck.calls,
+                  ck.bad_state, res.iterations);
       if (cfg.replace == 0 && ck.calls >= 2) {
         /* Table 1, measured between two checkpoints of the same run, and as the solver reports it
          */
@@ -166,18 +166,18 @@ static void mode_variants(const tk_problem *p, cc_precond *pc, double *x)
         table1(name, &axpy, &reductions, &n_state);
         double per[CC_T_COUNT];
         for (int t = 0; t < CC_T_COUNT; t++) per[t] = (ck.last[t] - ck.first[t]) / its;
-        if (tk_rank == 0)
+        if (test_rank == 0)
           printf("       per iteration: spmv %g precond %g dot %g axpy %g reductions %g\n",
                  per[CC_T_SPMV], per[CC_T_PRECOND], per[CC_T_DOT], per[CC_T_AXPY],
                  per[CC_T_REDUCTION]);
         for (int src = 0; src < 2; src++) {
           const double *q = src ? res.ops_per_iteration : per;
-          TK_EXPECT(q[CC_T_SPMV] == 1 && q[CC_T_PRECOND] == 1 && q[CC_T_DOT] == 3 &&
-                        q[CC_T_AXPY] == axpy && q[CC_T_REDUCTION] == reductions,
-                    "%s %s per iteration (%s): spmv %g precond %g dot %g axpy %g (Table 1: %d) "
-                    "reductions %g (expected %d)",
-                    name, red, src ? "result" : "checkpoints", q[CC_T_SPMV], q[CC_T_PRECOND],
-                    q[CC_T_DOT], q[CC_T_AXPY], axpy, q[CC_T_REDUCTION], reductions);
+          TEST_EXPECT(q[CC_T_SPMV] == 1 && q[CC_T_PRECOND] == 1 && q[CC_T_DOT] == 3 &&
+                          q[CC_T_AXPY] == axpy && q[CC_T_REDUCTION] == reductions,
+                      "%s %s per iteration (%s): spmv %g precond %g dot %g axpy %g (Table 1: %d) "
+                      "reductions %g (expected %d)",
+                      name, red, src ? "result" : "checkpoints", q[CC_T_SPMV], q[CC_T_PRECOND],
+                      q[CC_T_DOT], q[CC_T_AXPY], axpy, q[CC_T_REDUCTION], reductions);
         }
       }
     }
@@ -194,20 +194,20 @@ static void mode_accuracy(const tk_problem *p, cc_precond *pc, double *x)
       default_opts(&o, CC_REDUCTION_AR);
       o.tol           = 1e-13;
       o.replace_every = replace ? (cfg.replace > 0 ? cfg.replace : 10) : 0;
-      TK_CALL(solve(p, pc, cc_krylov_find(names[v]), &o, x, &res));
+      TEST_CALL(solve(p, pc, cc_krylov_find(names[v]), &o, x, &res));
       double gap = res.true_rel_residual / res.rel_residual;
-      if (tk_rank == 0)
+      if (test_rank == 0)
         printf("%-6s replace %3d: %4d iterations, converged %d, |r|/|b| recursive %.2e true %.2e "
                "(ratio %.1f) %s\n",
                names[v], o.replace_every, res.iterations, res.converged, res.rel_residual,
                res.true_rel_residual, gap, res.failure);
       int pipelined = v >= 2;
       if (pipelined && replace) {
-        TK_EXPECT(res.converged, "%s with replacement every %d: %s", names[v], o.replace_every,
-                  res.failure);
-        TK_EXPECT(res.true_rel_residual <= 10 * res.rel_residual,
-                  "%s with replacement every %d: true %g > 10 x recursive %g", names[v],
-                  o.replace_every, res.true_rel_residual, res.rel_residual);
+        TEST_EXPECT(res.converged, "%s with replacement every %d: %s", names[v], o.replace_every,
+                    res.failure);
+        TEST_EXPECT(res.true_rel_residual <= 10 * res.rel_residual,
+                    "%s with replacement every %d: true %g > 10 x recursive %g", names[v],
+                    o.replace_every, res.true_rel_residual, res.rel_residual);
       }
     }
 }
@@ -237,53 +237,53 @@ static void mode_latency(const tk_problem *p, cc_precond *pc, double *x)
       o.checkpoint_ctx   = &ck;
       o.checkpoint_every = 1;
       cc_reduce_configure(CC_PROGRESS_NONE, latency_us);
-      TK_CALL(solve(p, pc, kv, &o, x, &res));
+      TEST_CALL(solve(p, pc, kv, &o, x, &res));
       cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
-      TK_EXPECT(res.converged && analytic(p, x) < cfg.analytic_tol && ck.calls >= 2,
-                "%s with latency: converged %d (%s), %d checkpoints", names[v], res.converged,
-                res.failure, ck.calls);
+      TEST_EXPECT(res.converged && analytic(p, x) < cfg.analytic_tol && ck.calls >= 2,
+                  "%s with latency: converged %d (%s), %d checkpoints", names[v], res.converged,
+                  res.failure, ck.calls);
       total[mode]  = res.seconds[CC_T_REDUCTION];
       per_it[mode] = ck.red_min;
       if (mode == 0) {
         double floor_it  = res.iterations * rpi * latency_us * 1e-6 * 0.999;
         double floor_all = res.count[CC_T_REDUCTION] * latency_us * 1e-6 * 0.999;
-        TK_EXPECT(total[0] >= floor_it && total[0] >= floor_all,
-                  "%s AR: %g s in reductions < %d it x %d x %g us (%g s) or %lld x %g us", names[v],
-                  total[0], res.iterations, rpi, latency_us, floor_it,
-                  (long long)res.count[CC_T_REDUCTION], latency_us);
-        TK_EXPECT(per_it[0] >= rpi * latency_us * 1e-6 * 0.999,
-                  "%s AR: an iteration spent %g s in %d reductions", names[v], per_it[0], rpi);
+        TEST_EXPECT(total[0] >= floor_it && total[0] >= floor_all,
+                    "%s AR: %g s in reductions < %d it x %d x %g us (%g s) or %lld x %g us",
+                    names[v], total[0], res.iterations, rpi, latency_us, floor_it,
+                    (long long)res.count[CC_T_REDUCTION], latency_us);
+        TEST_EXPECT(per_it[0] >= rpi * latency_us * 1e-6 * 0.999,
+                    "%s AR: an iteration spent %g s in %d reductions", names[v], per_it[0], rpi);
       }
-      if (tk_rank == 0)
+      if (test_rank == 0)
         printf("%-6s %-3s %g us injected: %d it, %lld reductions, %.4f s reducing (rank 0), "
                "least per iteration %.0f us\n",
                names[v], mode ? "iar" : "ar", latency_us, res.iterations,
                (long long)res.count[CC_T_REDUCTION], total[mode], per_it[mode] * 1e6);
     }
-    TK_EXPECT(per_it[1] < per_it[0],
-              "%s: IAR blocked %g us in its best iteration, not less than AR's %g us (totals %g "
-              "s, %g s)",
-              names[v], per_it[1] * 1e6, per_it[0] * 1e6, total[1], total[0]);
+    TEST_EXPECT(per_it[1] < per_it[0],
+                "%s: IAR blocked %g us in its best iteration, not less than AR's %g us (totals %g "
+                "s, %g s)",
+                names[v], per_it[1] * 1e6, per_it[0] * 1e6, total[1], total[0]);
   }
   /* progress = poll: the kernels test the posted reduction while it is in flight */
   cc_krylov_opts o;
   cc_solve_result res;
   default_opts(&o, CC_REDUCTION_IAR);
   cc_reduce_configure(CC_PROGRESS_POLL, 200.0);
-  TK_CALL(solve(p, pc, cc_krylov_find("pipecg"), &o, x, &res));
+  TEST_CALL(solve(p, pc, cc_krylov_find("pipecg"), &o, x, &res));
   int64_t polls = cc_reduce_poll_count();
   cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
-  if (tk_rank == 0)
+  if (test_rank == 0)
     printf("pipecg iar poll: %lld polls in %d iterations\n", (long long)polls, res.iterations);
-  TK_EXPECT(res.converged && polls > 0, "pipecg iar with progress=poll: converged %d, %lld polls",
-            res.converged, (long long)polls);
+  TEST_EXPECT(res.converged && polls > 0, "pipecg iar with progress=poll: converged %d, %lld polls",
+              res.converged, (long long)polls);
 }
 
 static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
 {
   int64_t n    = 3 * (int64_t)p->a.n_rows;
   double *xref = NULL;
-  TK_CALL(cc_malloc((size_t)n, sizeof(double), &xref));
+  TEST_CALL(cc_malloc((size_t)n, sizeof(double), &xref));
   for (int v = 0; cc_krylov_list[v]; v++) {
     const cc_krylov *kv = cc_krylov_list[v];
     for (int mode = CC_REDUCTION_AR; mode <= CC_REDUCTION_IAR; mode++) {
@@ -291,7 +291,7 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
       cc_krylov_opts o;
       cc_solve_result full, part, rest;
       default_opts(&o, (cc_reduction_mode)mode);
-      TK_CALL(solve(p, pc, kv, &o, x, &full));
+      TEST_CALL(solve(p, pc, kv, &o, x, &full));
       memcpy(xref, x, (size_t)n * sizeof(double));
       tk_ckpt ck;
       memset(&ck, 0, sizeof ck);
@@ -299,12 +299,12 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
       o.checkpoint       = tk_checkpoint;
       o.checkpoint_ctx   = &ck;
       o.checkpoint_every = full.iterations / 2 > 0 ? full.iterations / 2 : 1;
-      TK_CALL(solve(p, pc, kv, &o, x, &part));
-      TK_EXPECT(ck.calls >= 1, "%s: no checkpoint taken", kv->name);
+      TEST_CALL(solve(p, pc, kv, &o, x, &part));
+      TEST_EXPECT(ck.calls >= 1, "%s: no checkpoint taken", kv->name);
       if (ck.calls < 1) continue;
       default_opts(&o, (cc_reduction_mode)mode);
       o.restart = &ck.saved;
-      TK_CALL(solve(p, pc, kv, &o, x, &rest));
+      TEST_CALL(solve(p, pc, kv, &o, x, &rest));
       double dx = 0.0, xm = 0.0;
       for (int64_t i = 0; i < n; i++) {
         dx = fmax(dx, fabs(x[i] - xref[i]));
@@ -312,41 +312,41 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
       }
       MPI_Allreduce(MPI_IN_PLACE, &dx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       MPI_Allreduce(MPI_IN_PLACE, &xm, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      if (tk_rank == 0)
+      if (test_rank == 0)
         printf(
             "%-6s %-3s: uninterrupted %d iterations; restart at %d -> %d, max|x - xref| = %.2e\n",
             kv->name, mode ? "iar" : "ar", full.iterations, ck.first_it, rest.iterations, dx / xm);
-      TK_EXPECT(rest.converged && rest.start_iteration == ck.first_it,
-                "%s restart: converged %d, start %d (saved at %d)", kv->name, rest.converged,
-                rest.start_iteration, ck.first_it);
-      TK_EXPECT(abs(rest.iterations - full.iterations) <= 1,
-                "%s restart: %d iterations in total vs %d uninterrupted", kv->name, rest.iterations,
-                full.iterations);
-      TK_EXPECT(dx <= 1e-10 * xm, "%s restart: solution differs by %g (relative)", kv->name,
-                dx / xm);
-      TK_EXPECT(analytic(p, x) < cfg.analytic_tol, "%s restart: analytic error %g", kv->name,
-                analytic(p, x));
+      TEST_EXPECT(rest.converged && rest.start_iteration == ck.first_it,
+                  "%s restart: converged %d, start %d (saved at %d)", kv->name, rest.converged,
+                  rest.start_iteration, ck.first_it);
+      TEST_EXPECT(abs(rest.iterations - full.iterations) <= 1,
+                  "%s restart: %d iterations in total vs %d uninterrupted", kv->name,
+                  rest.iterations, full.iterations);
+      TEST_EXPECT(dx <= 1e-10 * xm, "%s restart: solution differs by %g (relative)", kv->name,
+                  dx / xm);
+      TEST_EXPECT(analytic(p, x) < cfg.analytic_tol, "%s restart: analytic error %g", kv->name,
+                  analytic(p, x));
       /* a state of another solver is refused */
       const char *other = v == 0 ? "gropp" : "pcg";
       o.reduction       = CC_REDUCTION_AR;
       cc_err err = cc_krylov_find(other)->solve(&p->a, &p->mesh.comm, pc, p->b, x, &o, &rest);
-      TK_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), kv->name),
-                "%s state given to %s: err %d '%s'", kv->name, other, err, cc_error_message());
+      TEST_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), kv->name),
+                  "%s state given to %s: err %d '%s'", kv->name, other, err, cc_error_message());
       cc_error_clear();
       /* a state wrong on one rank only: every rank returns the error (no rank left waiting) */
       o.restart = &ck.saved;
       for (int fault = 0; fault < 2; fault++) {
         int64_t n_saved   = ck.saved.n_local;
         const char *name0 = ck.saved.vector_name[0];
-        if (tk_rank == tk_size - 1) {
+        if (test_rank == tk_size - 1) {
           if (fault == 0)
             ck.saved.n_local += 3;
           else
             ck.saved.vector_name[0] = "bogus";
         }
         err = kv->solve(&p->a, &p->mesh.comm, pc, p->b, x, &o, &rest);
-        TK_EXPECT(err == CC_ERR_ARG, "%s: state %s on the last rank: err %d", kv->name,
-                  fault ? "without vector x" : "of the wrong size", err);
+        TEST_EXPECT(err == CC_ERR_ARG, "%s: state %s on the last rank: err %d", kv->name,
+                    fault ? "without vector x" : "of the wrong size", err);
         cc_error_clear();
         ck.saved.n_local        = n_saved;
         ck.saved.vector_name[0] = name0;
@@ -362,17 +362,17 @@ static void mode_errors(tk_problem *p, double *x)
   /* A -> -A (negative definite) with no preconditioner: every variant breaks down */
   cc_precond *none;
   cc_precond_params pp = {.name = "none", .asdd_iters = 1, .ordering = NULL};
-  TK_CALL(cc_precond_create(&pp, &p->a, &p->mesh.comm, &none));
+  TEST_CALL(cc_precond_create(&pp, &p->a, &p->mesh.comm, &none));
   for (int64_t i = 0; i < 9 * p->a.n_blocks; i++) p->a.val[i] = -p->a.val[i];
   for (int v = 0; cc_krylov_list[v]; v++) {
     cc_krylov_opts o;
     cc_solve_result res;
     default_opts(&o, CC_REDUCTION_AR);
-    TK_CALL(solve(p, none, cc_krylov_list[v], &o, x, &res));
-    TK_EXPECT(!res.converged && strstr(res.failure, "breakdown"),
-              "%s on -A: converged %d, failure '%s'", cc_krylov_list[v]->name, res.converged,
-              res.failure);
-    if (tk_rank == 0) printf("%-6s on -A: %s\n", cc_krylov_list[v]->name, res.failure);
+    TEST_CALL(solve(p, none, cc_krylov_list[v], &o, x, &res));
+    TEST_EXPECT(!res.converged && strstr(res.failure, "breakdown"),
+                "%s on -A: converged %d, failure '%s'", cc_krylov_list[v]->name, res.converged,
+                res.failure);
+    if (test_rank == 0) printf("%-6s on -A: %s\n", cc_krylov_list[v]->name, res.failure);
   }
   for (int64_t i = 0; i < 9 * p->a.n_blocks; i++) p->a.val[i] = -p->a.val[i];
   for (int v = 0; cc_krylov_list[v]; v++) {
@@ -382,40 +382,40 @@ static void mode_errors(tk_problem *p, double *x)
     /* NaN in x0 on one rank: detected, not iterated on */
     default_opts(&o, CC_REDUCTION_AR);
     memset(x, 0, 3 * (size_t)p->mesh.n_total * sizeof(double));
-    if (tk_rank == tk_size - 1) x[0] = NAN;
-    TK_CALL(kv->solve(&p->a, &p->mesh.comm, none, p->b, x, &o, &res));
-    TK_EXPECT(!res.converged && strstr(res.failure, "NaN"), "%s with NaN x0: converged %d, '%s'",
-              kv->name, res.converged, res.failure);
+    if (test_rank == tk_size - 1) x[0] = NAN;
+    TEST_CALL(kv->solve(&p->a, &p->mesh.comm, none, p->b, x, &o, &res));
+    TEST_EXPECT(!res.converged && strstr(res.failure, "NaN"), "%s with NaN x0: converged %d, '%s'",
+                kv->name, res.converged, res.failure);
     /* maxit */
     o.maxit = 3;
-    TK_CALL(solve(p, none, kv, &o, x, &res));
-    TK_EXPECT(!res.converged && res.iterations == 3 && strstr(res.failure, "maxit"),
-              "%s maxit 3: converged %d after %d iterations, '%s'", kv->name, res.converged,
-              res.iterations, res.failure);
+    TEST_CALL(solve(p, none, kv, &o, x, &res));
+    TEST_EXPECT(!res.converged && res.iterations == 3 && strstr(res.failure, "maxit"),
+                "%s maxit 3: converged %d after %d iterations, '%s'", kv->name, res.converged,
+                res.iterations, res.failure);
     /* bad options: a clear error naming the value */
     default_opts(&o, CC_REDUCTION_AR);
     o.tol      = -1.0;
     cc_err err = solve(p, none, kv, &o, x, &res);
-    TK_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), "tol"), "%s tol -1: err %d '%s'",
-              kv->name, err, cc_error_message());
+    TEST_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), "tol"), "%s tol -1: err %d '%s'",
+                kv->name, err, cc_error_message());
     cc_error_clear();
     default_opts(&o, CC_REDUCTION_IAR);
     err = solve(p, none, kv, &o, x, &res);
     if (kv->supports_iar)
-      TK_EXPECT(err == CC_OK, "%s with IAR: err %d", kv->name, err);
+      TEST_EXPECT(err == CC_OK, "%s with IAR: err %d", kv->name, err);
     else
-      TK_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), "non-blocking"),
-                "%s with IAR: err %d '%s'", kv->name, err, cc_error_message());
+      TEST_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), "non-blocking"),
+                  "%s with IAR: err %d '%s'", kv->name, err, cc_error_message());
     cc_error_clear();
     err = kv->solve(&p->a, &p->mesh.comm, NULL, p->b, x, &o, &res);
-    TK_EXPECT(err == CC_ERR_ARG, "%s without preconditioner: err %d", kv->name, err);
+    TEST_EXPECT(err == CC_ERR_ARG, "%s without preconditioner: err %d", kv->name, err);
     cc_error_clear();
   }
-  TK_EXPECT(!cc_krylov_find("frobnicate") && !cc_krylov_find(NULL), "unknown solver found");
+  TEST_EXPECT(!cc_krylov_find("frobnicate") && !cc_krylov_find(NULL), "unknown solver found");
   int n = 0;
   while (cc_krylov_list[n]) n++;
-  TK_EXPECT(n == 4 && !strcmp(cc_krylov_list[0]->name, "pcg") && !cc_krylov_list[0]->supports_iar,
-            "registry: %d variants", n);
+  TEST_EXPECT(n == 4 && !strcmp(cc_krylov_list[0]->name, "pcg") && !cc_krylov_list[0]->supports_iar,
+              "registry: %d variants", n);
   cc_precond_destroy(&none);
 }
 
@@ -435,10 +435,10 @@ int main(int argc, char **argv)
                        atoi(tk_arg(argc, argv, "--nz", "7")), MPI_COMM_WORLD, &p);
   cc_precond *pc;
   cc_precond_params pp = {.name = cfg.precond, .asdd_iters = 2, .ordering = NULL};
-  TK_CALL(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc));
+  TEST_CALL(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc));
   double *x = NULL;
-  TK_CALL(cc_calloc(3 * (size_t)p.mesh.n_total, sizeof(double), &x));
-  if (tk_rank == 0)
+  TEST_CALL(cc_calloc(3 * (size_t)p.mesh.n_total, sizeof(double), &x));
+  if (test_rank == 0)
     printf("%s: %dx%dx%d, %d ranks (%s partition, edge cut %lld), precond %s, tol %g, replace %d\n",
            mode, p.params.nx, p.params.ny, p.params.nz, tk_size,
            p.mesh.partition == CC_PARTITION_METIS ? "metis" : "box", (long long)p.mesh.edge_cut,
@@ -454,7 +454,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "errors"))
     mode_errors(&p, x);
   else
-    TK_EXPECT(0, "unknown --mode %s", mode);
+    TEST_EXPECT(0, "unknown --mode %s", mode);
   cc_free(&x);
   cc_precond_destroy(&pc);
   tk_problem_free(&p);

@@ -7,35 +7,13 @@
 
 #include "cc_mesh.h"
 #include "cc_solvers.h"
+#include "cc_test.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-static int tk_failures                = 0;
-static int tk_rank                    = 0;
 static int tk_size                    = 1;
 static cc_partition_kind tk_partition = CC_PARTITION_BOX; /* --partition box|metis */
-
-#define TK_EXPECT(cond, ...)                                                                       \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "[rank %d] FAIL %s:%d: ", tk_rank, __FILE__, __LINE__);                      \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fprintf(stderr, "\n");                                                                       \
-      tk_failures++;                                                                               \
-    }                                                                                              \
-  } while (0)
-
-/* A library call that must succeed: print the error chain and abort the test otherwise. */
-#define TK_CALL(expr)                                                                              \
-  do {                                                                                             \
-    cc_err tk_err_ = (expr);                                                                       \
-    if (tk_err_) {                                                                                 \
-      fprintf(stderr, "[rank %d] FAIL %s:%d: %s\n", tk_rank, __FILE__, __LINE__, #expr);           \
-      cc_error_print(stderr, tk_rank);                                                             \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-    }                                                                                              \
-  } while (0)
 
 typedef struct {
   cc_mesh_params params;
@@ -57,11 +35,11 @@ static inline void tk_init(int *argc, char ***argv)
   int provided;
   MPI_Init_thread(argc, argv, want, &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(MPI_COMM_WORLD, &tk_rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &test_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &tk_size);
-  if (provided < want && tk_rank == 0)
+  if (provided < want && test_rank == 0)
     fprintf(stderr, "note: thread level %d provided, %d requested\n", provided, want);
-  if (want == MPI_THREAD_MULTIPLE && tk_rank == 0)
+  if (want == MPI_THREAD_MULTIPLE && test_rank == 0)
     printf("MPIR_CVAR_ASYNC_PROGRESS set: MPI_THREAD_MULTIPLE requested, %s provided\n",
            provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "less");
 }
@@ -84,9 +62,9 @@ static inline void tk_problem_create_on(int nx, int ny, int nz, MPI_Comm comm, t
   p->params.ny = ny;
   p->params.nz = nz;
   if (size > 1) p->params.partition = tk_partition;
-  TK_CALL(cc_mesh_params_validate(&p->params, size, 0));
-  TK_CALL(cc_mesh_create(&p->params, comm, &p->mesh));
-  TK_CALL(cc_mesh_assemble(&p->mesh, &p->params, &p->a, &p->b));
+  TEST_CALL(cc_mesh_params_validate(&p->params, size, 0));
+  TEST_CALL(cc_mesh_create(&p->params, comm, &p->mesh));
+  TEST_CALL(cc_mesh_assemble(&p->mesh, &p->params, &p->a, &p->b));
 }
 
 static inline void tk_problem_free(tk_problem *p)
@@ -114,7 +92,7 @@ static inline double tk_value(int64_t g, int c, int seed)
 static inline double *tk_vector(const tk_problem *p, int seed)
 {
   double *v = NULL;
-  TK_CALL(cc_malloc(3 * (size_t)p->mesh.n_total, sizeof(double), &v));
+  TEST_CALL(cc_malloc(3 * (size_t)p->mesh.n_total, sizeof(double), &v));
   for (int i = 0; i < p->mesh.n_total; i++)
     for (int c = 0; c < 3; c++)
       v[3 * i + c] = i < p->mesh.n_internal ? tk_value(p->mesh.global_id[i], c, seed) : NAN;
@@ -133,9 +111,9 @@ static inline double tk_dot(const tk_problem *p, const double *x, const double *
 /* 0 if no rank failed; prints PASSED/FAILED on rank 0 */
 static inline int tk_finish(const char *name)
 {
-  int total = tk_failures;
+  int total = test_failures;
   MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (tk_rank == 0) printf("%s: %s (%d failures)\n", name, total ? "FAILED" : "PASSED", total);
+  if (test_rank == 0) printf("%s: %s (%d failures)\n", name, total ? "FAILED" : "PASSED", total);
   MPI_Finalize();
   return total ? 1 : 0;
 }

@@ -3,18 +3,10 @@
  * < 1e-12 on every partition. Usage: test_mesh_consistency box|metis
  */
 #include "cc_mesh.h"
+#include "cc_test.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-#define TEST_CALL(expr)                                                                            \
-  do {                                                                                             \
-    if ((expr) != CC_OK) {                                                                         \
-      fprintf(stderr, "FAILED: %s\n", #expr);                                                      \
-      cc_error_print(stderr, -1);                                                                  \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-    }                                                                                              \
-  } while (0)
 
 /* Returns the relative residual of the exact solution and checks the analytic error helper. */
 static double exact_residual(const cc_mesh_params *params, double *analytic_err)

@@ -7,6 +7,7 @@
  * - the reported edge cut equals the brute-force cut of the 27-point node graph.
  */
 #include "cc_mesh.h"
+#include "cc_test.h"
 
 #include <stdlib.h>
 
@@ -18,14 +19,6 @@ static int failures = 0, rank = 0, size = 1;
       printf("[%d] FAIL %s:%d: ", rank, __FILE__, __LINE__);                                       \
       printf(__VA_ARGS__);                                                                         \
       printf("\n");                                                                                \
-    }                                                                                              \
-  } while (0)
-#define TEST_CALL(expr)                                                                            \
-  do {                                                                                             \
-    if ((expr) != CC_OK) {                                                                         \
-      fprintf(stderr, "FAILED: %s\n", #expr);                                                      \
-      cc_error_print(stderr, rank);                                                                \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
     }                                                                                              \
   } while (0)
 

@@ -3,6 +3,7 @@
  * Usage: test_mesh_export nx ny nz box|metis prefix   (writes prefix_np<P>.mtx)
  */
 #include "cc_mesh.h"
+#include "cc_test.h"
 
 #include <stdlib.h>
 

@@ -2,17 +2,9 @@
  * the natural assembly permuted: row new_of_old[i] holds row i's blocks, columns renumbered and
  * sorted, b permuted; and the pattern (cc_mesh_pattern) matches the natural columns. */
 #include "cc_mesh.h"
+#include "cc_test.h"
 
 #include <stdlib.h>
-
-#define TEST_CALL(expr)                                                                            \
-  do {                                                                                             \
-    if ((expr) != CC_OK) {                                                                         \
-      fprintf(stderr, "FAILED: %s\n", #expr);                                                      \
-      cc_error_print(stderr, -1);                                                                  \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-    }                                                                                              \
-  } while (0)
 
 int main(int argc, char **argv)
 {

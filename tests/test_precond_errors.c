@@ -8,11 +8,11 @@
   do {                                                                                             \
     cc_error_clear();                                                                              \
     cc_err e_ = (expr);                                                                            \
-    TP_EXPECT(e_ == (code), "%s returned %s, expected %s", #expr, cc_error_name(e_),               \
-              cc_error_name(code));                                                                \
-    TP_EXPECT(strstr(cc_error_message(), (needle)) != NULL, "%s: message '%s' lacks '%s'", #expr,  \
-              cc_error_message(), (needle));                                                       \
-    if (tp_rank == 0) printf("ok: %s -> %s\n", #expr, cc_error_message());                         \
+    TEST_EXPECT(e_ == (code), "%s returned %s, expected %s", #expr, cc_error_name(e_),             \
+                cc_error_name(code));                                                              \
+    TEST_EXPECT(strstr(cc_error_message(), (needle)) != NULL, "%s: message '%s' lacks '%s'",       \
+                #expr, cc_error_message(), (needle));                                              \
+    if (test_rank == 0) printf("ok: %s -> %s\n", #expr, cc_error_message());                       \
     cc_error_clear();                                                                              \
   } while (0)
 
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
   cc_precond *pc       = NULL;
   cc_precond_params pp = {.name = "asdd", .asdd_iters = 0, .ordering = NULL};
   EXPECT_ERROR(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc), CC_ERR_ARG, "asdd_iters = 0");
-  TP_EXPECT(pc == NULL, "failed create left a preconditioner");
+  TEST_EXPECT(pc == NULL, "failed create left a preconditioner");
   pp = (cc_precond_params){.name = "ilu0", .asdd_iters = 2, .ordering = NULL};
   EXPECT_ERROR(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc), CC_ERR_ARG, "'ilu0'");
 
@@ -38,14 +38,14 @@ int main(int argc, char **argv)
   {
     double *v = tp_vector(&p, 3);
     pp        = (cc_precond_params){.name = "sgs", .asdd_iters = 2, .ordering = NULL};
-    TP_CALL(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc));
+    TEST_CALL(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc));
     EXPECT_ERROR(cc_precond_apply(pc, v, v), CC_ERR_ARG, "in place");
     cc_precond_destroy(&pc);
     cc_free(&v);
   }
 
   /* an ordering of another matrix size */
-  TP_CALL(cc_ordering_create("cm-rcm", 10, &p.a, &ord));
+  TEST_CALL(cc_ordering_create("cm-rcm", 10, &p.a, &ord));
   ord.n_nodes++;
   pp = (cc_precond_params){.name = "sgs", .asdd_iters = 2, .ordering = &ord};
   char needle[64];
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
   for (int k = 0; k < 3; k++) {
     pp = (cc_precond_params){.name = names[k], .asdd_iters = 2, .ordering = NULL};
     EXPECT_ERROR(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc), CC_ERR_NUMERIC, needle);
-    TP_EXPECT(pc == NULL, "failed create left a preconditioner");
+    TEST_EXPECT(pc == NULL, "failed create left a preconditioner");
   }
   memcpy(d, saved, sizeof saved);
   cc_ordering_free(&ord);

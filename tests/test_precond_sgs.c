@@ -15,10 +15,10 @@ static void copy_system(const tp_problem *p, cc_bcrs *b, cc_comm_table *comm)
 {
   const cc_bcrs *a = &p->a;
   *b               = *a;
-  TP_CALL(cc_malloc((size_t)a->n_rows + 1, sizeof(int64_t), &b->row_ptr));
-  TP_CALL(cc_malloc((size_t)a->n_blocks, sizeof(int32_t), &b->col_idx));
-  TP_CALL(cc_malloc(9 * (size_t)a->n_blocks, sizeof(double), &b->val));
-  TP_CALL(cc_malloc((size_t)a->n_rows, sizeof(int64_t), &b->diag_pos));
+  TEST_CALL(cc_malloc((size_t)a->n_rows + 1, sizeof(int64_t), &b->row_ptr));
+  TEST_CALL(cc_malloc((size_t)a->n_blocks, sizeof(int32_t), &b->col_idx));
+  TEST_CALL(cc_malloc(9 * (size_t)a->n_blocks, sizeof(double), &b->val));
+  TEST_CALL(cc_malloc((size_t)a->n_rows, sizeof(int64_t), &b->diag_pos));
   memcpy(b->row_ptr, a->row_ptr, ((size_t)a->n_rows + 1) * sizeof(int64_t));
   memcpy(b->col_idx, a->col_idx, (size_t)a->n_blocks * sizeof(int32_t));
   memcpy(b->val, a->val, 9 * (size_t)a->n_blocks * sizeof(double));
@@ -26,11 +26,11 @@ static void copy_system(const tp_problem *p, cc_bcrs *b, cc_comm_table *comm)
   const cc_comm_table *c = &p->mesh.comm;
   *comm                  = *c;
   int nb = c->n_neighbors, ni = c->import_index[nb], ne = c->export_index[nb];
-  TP_CALL(cc_malloc((size_t)nb + 1, sizeof(int), &comm->neighbor_rank));
-  TP_CALL(cc_malloc((size_t)nb + 1, sizeof(int), &comm->import_index));
-  TP_CALL(cc_malloc((size_t)nb + 1, sizeof(int), &comm->export_index));
-  TP_CALL(cc_malloc((size_t)ni + 1, sizeof(int), &comm->import_item));
-  TP_CALL(cc_malloc((size_t)ne + 1, sizeof(int), &comm->export_item));
+  TEST_CALL(cc_malloc((size_t)nb + 1, sizeof(int), &comm->neighbor_rank));
+  TEST_CALL(cc_malloc((size_t)nb + 1, sizeof(int), &comm->import_index));
+  TEST_CALL(cc_malloc((size_t)nb + 1, sizeof(int), &comm->export_index));
+  TEST_CALL(cc_malloc((size_t)ni + 1, sizeof(int), &comm->import_item));
+  TEST_CALL(cc_malloc((size_t)ne + 1, sizeof(int), &comm->export_item));
   memcpy(comm->neighbor_rank, c->neighbor_rank, (size_t)nb * sizeof(int));
   memcpy(comm->import_index, c->import_index, ((size_t)nb + 1) * sizeof(int));
   memcpy(comm->export_index, c->export_index, ((size_t)nb + 1) * sizeof(int));
@@ -43,7 +43,7 @@ static void apply_with(cc_precond *pc, double *r, double *z, int threads)
 {
   int saved = omp_get_max_threads();
   omp_set_num_threads(threads);
-  TP_CALL(cc_precond_apply(pc, r, z));
+  TEST_CALL(cc_precond_apply(pc, r, z));
   omp_set_num_threads(saved);
 }
 
@@ -62,8 +62,8 @@ static void check_sgs_algebra(const cc_bcrs *a, const double *r, const double *z
     }
   for (int i = 0; i < n; i++) { /* s = D^-1 t */
     double inv[9];
-    TP_EXPECT(cc_block3_inverse(a->val + 9 * a->diag_pos[i], inv) == 0, "%s: singular block %d",
-              tag, i);
+    TEST_EXPECT(cc_block3_inverse(a->val + 9 * a->diag_pos[i], inv) == 0, "%s: singular block %d",
+                tag, i);
     for (int c = 0; c < 3; c++)
       s[3 * i + c] =
           inv[3 * c] * t[3 * i] + inv[3 * c + 1] * t[3 * i + 1] + inv[3 * c + 2] * t[3 * i + 2];
@@ -77,7 +77,7 @@ static void check_sgs_algebra(const cc_bcrs *a, const double *r, const double *z
       diff = fmax(diff, fabs(u - r[3 * i + c]));
       rmax = fmax(rmax, fabs(r[3 * i + c]));
     }
-  TP_EXPECT(diff <= 1e-10 * rmax, "%s: |M z - r| = %g (max |r| %g)", tag, diff, rmax);
+  TEST_EXPECT(diff <= 1e-10 * rmax, "%s: |M z - r| = %g (max |r| %g)", tag, diff, rmax);
   free(t);
   free(s);
 }
@@ -88,23 +88,23 @@ static void check_ordering(const tp_problem *p, const char *kind, int colors)
   cc_comm_table comm;
   cc_ordering ord;
   copy_system(p, &b, &comm);
-  TP_CALL(cc_ordering_create(kind, colors, &p->a, &ord));
-  TP_CALL(cc_ordering_apply(&ord, &b, &comm));
+  TEST_CALL(cc_ordering_create(kind, colors, &p->a, &ord));
+  TEST_CALL(cc_ordering_apply(&ord, &b, &comm));
   const int nt     = b.n_cols;
   const int64_t nd = 3 * (int64_t)b.n_rows;
   double *x0 = tp_vector(p, 11), *y0 = tp_vector(p, 12), *x, *y, *mx, *my, *z1, *z2, *zs;
-  TP_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &x));
-  TP_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &y));
-  TP_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &mx));
-  TP_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &my));
-  TP_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &z1));
-  TP_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &z2));
-  TP_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &zs));
+  TEST_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &x));
+  TEST_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &y));
+  TEST_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &mx));
+  TEST_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &my));
+  TEST_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &z1));
+  TEST_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &z2));
+  TEST_CALL(cc_calloc(3 * (size_t)nt, sizeof(double), &zs));
   cc_ordering_permute(&ord, x0, x);
   cc_ordering_permute(&ord, y0, y);
 
   /* the sweep equals the sequential reference over the permuted matrix (colors independent) */
-  TP_CALL(cc_sgs_ref(&b, x, z1));
+  TEST_CALL(cc_sgs_ref(&b, x, z1));
   check_sgs_algebra(&b, x, z1, kind);
 
   const struct {
@@ -114,7 +114,7 @@ static void check_ordering(const tp_problem *p, const char *kind, int colors)
   for (int c = 0; c < 5; c++) {
     cc_precond_params pp = {.name = cases[c].name, .asdd_iters = cases[c].iters, .ordering = &ord};
     cc_precond *pc       = NULL;
-    TP_CALL(cc_precond_create(&pp, &b, &comm, &pc));
+    TEST_CALL(cc_precond_create(&pp, &b, &comm, &pc));
     char tag[96];
     snprintf(tag, sizeof tag, "%s(%d) %s K=%d (%d colors)", cases[c].name, cases[c].iters, kind,
              colors, ord.n_colors);
@@ -129,26 +129,26 @@ static void check_ordering(const tp_problem *p, const char *kind, int colors)
     MPI_Allreduce(MPI_IN_PLACE, d, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     double xmy = d[0], ymx = d[1], xmx = d[2], ymy = d[3];
     double scale = fmax(sqrt(d[4] * d[7]), sqrt(d[5] * d[6]));
-    TP_EXPECT(fabs(xmy - ymx) <= 1e-12 * scale, "%s: x'My = %.17g, y'Mx = %.17g, scale %g", tag,
-              xmy, ymx, scale);
-    TP_EXPECT(xmx > 0.0 && ymy > 0.0, "%s: x'Mx = %g, y'My = %g not positive", tag, xmx, ymy);
+    TEST_EXPECT(fabs(xmy - ymx) <= 1e-12 * scale, "%s: x'My = %.17g, y'Mx = %.17g, scale %g", tag,
+                xmy, ymx, scale);
+    TEST_EXPECT(xmx > 0.0 && ymy > 0.0, "%s: x'Mx = %g, y'My = %g not positive", tag, xmx, ymy);
     /* bitwise independent of the thread count */
     apply_with(pc, x, z2, 1);
-    TP_EXPECT(memcmp(z2, mx, (size_t)nd * sizeof(double)) == 0, "%s: 1 thread != %d threads", tag,
-              omp_get_max_threads());
+    TEST_EXPECT(memcmp(z2, mx, (size_t)nd * sizeof(double)) == 0, "%s: 1 thread != %d threads", tag,
+                omp_get_max_threads());
     apply_with(pc, x, z2, 2);
-    TP_EXPECT(memcmp(z2, mx, (size_t)nd * sizeof(double)) == 0, "%s: 2 threads != %d threads", tag,
-              omp_get_max_threads());
+    TEST_EXPECT(memcmp(z2, mx, (size_t)nd * sizeof(double)) == 0, "%s: 2 threads != %d threads",
+                tag, omp_get_max_threads());
     if (!strcmp(cases[c].name, "sgs")) {
-      TP_EXPECT(memcmp(z1, mx, (size_t)nd * sizeof(double)) == 0, "%s: sweep != cc_sgs_ref", tag);
+      TEST_EXPECT(memcmp(z1, mx, (size_t)nd * sizeof(double)) == 0, "%s: sweep != cc_sgs_ref", tag);
       memcpy(zs, mx, (size_t)nd * sizeof(double));
     }
     if (!strcmp(cases[c].name, "asdd") && cases[c].iters == 1)
-      TP_EXPECT(memcmp(zs, mx, (size_t)nd * sizeof(double)) == 0, "%s: asdd(1) != sgs", tag);
+      TEST_EXPECT(memcmp(zs, mx, (size_t)nd * sizeof(double)) == 0, "%s: asdd(1) != sgs", tag);
     cc_precond_destroy(&pc);
-    TP_EXPECT(pc == NULL, "%s: destroy left the pointer set", tag);
+    TEST_EXPECT(pc == NULL, "%s: destroy left the pointer set", tag);
   }
-  if (tp_rank == 0)
+  if (test_rank == 0)
     printf("%-7s K=%d: %d colors, %d levels on rank 0\n", kind, colors, ord.n_colors, ord.n_levels);
   cc_ordering_free(&ord);
   cc_bcrs_free(&b);
@@ -180,13 +180,13 @@ int main(int argc, char **argv)
     double *x = tp_vector(&p, 5), *z = NULL, *zr = NULL;
     cc_precond_params pp = {.name = "sgs", .asdd_iters = 1, .ordering = NULL};
     cc_precond *pc       = NULL;
-    TP_CALL(cc_calloc(3 * (size_t)p.a.n_cols, sizeof(double), &z));
-    TP_CALL(cc_calloc(3 * (size_t)p.a.n_cols, sizeof(double), &zr));
-    TP_CALL(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc));
-    TP_CALL(cc_precond_apply(pc, x, z));
-    TP_CALL(cc_sgs_ref(&p.a, x, zr));
-    TP_EXPECT(memcmp(z, zr, 3 * (size_t)p.a.n_rows * sizeof(double)) == 0,
-              "sgs without ordering != cc_sgs_ref");
+    TEST_CALL(cc_calloc(3 * (size_t)p.a.n_cols, sizeof(double), &z));
+    TEST_CALL(cc_calloc(3 * (size_t)p.a.n_cols, sizeof(double), &zr));
+    TEST_CALL(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc));
+    TEST_CALL(cc_precond_apply(pc, x, z));
+    TEST_CALL(cc_sgs_ref(&p.a, x, zr));
+    TEST_EXPECT(memcmp(z, zr, 3 * (size_t)p.a.n_rows * sizeof(double)) == 0,
+                "sgs without ordering != cc_sgs_ref");
     cc_precond_destroy(&pc);
     cc_free(&x);
     cc_free(&z);

@@ -2,19 +2,11 @@
  * assembles changes no result: SpMV (OpenMP and reference) and the SGS / ASDD preconditioners give
  * bitwise the same vectors on the split and the plain matrix, for every ordering. */
 #include "cc_mesh.h"
+#include "cc_test.h"
 #include "cc_solvers.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-#define T_CALL(expr)                                                                               \
-  do {                                                                                             \
-    if ((expr) != CC_OK) {                                                                         \
-      fprintf(stderr, "FAILED: %s\n", #expr);                                                      \
-      cc_error_print(stderr, -1);                                                                  \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-    }                                                                                              \
-  } while (0)
 
 static long compare(const char *what, const char *ordering, int64_t n, const double *x,
                     const double *y)
@@ -40,20 +32,20 @@ int main(int argc, char **argv)
     cc_bcrs pattern, plain, split;
     double *b0, *b1;
     cc_ordering ord;
-    T_CALL(cc_mesh_create(&params, MPI_COMM_WORLD, &mesh));
-    T_CALL(cc_mesh_pattern(&mesh, &pattern));
-    T_CALL(cc_ordering_create(orderings[o], 4, &pattern, &ord));
+    TEST_CALL(cc_mesh_create(&params, MPI_COMM_WORLD, &mesh));
+    TEST_CALL(cc_mesh_pattern(&mesh, &pattern));
+    TEST_CALL(cc_ordering_create(orderings[o], 4, &pattern, &ord));
     cc_ordering_apply_comm(&ord, &mesh.comm);
     const int *groups = ord.n_colors > 0 ? ord.color_ptr : NULL;
-    T_CALL(cc_mesh_assemble_ordered(&mesh, &params, ord.new_of_old, ord.old_of_new, ord.n_colors,
-                                    groups, 0, &plain, &b0));
-    T_CALL(cc_mesh_assemble_ordered(&mesh, &params, ord.new_of_old, ord.old_of_new, ord.n_colors,
-                                    groups, 1, &split, &b1));
+    TEST_CALL(cc_mesh_assemble_ordered(&mesh, &params, ord.new_of_old, ord.old_of_new, ord.n_colors,
+                                       groups, 0, &plain, &b0));
+    TEST_CALL(cc_mesh_assemble_ordered(&mesh, &params, ord.new_of_old, ord.old_of_new, ord.n_colors,
+                                       groups, 1, &split, &b1));
     int64_t n = 3 * (int64_t)mesh.n_total, ni = 3 * (int64_t)mesh.n_internal;
     double *x, *y0, *y1;
-    T_CALL(cc_calloc(n, sizeof(double), &x));
-    T_CALL(cc_calloc(n, sizeof(double), &y0));
-    T_CALL(cc_calloc(n, sizeof(double), &y1));
+    TEST_CALL(cc_calloc(n, sizeof(double), &x));
+    TEST_CALL(cc_calloc(n, sizeof(double), &y0));
+    TEST_CALL(cc_calloc(n, sizeof(double), &y1));
     for (int64_t i = 0; i < n; i++) x[i] = 1.0 + 0.37 * (double)((i * 7919) % 101);
     cc_spmv_local(&plain, x, y0);
     cc_spmv_local(&split, x, y1);
@@ -65,10 +57,10 @@ int main(int argc, char **argv)
     for (int p = 0; p < 2; p++) {
       cc_precond_params pp = {.name = names[p], .asdd_iters = 2, .ordering = &ord};
       cc_precond *pc0, *pc1;
-      T_CALL(cc_precond_create(&pp, &plain, &mesh.comm, &pc0));
-      T_CALL(cc_precond_create(&pp, &split, &mesh.comm, &pc1));
-      T_CALL(cc_precond_apply(pc0, x, y0));
-      T_CALL(cc_precond_apply(pc1, x, y1));
+      TEST_CALL(cc_precond_create(&pp, &plain, &mesh.comm, &pc0));
+      TEST_CALL(cc_precond_create(&pp, &split, &mesh.comm, &pc1));
+      TEST_CALL(cc_precond_apply(pc0, x, y0));
+      TEST_CALL(cc_precond_apply(pc1, x, y1));
       failures += compare(names[p], orderings[o], ni, y0, y1);
       cc_precond_destroy(&pc0);
       cc_precond_destroy(&pc1);

@@ -7,33 +7,10 @@
 
 #include "cc_mesh.h"
 #include "cc_solvers.h"
+#include "cc_test.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static int tp_failures = 0;
-static int tp_rank     = 0;
-
-#define TP_EXPECT(cond, ...)                                                                       \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "[rank %d] FAIL %s:%d: ", tp_rank, __FILE__, __LINE__);                      \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fprintf(stderr, "\n");                                                                       \
-      tp_failures++;                                                                               \
-    }                                                                                              \
-  } while (0)
-
-/* A library call that must succeed: print the error chain and abort the test otherwise. */
-#define TP_CALL(expr)                                                                              \
-  do {                                                                                             \
-    cc_err tp_err_ = (expr);                                                                       \
-    if (tp_err_) {                                                                                 \
-      fprintf(stderr, "[rank %d] FAIL %s:%d: %s\n", tp_rank, __FILE__, __LINE__, #expr);           \
-      cc_error_print(stderr, tp_rank);                                                             \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-    }                                                                                              \
-  } while (0)
 
 typedef struct {
   cc_mesh_params params;
@@ -47,7 +24,7 @@ static inline void tp_init(int *argc, char ***argv)
   int provided;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(MPI_COMM_WORLD, &tp_rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &test_rank);
 }
 
 /* Parse "--nx N --ny N --nz N --partition box|metis" (other options are left to the caller). */
@@ -64,9 +41,9 @@ static inline void tp_problem_create(int argc, char **argv, tp_problem *p)
   }
   int size;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  TP_CALL(cc_mesh_params_validate(&p->params, size, 0));
-  TP_CALL(cc_mesh_create(&p->params, MPI_COMM_WORLD, &p->mesh));
-  TP_CALL(cc_mesh_assemble(&p->mesh, &p->params, &p->a, &p->b));
+  TEST_CALL(cc_mesh_params_validate(&p->params, size, 0));
+  TEST_CALL(cc_mesh_create(&p->params, MPI_COMM_WORLD, &p->mesh));
+  TEST_CALL(cc_mesh_assemble(&p->mesh, &p->params, &p->a, &p->b));
 }
 
 static inline void tp_problem_free(tp_problem *p)
@@ -93,7 +70,7 @@ static inline double tp_value(int64_t g, int c, int seed)
 static inline double *tp_vector(const tp_problem *p, int seed)
 {
   double *v = NULL;
-  TP_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &v));
+  TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &v));
   for (int i = 0; i < p->mesh.n_internal; i++)
     for (int c = 0; c < 3; c++) v[3 * i + c] = tp_value(p->mesh.global_id[i], c, seed);
   return v;
@@ -111,9 +88,9 @@ static inline double tp_dot(const tp_problem *p, const double *x, const double *
 /* 0 if no rank failed; prints PASSED/FAILED on rank 0 */
 static inline int tp_finish(const char *name)
 {
-  int total = tp_failures;
+  int total = test_failures;
   MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (tp_rank == 0) printf("%s: %s (%d failures)\n", name, total ? "FAILED" : "PASSED", total);
+  if (test_rank == 0) printf("%s: %s (%d failures)\n", name, total ? "FAILED" : "PASSED", total);
   MPI_Finalize();
   return total ? 1 : 0;
 }

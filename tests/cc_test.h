@@ -1,0 +1,32 @@
+/* cc_test.h: what every C test program shares: a failure counter, TEST_EXPECT (count a failed
+ * assertion and go on) and TEST_CALL (a library call that must succeed: print the error chain and
+ * abort every rank). Each test reduces test_failures over ranks for its verdict. */
+#ifndef CC_TEST_H
+#define CC_TEST_H
+
+#include "cc_common.h"
+
+__attribute__((unused)) static int test_failures = 0;
+__attribute__((unused)) static int test_rank = 0; /* set by the test's main after MPI_Init */
+
+#define TEST_EXPECT(cond, ...)                                                                     \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "[rank %d] FAIL %s:%d: ", test_rank, __FILE__, __LINE__);                    \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      test_failures++;                                                                             \
+    }                                                                                              \
+  } while (0)
+
+#define TEST_CALL(expr)                                                                            \
+  do {                                                                                             \
+    cc_err test_err_ = (expr);                                                                     \
+    if (test_err_) {                                                                               \
+      fprintf(stderr, "[rank %d] FAIL %s:%d: %s\n", test_rank, __FILE__, __LINE__, #expr);         \
+      cc_error_print(stderr, test_rank);                                                           \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
+    }                                                                                              \
+  } while (0)
+
+#endif
