@@ -7,7 +7,7 @@
 #include "cc_common.h"
 
 __attribute__((unused)) static int test_failures = 0;
-__attribute__((unused)) static int test_rank = 0; /* set by the test's main after MPI_Init */
+__attribute__((unused)) static int test_rank     = 0; /* set by the test's main after MPI_Init */
 
 #define TEST_EXPECT(cond, ...)                                                                     \
   do {                                                                                             \
@@ -28,5 +28,18 @@ __attribute__((unused)) static int test_rank = 0; /* set by the test's main afte
       MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
     }                                                                                              \
   } while (0)
+
+/* Deterministic pseudo-random value in [-1, 1) of (global node, component, seed) (splitmix64):
+ * the same vector whatever the partition. */
+static inline double test_value(int64_t g, int c, int seed)
+{
+  uint64_t x = (uint64_t)g * 3 + (uint64_t)c + 0x9E3779B97F4A7C15ull * (uint64_t)(seed + 1);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return (double)(x >> 11) * 0x1.0p-52 - 1.0;
+}
 
 #endif

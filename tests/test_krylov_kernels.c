@@ -31,7 +31,7 @@ static void test_halo(const tk_problem *p)
   int bad = 0;
   for (int i = p->mesh.n_internal; i < p->mesh.n_total; i++)
     for (int c = 0; c < 3; c++)
-      if (x[3 * i + c] != tk_value(p->mesh.global_id[i], c, 1)) bad++;
+      if (x[3 * i + c] != test_value(p->mesh.global_id[i], c, 1)) bad++;
   TEST_EXPECT(bad == 0, "halo exchange: %d of %d halo values wrong", bad,
               3 * (p->mesh.n_total - p->mesh.n_internal));
   cc_free(&x);
@@ -177,7 +177,7 @@ static void test_spmv_large_local(int n)
       if (j < 0 || j >= n) continue;
       if (j == i) a.diag_pos[i] = nb;
       a.col_idx[nb] = j;
-      for (int e = 0; e < 9; e++) a.val[9 * nb + e] = tk_value(nb, e, 7);
+      for (int e = 0; e < 9; e++) a.val[9 * nb + e] = test_value(nb, e, 7);
       nb++;
     }
   }
@@ -186,7 +186,7 @@ static void test_spmv_large_local(int n)
   TEST_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &x));
   TEST_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &yl));
   TEST_CALL(cc_malloc(3 * (size_t)n, sizeof(double), &yr));
-  for (int64_t i = 0; i < 3 * (int64_t)n; i++) x[i] = tk_value(i, 0, 8);
+  for (int64_t i = 0; i < 3 * (int64_t)n; i++) x[i] = test_value(i, 0, 8);
 
   /* an IAR in flight while SpMV runs with progress = poll: the main thread tests it */
   cc_reduce_configure(CC_PROGRESS_POLL, 0.0);
@@ -225,7 +225,7 @@ static void test_vectors(void)
   double *v[6];
   for (int j = 0; j < 6; j++) {
     TEST_CALL(cc_malloc((size_t)n, sizeof(double), &v[j]));
-    for (int64_t i = 0; i < n; i++) v[j][i] = tk_value(i, j, 11);
+    for (int64_t i = 0; i < n; i++) v[j][i] = test_value(i, j, 11);
   }
   double *x = v[0], *y = v[1], *ref = v[2], *z = v[3];
   double plain[4] = {0, 0, 0, 0};

@@ -75,27 +75,14 @@ static inline void tk_problem_free(tk_problem *p)
   cc_mesh_free(&p->mesh);
 }
 
-/* Deterministic pseudo-random value in [-1, 1) of (global node, component, seed): the same vector
- * whatever the partition. */
-static inline double tk_value(int64_t g, int c, int seed)
-{
-  uint64_t x = (uint64_t)g * 3 + (uint64_t)c + 0x9E3779B97F4A7C15ull * (uint64_t)(seed + 1);
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return (double)(x >> 11) * 0x1.0p-52 - 1.0;
-}
-
-/* v[3 n_total]: internal part from tk_value, halo part NaN (an exchange must overwrite it). */
+/* v[3 n_total]: internal part from test_value, halo part NaN (an exchange must overwrite it). */
 static inline double *tk_vector(const tk_problem *p, int seed)
 {
   double *v = NULL;
   TEST_CALL(cc_malloc(3 * (size_t)p->mesh.n_total, sizeof(double), &v));
   for (int i = 0; i < p->mesh.n_total; i++)
     for (int c = 0; c < 3; c++)
-      v[3 * i + c] = i < p->mesh.n_internal ? tk_value(p->mesh.global_id[i], c, seed) : NAN;
+      v[3 * i + c] = i < p->mesh.n_internal ? test_value(p->mesh.global_id[i], c, seed) : NAN;
   return v;
 }
 

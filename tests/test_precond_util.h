@@ -53,26 +53,13 @@ static inline void tp_problem_free(tp_problem *p)
   cc_mesh_free(&p->mesh);
 }
 
-/* Deterministic pseudo-random value in [-1, 1) of (global node, component, seed): the same vector
- * whatever the partition. */
-static inline double tp_value(int64_t g, int c, int seed)
-{
-  uint64_t x = (uint64_t)g * 3 + (uint64_t)c + 0x9E3779B97F4A7C15ull * (uint64_t)(seed + 1);
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return (double)(x >> 11) * 0x1.0p-52 - 1.0;
-}
-
-/* v[3 n_total]: internal part from tp_value in the mesh's numbering, halo zero. */
+/* v[3 n_total]: internal part from test_value in the mesh's numbering, halo zero. */
 static inline double *tp_vector(const tp_problem *p, int seed)
 {
   double *v = NULL;
   TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &v));
   for (int i = 0; i < p->mesh.n_internal; i++)
-    for (int c = 0; c < 3; c++) v[3 * i + c] = tp_value(p->mesh.global_id[i], c, seed);
+    for (int c = 0; c < 3; c++) v[3 * i + c] = test_value(p->mesh.global_id[i], c, seed);
   return v;
 }
 
