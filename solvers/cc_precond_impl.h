@@ -24,6 +24,12 @@ CC_WUR cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_b
 int cc_block3_inverse(const double *a, double *inv);
 /* The CC_ERR_NUMERIC error for a singular diagonal block a of local node `node` (current
  * numbering; the original id via ord when given), called outside parallel regions. */
+/* dinv[9 i] = inverse of row i's diagonal block, rows [groups[g], groups[g+1]) split statically
+ * over the threads group by group (the schedule of the kernel that reads dinv, so first touch
+ * places it; groups NULL = all rows as one group). A singular block is an error naming the node. */
+CC_WUR cc_err cc_block3_invert_diagonal(const cc_bcrs *a, int n_groups, const int *groups,
+                                        const cc_ordering *ord, const cc_comm_table *comm,
+                                        double *dinv);
 CC_WUR cc_err cc_block3_singular_error(const double *a, int node, const cc_ordering *ord,
                                        const cc_comm_table *comm);
 

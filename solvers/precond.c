@@ -3,6 +3,8 @@
  */
 #include "cc_precond_impl.h"
 
+#include <limits.h>
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -99,4 +101,22 @@ cc_err cc_block3_singular_error(const double *a, int node, const cc_ordering *or
           "singular 3x3 diagonal block at rank %d, local node %d (original local id %d): det = %g, "
           "diagonal = (%g, %g, %g)",
           rank, node, orig, det, a[0], a[4], a[8]);
+}
+
+cc_err cc_block3_invert_diagonal(const cc_bcrs *a, int n_groups, const int *groups,
+                                 const cc_ordering *ord, const cc_comm_table *comm, double *dinv)
+{
+  int one_group[2] = {0, a->n_rows};
+  const int *g     = groups ? groups : one_group;
+  int n_g          = groups ? n_groups : 1;
+  int bad          = INT_MAX;
+#pragma omp parallel reduction(min : bad)
+  for (int c = 0; c < n_g; c++) {
+#pragma omp for schedule(static) nowait
+    for (int i = g[c]; i < g[c + 1]; i++)
+      if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], dinv + 9 * (int64_t)i) && i < bad) bad = i;
+  }
+  if (bad != INT_MAX)
+    CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
+  return CC_OK;
 }

@@ -2,8 +2,6 @@
  * (point-block Jacobi of GeoFEM's BLOCK solvers). */
 #include "cc_precond_impl.h"
 
-#include <limits.h>
-
 typedef struct {
   int n;
   double *dinv; /* [9 n] */
@@ -46,13 +44,7 @@ cc_err cc_precond_create_jacobi(const cc_precond_params *params, const cc_bcrs *
   pc->destroy = jacobi_destroy;
   ctx->n      = a->n_rows;
   CC_CALL(cc_malloc(9 * (size_t)a->n_rows, sizeof(double), &ctx->dinv));
-  int bad = INT_MAX;
   /* first touch by the threads that apply it (same static schedule) */
-#pragma omp parallel for schedule(static) reduction(min : bad)
-  for (int i = 0; i < a->n_rows; i++)
-    if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], ctx->dinv + 9 * (int64_t)i) && i < bad)
-      bad = i;
-  if (bad != INT_MAX)
-    CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[bad], bad, params->ordering, comm));
+  CC_CALL(cc_block3_invert_diagonal(a, 1, NULL, params->ordering, comm, ctx->dinv));
   return CC_OK;
 }

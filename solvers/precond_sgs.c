@@ -240,17 +240,7 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_tabl
     /* multicolor: the sweeps read a in place; only D^-1, first-touched per color like the sweeps */
     s->a = a;
     CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
-    const int *cp = s->color_ptr;
-    int bad       = INT_MAX;
-#pragma omp parallel reduction(min : bad)
-    for (int c = 0; c < s->n_colors; c++) {
-#pragma omp for schedule(static) nowait
-      for (int i = cp[c]; i < cp[c + 1]; i++)
-        if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], s->dinv + 9 * (int64_t)i) && i < bad)
-          bad = i;
-    }
-    if (bad != INT_MAX)
-      CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
+    CC_CALL(cc_block3_invert_diagonal(a, s->n_colors, s->color_ptr, ord, comm, s->dinv));
     return CC_OK;
   }
 

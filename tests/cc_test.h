@@ -42,4 +42,23 @@ static inline double test_value(int64_t g, int c, int seed)
   return (double)(x >> 11) * 0x1.0p-52 - 1.0;
 }
 
+/* global (x, y) over the first n doubles of each rank */
+static inline double test_dot(int64_t n, const double *x, const double *y)
+{
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
+  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return s;
+}
+
+/* 0 if no rank failed; prints PASSED/FAILED on rank 0; finalizes MPI */
+static inline int test_finish(const char *name)
+{
+  int total = test_failures;
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (test_rank == 0) printf("%s: %s (%d failures)\n", name, total ? "FAILED" : "PASSED", total);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
+
 #endif

@@ -317,5 +317,5 @@ int main(int argc, char **argv)
   test_spmv_large_local(9000);
   test_vectors();
   test_reductions();
-  return tk_finish("test_krylov_kernels");
+  return test_finish("test_krylov_kernels");
 }

@@ -458,5 +458,5 @@ int main(int argc, char **argv)
   cc_free(&x);
   cc_precond_destroy(&pc);
   tk_problem_free(&p);
-  return tk_finish("test_krylov_solve");
+  return test_finish("test_krylov_solve");
 }

@@ -68,5 +68,5 @@ int main(int argc, char **argv)
   memcpy(d, saved, sizeof saved);
   cc_ordering_free(&ord);
   tp_problem_free(&p);
-  return tp_finish("test_precond_errors");
+  return test_finish("test_precond_errors");
 }

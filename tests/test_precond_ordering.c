@@ -149,5 +149,5 @@ int main(int argc, char **argv)
       cc_ordering_free(&ord);
     }
   tp_problem_free(&p);
-  return tp_finish("test_precond_ordering");
+  return test_finish("test_precond_ordering");
 }

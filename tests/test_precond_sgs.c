@@ -193,5 +193,5 @@ int main(int argc, char **argv)
     cc_free(&zr);
   }
   tp_problem_free(&p);
-  return tp_finish("test_precond_sgs");
+  return test_finish("test_precond_sgs");
 }
