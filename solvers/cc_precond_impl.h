@@ -48,9 +48,9 @@ typedef struct {
   int64_t *l_ptr; /* [n + 1] strictly lower blocks (internal columns) of row i */
   int32_t *l_col;
   double *l_val; /* 9 per block */
-  /* Strictly upper blocks (internal columns). Colors: row i at position i. Sequential sweep: row i
-   * at position n-1-i, and D^-1 again in that order (dinv_back), so that the backward sweep reads
-   * memory ascending like the forward one (descending streams defeat the hardware prefetcher). */
+  /* Strictly upper blocks (internal columns), sequential sweeps only: row i at position n-1-i, and
+   * D^-1 again in that order (dinv_back), so that the backward sweep reads memory ascending like
+   * the forward one (descending streams defeat the hardware prefetcher). */
   int64_t *u_ptr; /* [n + 1] */
   int32_t *u_col;
   double *u_val;
