@@ -21,7 +21,7 @@
 
 #define CC_VERSION "0.1.0"
 /* bumped whenever the JSON report's layout changes; jobs/analyze.py refuses other versions */
-#define CC_REPORT_VERSION 1
+#define CC_REPORT_VERSION 2
 
 /* ------------------------------------------------------------------------------------------------
  * Errors

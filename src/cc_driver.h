@@ -6,6 +6,7 @@
 #include "cc_common.h"
 #include "cc_mesh.h"
 #include "cc_solvers.h"
+#include "cc_topology.h"
 
 #define CC_PATH_MAX 1024
 #define CC_NAME_MAX 32
@@ -36,9 +37,10 @@ typedef struct {
   int64_t io_buffer;
   int io_fallback;
   char restart[CC_PATH_MAX];
-  char timing[CC_NAME_MAX]; /* on|off */
-  double analytic_tol;      /* built-in check bound on the analytic error */
-  double memory_fraction;   /* of physical RAM per node the mesh may take */
+  char timing[CC_NAME_MAX];    /* on|off */
+  char placement[CC_PATH_MAX]; /* name of the rank/thread placement (Table 6 mapping); "" = none */
+  double analytic_tol;         /* built-in check bound on the analytic error */
+  double memory_fraction;      /* of physical RAM per node the mesh may take */
   int quiet;
   int help;
 } cc_options;
@@ -119,8 +121,12 @@ typedef struct {
   int n_checks;
   cc_check checks[CC_MAX_CHECKS];
   double analytic_error; /* worst over solves */
+  cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
 } cc_run;
 
+/* Thread count (OMP_NUM_THREADS, else cores per host / ranks per host), placement and topology;
+ * collective, after cc_options_validate and before the pipeline. */
+CC_WUR cc_err cc_run_topology(cc_run *run, MPI_Comm comm);
 void cc_run_add_check(cc_run *run, const char *name, double value, double bound);
 int cc_run_checks_passed(const cc_run *run);
 

@@ -26,6 +26,7 @@ int main(int argc, char **argv)
   }
   /* Every rank parses and validates the same input, so all agree on failure without MPI_Abort. */
   if (!err) err = cc_options_validate(&run.opts, MPI_COMM_WORLD);
+  if (!err) err = cc_run_topology(&run, MPI_COMM_WORLD);
   if (err) {
     if (rank == 0) cc_error_print(stderr, rank);
     MPI_Finalize();

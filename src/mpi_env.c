@@ -84,3 +84,12 @@ cc_err cc_mpi_start(int *argc, char ***argv, cc_mpi_info *info)
   }
   return CC_OK;
 }
+
+cc_err cc_run_topology(cc_run *run, MPI_Comm comm)
+{
+  CC_CALL(cc_placement_resolve(run->opts.placement, &run->topo));
+  CC_CALL(cc_threads_choose(comm, &run->threads, run->topo.threads_chosen_by,
+                            sizeof run->topo.threads_chosen_by));
+  CC_CALL(cc_topology_gather(comm, run->mpi.async_active, &run->topo));
+  return CC_OK;
+}

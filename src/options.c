@@ -77,6 +77,8 @@ static const opt_spec option_table[] = {
      "built-in check: max relative error against the analytic solution"},
     {"memory-fraction", OPT_DOUBLE, OFF(memory_fraction), "0.8", NULL,
      "refuse meshes whose estimate exceeds this fraction of the node's RAM"},
+    {"placement", OPT_STRING, OFF(placement), "", NULL,
+     "name of the rank/thread placement, echoed in the report (else CUBECG_PLACEMENT)"},
     {"quiet", OPT_FLAG, OFF(quiet), "0", NULL, "no summary on stdout"},
     {"help", OPT_FLAG, OFF(help), "0", NULL, "print this help"},
 };

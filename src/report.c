@@ -5,30 +5,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef CC_BUILD_FLAGS
-#define CC_BUILD_FLAGS "unknown"
-#endif
-#ifndef CC_BUILD_TYPE
-#define CC_BUILD_TYPE "unknown"
-#endif
-
-static void cpu_model(char *out, size_t size)
-{
-  snprintf(out, size, "unknown");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return;
-  char line[512];
-  while (fgets(line, sizeof line, f)) {
-    char *colon = strchr(line, ':');
-    if (strncmp(line, "model name", 10) == 0 && colon) {
-      snprintf(out, size, "%s", colon + 2);
-      out[strcspn(out, "\n")] = '\0';
-      break;
-    }
-  }
-  fclose(f);
-}
-
 static void write_breakdown(cc_json *js, const char *key, const double *values)
 {
   cc_json_begin_object(js, key);
@@ -98,30 +74,13 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   FILE *out = fopen(tmp, "w");
   CC_CHECK(out != NULL, CC_ERR_SYS, "cannot create report '%s': %s", tmp, strerror(errno));
   cc_json js = {.out = out};
-  char date[64], host[256] = "unknown", cpu[256];
-  time_t now = time(NULL);
-  struct tm utc;
-  gmtime_r(&now, &utc);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  gethostname(host, sizeof host - 1);
-  cpu_model(cpu, sizeof cpu);
-
   cc_json_begin_object(&js, NULL);
   cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
   cc_json_string(&js, "kind", "run");
   cc_json_string(&js, "cubecg_version", CC_VERSION);
-  cc_json_string(&js, "date", date);
   cc_options_json(&run->opts, &js);
-  cc_json_begin_object(&js, "build");
-  cc_json_string(&js, "compiler", __VERSION__);
-  cc_json_string(&js, "flags", CC_BUILD_FLAGS);
-  cc_json_string(&js, "build_type", CC_BUILD_TYPE);
-  cc_json_end_object(&js);
-  cc_json_begin_object(&js, "platform");
-  cc_json_string(&js, "hostname", host);
-  cc_json_string(&js, "cpu", cpu);
-  cc_json_int(&js, "cores_online", sysconf(_SC_NPROCESSORS_ONLN));
-  cc_json_end_object(&js);
+  cc_provenance_json(&js); /* date, build, platform */
+  cc_topology_json(&run->topo, &js);
 
   cc_json_begin_object(&js, "mpi");
   cc_json_string(&js, "library", run->mpi.library);
@@ -214,6 +173,15 @@ void cc_summary_print(const cc_run *run, FILE *out)
   fprintf(out,
           "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d\n",
           o->precond, run->ordering_used, o->colors, run->colors_used, o->asdd_iters);
+  fprintf(out, "  threads          %s\n", run->topo.threads_chosen_by);
+  fprintf(
+      out,
+      "  topology         %d node(s) on %d host(s), %d-%d ranks per node, %d CPUs per node%s%s\n",
+      run->topo.nodes, run->topo.hosts, run->topo.ranks_per_node_min, run->topo.ranks_per_node_max,
+      run->topo.cores_per_node, run->topo.placement[0] ? ", placement " : "", run->topo.placement);
+  if (run->topo.oversubscribed)
+    fprintf(out, "  WARNING          oversubscribed: %s; timings are not representative\n",
+            run->topo.oversubscribed_why);
   fprintf(out, "  MPI              %.60s\n", run->mpi.library);
   fprintf(out, "  thread level     %s; async progress requested %s, active %s\n",
           cc_thread_level_name(run->mpi.thread_provided), run->mpi.async_requested ? "yes" : "no",
