@@ -3,6 +3,7 @@
  * then reads its file, timed as the seeds did (MPI_Barrier + MPI_Wtime around write + flush) and as
  * IOR does (earliest open to latest close, fsync included when durable, slowest rank). */
 #include "cc_io.h"
+#include "cc_topology.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -445,9 +446,13 @@ static void print_table(const bench_row *rows, int n, bool dropped, const char *
   }
 }
 
+static cc_topology topo; /* nodes, hosts, affinity (cc_topology.h) */
+
 static cc_err write_report(const bench_params *p, const bench_row *rows, int n, bool dropped,
                            const char *drop_why, const char *skipped)
 {
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  CC_CALL(cc_mpi_library(library, sizeof library));
   FILE *f = fopen(p->report, "w");
   CC_CHECK(f != NULL, CC_ERR_IO, "cannot create report %s: %s", p->report, strerror(errno));
   cc_json js = {.out = f};
@@ -455,6 +460,11 @@ static cc_err write_report(const bench_params *p, const bench_row *rows, int n, 
   cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
   cc_json_string(&js, "kind", "iobench");
   cc_json_string(&js, "cubecg_version", CC_VERSION);
+  cc_provenance_json(&js); /* date, build, platform */
+  cc_json_begin_object(&js, "mpi");
+  cc_json_string(&js, "library", library);
+  cc_json_end_object(&js);
+  cc_topology_json(&topo, &js);
   cc_json_int(&js, "ranks", size);
   cc_json_string(&js, "dir", p->dir);
   cc_json_bool(&js, "page_cache_dropped", dropped);
@@ -509,6 +519,9 @@ static cc_err bench(int argc, char **argv)
     if (rank == 0) usage();
     return CC_OK;
   }
+  CC_CALL(cc_topology_setup(MPI_COMM_WORLD, NULL, 0, &topo));
+  if (rank == 0 && topo.oversubscribed)
+    printf("cubecg-iobench: WARNING: oversubscribed: %s\n", topo.oversubscribed_why);
   cc_err local = CC_OK;
   if (rank == 0 && mkdir(p.dir, 0755) != 0 && errno != EEXIST)
     local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s", p.dir,
@@ -553,6 +566,7 @@ static cc_err bench(int argc, char **argv)
   cc_err err =
       rank == 0 && p.report[0] ? write_report(&p, rows, n_rows, dropped, drop_why, skipped) : CC_OK;
   cc_free(&rows);
+  cc_topology_free(&topo);
   MPI_Comm_free(&node_comm);
   CC_CALL(err);
   return CC_OK;
@@ -569,5 +583,5 @@ int main(int argc, char **argv)
   cc_err err = bench(argc, argv);
   if (err) cc_error_print(stderr, rank);
   MPI_Finalize();
-  return err ? 1 : 0;
+  return err == CC_ERR_ARG ? 2 : err ? 1 : 0;
 }

@@ -21,6 +21,7 @@
  */
 #include "cc_mesh.h"
 #include "cc_solvers.h"
+#include "cc_topology.h"
 
 #include <math.h>
 #include <omp.h>
@@ -42,7 +43,8 @@ static const char *kernel_name[K_COUNT] = {"spmv", "sgs", "asdd", "dot", "axpy",
 static const char *kernel_model[K_COUNT] = {
     "76 B/block + 16 B/row row_ptr and l_ptr + 24 B/local node x + 24 B/row y",
     "76 B per L and U block + 256 B/row (ptrs 16, D^-1 twice 144, r, y, z read/write 96); "
-    "multicolor sweeps read the split matrix in place: ptrs 32 (l_ptr, diag_pos, row_ptr), 272 B/row",
+    "multicolor sweeps read the split matrix in place: ptrs 32 (l_ptr, diag_pos, row_ptr), 272 "
+    "B/row",
     "N sgs + (N-1) (spmv + 144 B/row vector updates)",
     "48 B/row + MPI_Allreduce",
     "72 B/row",
@@ -299,7 +301,7 @@ static cc_err bench_run(const bench_opts *o, bench_result *res)
   /* as cubecg does: the ordering from the pattern, then the matrix assembled in that order with
    * the lower part split off (cc_mesh_assemble_ordered), rows first-touched color by color */
   cc_ordering ord;
-  cc_bcrs     pattern;
+  cc_bcrs pattern;
   CC_CALL(cc_mesh_pattern(&mesh, &pattern));
   CC_CALL(cc_ordering_create(o->ordering, o->colors, &pattern, &ord));
   cc_bcrs_free(&pattern);
@@ -325,7 +327,8 @@ static cc_err bench_run(const bench_opts *o, bench_result *res)
     for (int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; k++)
       n_lu += a.col_idx[k] != i && a.col_idx[k] < n;
   /* split storage: the lower part adds its own row pointer (8 B/row) */
-  double b_spmv = 76.0 * (double)cc_bcrs_blocks(&a) + (a.l_ptr ? 16.0 : 8.0) * n + 24.0 * nc + 24.0 * n;
+  double b_spmv =
+      76.0 * (double)cc_bcrs_blocks(&a) + (a.l_ptr ? 16.0 : 8.0) * n + 24.0 * nc + 24.0 * n;
   double b_sgs  = 76.0 * (double)n_lu + (ord.n_colors > 0 ? 272.0 : 256.0) * n;
   double b_asdd = o->asdd_iters * b_sgs + (o->asdd_iters - 1) * (b_spmv + 144.0 * n);
   CC_CALL(sum_over_ranks(b_spmv, &res->bytes[K_SPMV]));
@@ -410,8 +413,11 @@ static void bench_print(const bench_opts *o, const bench_result *res, int size, 
   printf("peak RSS (max over ranks): %.1f MiB\n", (double)res->rss_max / 1048576.0);
 }
 
-static cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int threads)
+static cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int threads,
+                           const cc_topology *topo)
 {
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  CC_CALL(cc_mpi_library(library, sizeof library));
   FILE *f = fopen(o->report, "w");
   CC_CHECK(f != NULL, CC_ERR_SYS, "cannot write report %s: %s", o->report, strerror(errno));
   cc_json js    = {.out = f};
@@ -420,6 +426,11 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
   cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
   cc_json_string(&js, "kind", "kernels");
   cc_json_string(&js, "cubecg_version", CC_VERSION);
+  cc_provenance_json(&js); /* date, build, platform */
+  cc_json_begin_object(&js, "mpi");
+  cc_json_string(&js, "library", library);
+  cc_json_end_object(&js);
+  cc_topology_json(topo, &js);
   cc_json_int(&js, "ranks", size);
   cc_json_int(&js, "threads", threads);
   cc_json_int(&js, "nx", o->mesh.nx);
@@ -482,6 +493,18 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 2;
   }
+  /* OMP_NUM_THREADS unset: CPUs per host / ranks per host, as cubecg does (cc_topology.h) */
+  static cc_topology topo;
+  err = cc_topology_setup(MPI_COMM_WORLD, NULL, 0, &topo);
+  if (err) {
+    if (rank == 0) cc_error_print(stderr, rank);
+    MPI_Finalize();
+    return err == CC_ERR_ARG ? 2 : 1;
+  }
+  if (rank == 0) printf("cubecg-bench: threads %s\n", topo.threads_chosen_by);
+  if (rank == 0 && topo.oversubscribed)
+    printf("WARNING: oversubscribed: %s; bandwidths are not representative\n",
+           topo.oversubscribed_why);
   err = bench_run(&o, &res);
   if (err) {
     cc_error_print(stderr, rank);
@@ -490,11 +513,12 @@ int main(int argc, char **argv)
   int threads = omp_get_max_threads();
   if (rank == 0) {
     bench_print(&o, &res, size, threads);
-    if (o.report && (err = bench_report(&o, &res, size, threads))) {
+    if (o.report && (err = bench_report(&o, &res, size, threads, &topo))) {
       cc_error_print(stderr, rank);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }
+  cc_topology_free(&topo);
   MPI_Finalize();
   return 0;
 }

@@ -251,6 +251,28 @@ cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo)
   return CC_OK;
 }
 
+cc_err cc_topology_setup(MPI_Comm comm, const char *placement_option, int progress_active,
+                         cc_topology *topo)
+{
+  CC_CALL(cc_placement_resolve(placement_option, topo));
+  int threads;
+  CC_CALL(
+      cc_threads_choose(comm, &threads, topo->threads_chosen_by, sizeof topo->threads_chosen_by));
+  CC_CALL(cc_topology_gather(comm, progress_active, topo));
+  return CC_OK;
+}
+
+cc_err cc_mpi_library(char *out, size_t size)
+{
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length;
+  CC_MPI(MPI_Get_library_version(library, &length));
+  for (char *c = library; *c; c++)
+    if (*c == '\n' || *c == '\t') *c = ' ';
+  snprintf(out, size, "%s", library);
+  return CC_OK;
+}
+
 void cc_topology_free(cc_topology *topo)
 {
   cc_free(&topo->hostnames);

@@ -49,6 +49,12 @@ CC_WUR cc_err cc_placement_resolve(const char *option, cc_topology *topo);
  * fixed). placement fields and threads_chosen_by are kept as set by the caller. */
 CC_WUR cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo);
 void cc_topology_free(cc_topology *topo);
+/* The three above in order, for programs without their own option for the placement (benchmarks).
+ */
+CC_WUR cc_err cc_topology_setup(MPI_Comm comm, const char *placement_option, int progress_active,
+                                cc_topology *topo);
+/* MPI_Get_library_version on one line. */
+CC_WUR cc_err cc_mpi_library(char *out, size_t size);
 
 /* The report's "topology" object (rank 0). */
 void cc_topology_json(const cc_topology *topo, cc_json *js);
