@@ -4,6 +4,10 @@
   check_report.py expect REPORT EXPR [EXPR ...]   each EXPR is a Python expression over r (the report)
   check_report.py same-iterations A B [--within N]  every solve in A has the iteration count of the
                                                     same solver/reduction in B (within N, default 0)
+  check_report.py same-solution A B [--within N] [--rtol R]  as same-iterations, and every solve's
+                                                    analytic_max_rel_error and true_rel_residual agree
+                                                    within relative R (default 1e-6)
+In expect, ncpus('0-3,8') counts the CPUs of a CPU list.
 Exit 0 when every assertion holds, 1 otherwise (the failing assertion is printed)."""
 import json
 import sys
@@ -14,12 +18,21 @@ def load(path):
         return json.load(f)
 
 
+def ncpus(cpu_list):
+    """number of CPUs in a list such as '0-3,8'"""
+    count = 0
+    for part in cpu_list.split(","):
+        lo, _, hi = part.partition("-")
+        count += int(hi or lo) - int(lo) + 1
+    return count
+
+
 def expect(path, exprs):
     r = load(path)
     ok = True
     for e in exprs:
         try:
-            value = eval(e, {"r": r, "all": all, "any": any, "len": len, "abs": abs, "max": max, "min": min})
+            value = eval(e, {"r": r, "all": all, "any": any, "len": len, "abs": abs, "max": max, "min": min, "ncpus": ncpus})
         except Exception as exc:  # a missing key is a failed assertion, not a crash
             value, e = False, f"{e} raised {exc!r}"
         print(("PASS " if value else "FAIL ") + e)
@@ -40,12 +53,31 @@ def same_iterations(a, b, within):
     return ok
 
 
+def same_solution(a, b, within, rtol):
+    ok = same_iterations(a, b, within)
+    ra, rb = load(a), load(b)
+    index = {(s["solver"], s["reduction"]): s for s in rb["solves"]}
+    ok = ok and len(ra["solves"]) == len(rb["solves"])
+    for s in ra["solves"]:
+        other = index.get((s["solver"], s["reduction"]))
+        for key in ("analytic_max_rel_error", "true_rel_residual"):
+            x, y = s[key], other[key] if other else None
+            good = y is not None and abs(x - y) <= rtol * max(abs(x), abs(y))
+            print(f"{'PASS' if good else 'FAIL'} {s['solver']}/{s['reduction']} {key}: {x} vs {y} (rtol {rtol})")
+            ok = ok and good
+    return ok
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "expect":
         return 0 if expect(argv[1], argv[2:]) else 1
     if len(argv) >= 3 and argv[0] == "same-iterations":
         within = int(argv[4]) if len(argv) >= 5 and argv[3] == "--within" else 0
         return 0 if same_iterations(argv[1], argv[2], within) else 1
+    if len(argv) >= 3 and argv[0] == "same-solution":
+        opts = dict(zip(argv[3::2], argv[4::2]))
+        return 0 if same_solution(argv[1], argv[2], int(opts.get("--within", 0)),
+                                  float(opts.get("--rtol", 1e-6))) else 1
     print(__doc__, file=sys.stderr)
     return 2
 
