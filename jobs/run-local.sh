@@ -4,7 +4,7 @@
 # jobs/analyze.py and jobs/model.py on the reports. One JSON report per run in the output folder.
 #
 #   jobs/run-local.sh [--quick] [--out DIR] [--mesh N|NXxNYxNZ] [--oversubscribe] [--dry-run]
-#                     [--no-analyze] [--force]
+#                     [--no-analyze] [--force] [--emulate-nodes N]
 #
 #   --quick          small sweep for a 2-core machine (< 5 min): 24^3 mesh, all variants x
 #                    reductions, 1 and 2 cores, flat and hybrid, progress off/on/poll, injected
@@ -16,6 +16,11 @@
 #   --dry-run        print the command lines only
 #   --no-analyze     skip jobs/analyze.py and jobs/model.py
 #   --force          let the analyzer overwrite figures already in DIR
+#   --emulate-nodes N  rehearse a cluster study: every run whose rank count is a multiple of N
+#                    is spread over N emulated nodes on this machine (mpiexec.mpich -launcher fork
+#                    -hosts node1:R/N,...,nodeN:R/N; MPI_COMM_TYPE_SHARED splits them, traffic
+#                    between them leaves shared memory), unbound (-bind-to none: Hydra would pin
+#                    each node's ranks to the same cores); other runs stay on one node. Default 1.
 # Environment: CUBECG_BUILD (build dir, default <repo>/build), CUBECG_MPIEXEC (mpiexec.mpich),
 # CUBECG_MAX_CORES (default nproc).
 set -euo pipefail
@@ -26,7 +31,7 @@ repo=$(cd "$here/.." && pwd)
 source "$here/lib/cubecg-jobs.sh"
 cc_binaries "$repo"
 
-quick=0 out="" mesh="" oversub=0 analyze=1 force=()
+quick=0 out="" mesh="" oversub=0 analyze=1 force=() emulate=1
 CC_DRY_RUN=${CUBECG_DRY_RUN:-0}
 while (($#)); do
   case "$1" in
@@ -38,11 +43,14 @@ while (($#)); do
   --dry-run) CC_DRY_RUN=1; shift ;;
   --no-analyze) analyze=0; shift ;;
   --force) force=(--force); shift ;;
+  --emulate-nodes) emulate=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
+  --emulate-nodes=*) emulate=${1#--emulate-nodes=}; shift ;;
   -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "run-local.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
+[[ $emulate =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --emulate-nodes '$emulate' is not a node count (1, 2, ...)" >&2; exit 2; }
 ncores=${CUBECG_MAX_CORES:-$(nproc)}
 [[ -n $mesh ]] || { if ((quick)); then mesh=24; else mesh=48; fi; }
 [[ $mesh =~ ^[0-9]+$ ]] && mesh=${mesh}x${mesh}x${mesh}
@@ -52,6 +60,7 @@ if [[ -z $out ]]; then
   out=$repo/results/$(date +%Y%m%d-%H%M%S)
   ((quick)) && out+=-quick
   ((oversub)) && out+=-oversubscribed
+  ((emulate > 1)) && out+=-emulated${emulate}nodes
 fi
 cc_require_binary "$CC_CUBECG"
 # the benchmarks only feed figure 5 and the model: without them, say so and go on
@@ -103,7 +112,7 @@ for b in "${backends[@]}"; do runs+=("$ncores 1 off 0 $b"); done
 [[ $CC_DRY_RUN == 1 ]] || mkdir -p "$out/logs"
 {
   echo "cubecg local sweep $(date -Iseconds) on $(hostname), $ncores cores, mesh ${nx}x${ny}x${nz}"
-  echo "build: $CC_BUILD  launcher: $CC_MPIEXEC  quick: $quick  oversubscribe: $oversub"
+  echo "build: $CC_BUILD  launcher: $CC_MPIEXEC  quick: $quick  oversubscribe: $oversub  emulated nodes: $emulate"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews the timings)"
 } | if [[ $CC_DRY_RUN == 1 ]]; then cat; else tee "$out/run-info.txt"; fi
 
@@ -117,16 +126,24 @@ launch()
 {
   local name=$1 dir=$2 ranks=$3 threads=$4
   shift 4
-  local bind=(-bind-to core)
+  local bind=(-bind-to core) omp=(OMP_PLACES=cores OMP_PROC_BIND=close)
   ((threads > 1)) && bind=(-bind-to "core:$threads")
   ((ranks * threads > ncores)) && bind=(-bind-to none)
+  # --emulate-nodes: N nodes of ranks/N ranks on this machine, unbound (see --help)
+  if ((emulate > 1 && ranks % emulate == 0)); then
+    local hosts=() n
+    for ((n = 1; n <= emulate; n++)); do hosts+=("node$n:$((ranks / emulate))"); done
+    bind=(-bind-to none -launcher fork -hosts "$(cc_join , "${hosts[@]}")")
+    # OMP_PROC_BIND would pin every emulated node's first thread to the same first core
+    omp=(OMP_PROC_BIND=false)
+  fi
   local envs=()
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done
   shift
   step=$((step + 1))
   local t0=$SECONDS
   [[ $CC_DRY_RUN == 1 ]] || printf '[%2d/%d] %-48s ' "$step" "$total" "$name"
-  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS="$threads" OMP_PLACES=cores OMP_PROC_BIND=close \
+  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS="$threads" "${omp[@]}" \
     "${envs[@]}" -- "$CC_MPIEXEC" -n "$ranks" "${bind[@]}" "$@"; then
     [[ $CC_DRY_RUN == 1 ]] || echo "ok   $((SECONDS - t0)) s"
   else
@@ -152,6 +169,7 @@ for r in "${runs[@]}"; do
   esac
   parts=("${nx}x${ny}x${nz}" "${ranks}x${threads}" "$layout" "progress-$progress" "${flags[@]}")
   ((lat > 0)) && parts+=("lat$lat")
+  ((emulate > 1 && ranks % emulate == 0)) && parts+=("${emulate}nodes")
   if [[ $ckpt != - ]]; then
     parts+=("ckpt-$ckpt")
     opts=(--solver pcg --reduction ar --checkpoint "$ckpt" --checkpoint-dir "$out/ckpt/$ckpt"
@@ -164,14 +182,16 @@ done
 
 # checkpoint I/O benchmark (the I/O study's per-rank files) and kernel bandwidth for the model
 for ranks in 1 "$ncores"; do
+  sfx=""
+  ((emulate > 1 && ranks % emulate == 0)) && sfx=_${emulate}nodes
   if ((have_iobench)); then
-    launch "iobench_${ranks}x1" "$out" "$ranks" 1 -- "$CC_IOBENCH" --dir "$out/iobench-files" \
+    launch "iobench_${ranks}x1$sfx" "$out" "$ranks" 1 -- "$CC_IOBENCH" --dir "$out/iobench-files" \
       --sizes "$io_sizes" --backends posix,uring,offload,hdf5 --buffers 8k,512k --repeat "$io_repeat" \
-      --report "$out/iobench_${ranks}x1.json"
+      --report "$out/iobench_${ranks}x1$sfx.json"
   fi
   if ((have_bench)); then
-    launch "kernels_${bench_n}cubed_${ranks}x1" "$out" "$ranks" 1 -- "$CC_BENCH" --nx "$bench_n" \
-      --ny "$bench_n" --nz "$bench_n" --repeat "$bench_repeat" --report "$out/kernels_${ranks}x1.json"
+    launch "kernels_${bench_n}cubed_${ranks}x1$sfx" "$out" "$ranks" 1 -- "$CC_BENCH" --nx "$bench_n" \
+      --ny "$bench_n" --nz "$bench_n" --repeat "$bench_repeat" --report "$out/kernels_${ranks}x1$sfx.json"
   fi
 done
 [[ $CC_DRY_RUN == 1 ]] && exit 0

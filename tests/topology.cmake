@@ -118,3 +118,9 @@ add_test(NAME schema_reports
            '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_schema.py' '${PROJECT_SOURCE_DIR}/docs/report-schema.md' --help-text help.txt run=run.json run=run_ckpt.json kernels=kernels.json iobench=iobench.json")
 set_tests_properties(schema_reports PROPERTIES PROCESSORS 2 TIMEOUT 300
                      ENVIRONMENT OMP_NUM_THREADS=1 LABELS topology)
+
+# jobs/run-local.sh --emulate-nodes N: the launch lines (dry-run) and refusal of a bad N
+add_test(NAME topology_run_local_emulate_nodes
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_emulate_nodes.sh ${PROJECT_SOURCE_DIR}
+                 ${TOPO_OUT}/emulate)
+set_tests_properties(topology_run_local_emulate_nodes PROPERTIES LABELS "topology;jobs")
