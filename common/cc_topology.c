@@ -11,7 +11,7 @@
 
 /* One rank's affinity record, gathered to rank 0: a header, then one entry per OpenMP thread. */
 typedef struct {
-  int node, threads;
+  int node, node_rank, threads;
   cpu_set_t mask;
 } rank_header;
 typedef struct {
@@ -141,15 +141,17 @@ static void progress_affinity(cc_topology *topo, int progress_active)
     if (value && value[0]) {
       snprintf(topo->progress_setting, sizeof topo->progress_setting, "%s", value);
       snprintf(topo->progress_decided_by, sizeof topo->progress_decided_by,
-               "environment %s (MPICH binds each rank's progress thread to one of these CPUs)",
+               "environment %s: MPICH pins the progress thread of the rank with node-local rank i "
+               "to entry i of the list ('auto': CPU nprocs-1-i)",
                names[i]);
       return;
     }
   }
   topo->progress_setting[0] = '\0';
-  snprintf(topo->progress_decided_by, sizeof topo->progress_decided_by,
-           "MPIR_CVAR_PROGRESS_THREAD_AFFINITY unset: the progress thread inherits its rank's "
-           "affinity mask (per rank: progress_thread_cpus)");
+  snprintf(
+      topo->progress_decided_by, sizeof topo->progress_decided_by,
+      "MPIR_CVAR_PROGRESS_THREAD_AFFINITY unset: the progress thread inherits the affinity mask "
+      "of its rank (per rank: progress_thread_cpus)");
 }
 
 cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo)
@@ -230,6 +232,7 @@ cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo)
   rank_header *head = (rank_header *)record;
   thread_entry *te  = (thread_entry *)(record + sizeof(rank_header));
   head->node        = node_id;
+  head->node_rank   = node_rank;
   head->threads     = topo->threads;
   CC_SYS(sched_getaffinity(0, sizeof head->mask, &head->mask));
   int failed = 0;
@@ -279,6 +282,27 @@ void cc_topology_free(cc_topology *topo)
   cc_free(&topo->records);
 }
 
+/* The CPU MPICH pins a rank's progress thread to under MPIR_CVAR_PROGRESS_THREAD_AFFINITY (its
+ * get_thread_affinity: entry node_rank of the comma list; "auto": nprocs - 1 - node_rank). */
+static void progress_cpu(const char *setting, int node_rank, char *out, size_t size)
+{
+  if (strcmp(setting, "auto") == 0) {
+    int nprocs = cores_online();
+    snprintf(out, size, "%d", nprocs - 1 - node_rank % nprocs);
+    return;
+  }
+  const char *entry = setting;
+  for (int i = 0; i < node_rank && entry; i++) {
+    entry = strchr(entry, ',');
+    if (entry) entry++;
+  }
+  if (!entry || !isdigit((unsigned char)*entry)) {
+    snprintf(out, size, "%s", setting); /* MPICH refuses such a list at MPI_Init */
+    return;
+  }
+  snprintf(out, size, "%.*s", (int)strcspn(entry, ","), entry);
+}
+
 void cc_topology_json(const cc_topology *topo, cc_json *js)
 {
   char list[1024];
@@ -314,9 +338,15 @@ void cc_topology_json(const cc_topology *topo, cc_json *js)
     cc_json_begin_object(js, NULL);
     cc_json_int(js, "rank", r);
     cc_json_int(js, "node", head->node);
+    cc_json_int(js, "node_rank", head->node_rank);
     cc_json_string(js, "cpus", cc_cpu_list(&head->mask, list, sizeof list));
+    char progress[sizeof topo->progress_setting];
+    if (topo->progress_setting[0])
+      progress_cpu(topo->progress_setting, head->node_rank, progress, sizeof progress);
     cc_json_string(js, "progress_thread_cpus",
-                   topo->progress_setting[0] ? topo->progress_setting : list);
+                   !topo->progress_active      ? NULL
+                   : topo->progress_setting[0] ? progress
+                                               : list);
     cc_json_begin_array(js, "threads");
     for (int t = 0; t < listed; t++) {
       cc_json_begin_object(js, NULL);

@@ -124,3 +124,31 @@ add_test(NAME topology_run_local_emulate_nodes
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_emulate_nodes.sh ${PROJECT_SOURCE_DIR}
                  ${TOPO_OUT}/emulate)
 set_tests_properties(topology_run_local_emulate_nodes PROPERTIES LABELS "topology;jobs")
+
+# progress_thread_affinity: with MPIR_CVAR_PROGRESS_THREAD_AFFINITY=0,0 MPICH pins the progress
+# thread of node-local rank i to entry i; without it the thread inherits the rank's mask; with no
+# progress thread there is nothing to report
+add_test(NAME topology_run_progress_affinity
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${TOPO_CUBECG} --nx 6 --ny 6 --nz 6
+                 --report ${TOPO_OUT}/progress_affinity.json --quiet)
+set_tests_properties(topology_run_progress_affinity PROPERTIES PROCESSORS 2 TIMEOUT 300
+                     ENVIRONMENT "OMP_NUM_THREADS=1;MPIR_CVAR_ASYNC_PROGRESS=1;MPIR_CVAR_PROGRESS_THREAD_AFFINITY=0,0"
+                     FIXTURES_SETUP topo_progress_affinity LABELS topology)
+add_test(NAME topology_report_progress_affinity
+         COMMAND ${TOPO_CHECK} expect ${TOPO_OUT}/progress_affinity.json
+                 "r['topology']['progress_thread_affinity']['active']"
+                 "r['topology']['progress_thread_affinity']['setting'] == '0,0'"
+                 "'MPIR_CVAR_PROGRESS_THREAD_AFFINITY' in r['topology']['progress_thread_affinity']['decided_by']"
+                 "[a['progress_thread_cpus'] for a in r['topology']['affinity']] == ['0', '0']")
+set_tests_properties(topology_report_progress_affinity PROPERTIES FIXTURES_REQUIRED topo_progress_affinity)
+add_test(NAME topology_report_progress_inherits
+         COMMAND ${TOPO_CHECK} expect ${OUT}/progress_async.json
+                 "r['topology']['progress_thread_affinity']['active']"
+                 "r['topology']['progress_thread_affinity']['setting'] is None"
+                 "all(a['progress_thread_cpus'] == a['cpus'] for a in r['topology']['affinity'])")
+add_test(NAME topology_report_progress_off
+         COMMAND ${TOPO_CHECK} expect ${OUT}/progress_plain.json
+                 "not r['topology']['progress_thread_affinity']['active']"
+                 "all(a['progress_thread_cpus'] is None for a in r['topology']['affinity'])")
+set_tests_properties(topology_report_progress_inherits topology_report_progress_off PROPERTIES
+                     FIXTURES_REQUIRED progress LABELS topology)
