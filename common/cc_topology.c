@@ -73,7 +73,13 @@ static cc_err host_comm_create(MPI_Comm comm, char *name, MPI_Comm *host)
 cc_err cc_threads_choose(MPI_Comm comm, int *threads, char *why, size_t why_size)
 {
   const char *env = getenv("OMP_NUM_THREADS");
-  if (env && env[0]) {
+  /* the default below is collective: every rank must take the same branch */
+  int set = env && env[0], all_set, any_set;
+  CC_MPI(MPI_Allreduce(&set, &all_set, 1, MPI_INT, MPI_MIN, comm));
+  CC_MPI(MPI_Allreduce(&set, &any_set, 1, MPI_INT, MPI_MAX, comm));
+  CC_CHECK(all_set == any_set, CC_ERR_ARG,
+           "OMP_NUM_THREADS is set on some ranks and unset on others: set it for all ranks");
+  if (set) {
     *threads = omp_get_max_threads();
     snprintf(why, why_size, "OMP_NUM_THREADS=%s", env);
     return CC_OK;

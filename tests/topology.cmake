@@ -152,3 +152,19 @@ add_test(NAME topology_report_progress_off
                  "all(a['progress_thread_cpus'] is None for a in r['topology']['affinity'])")
 set_tests_properties(topology_report_progress_inherits topology_report_progress_off PROPERTIES
                      FIXTURES_REQUIRED progress LABELS topology)
+
+# hybrid: one affinity entry per OpenMP thread (driver_threads_t2 runs 1 rank x 2 threads)
+add_test(NAME topology_report_threads_t2
+         COMMAND ${TOPO_CHECK} expect ${OUT}/threads_t2.json
+                 "r['topology']['threads'] == 2 and r['topology']['threads_chosen_by'] == 'OMP_NUM_THREADS=2'"
+                 "[t['thread'] for t in r['topology']['affinity'][0]['threads']] == [0, 1]"
+                 "all(t['cpu'] >= 0 and t['cpus'] != '' for t in r['topology']['affinity'][0]['threads'])"
+                 "r['topology']['oversubscribed'] == (2 > r['platform']['cores_online'])")
+set_tests_properties(topology_report_threads_t2 PROPERTIES FIXTURES_REQUIRED threads LABELS topology)
+# the default thread count is collective: OMP_NUM_THREADS set on one rank only is refused (exit 2)
+add_test(NAME topology_bad_mixed_omp_env
+         COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_NUM_THREADS ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh
+                 "OMP_NUM_THREADS is set on some ranks" ${TOPO_OUT}/bad_mixed.json -- ${MPIEXEC_EXECUTABLE}
+                 -n 1 -env OMP_NUM_THREADS 1 ${TOPO_CUBECG} --nx 4 --ny 4 --nz 4 --report ${TOPO_OUT}/bad_mixed.json
+                 : -n 1 ${TOPO_CUBECG} --nx 4 --ny 4 --nz 4 --report ${TOPO_OUT}/bad_mixed.json)
+set_tests_properties(topology_bad_mixed_omp_env PROPERTIES PROCESSORS 2 LABELS topology)
