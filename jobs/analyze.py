@@ -1197,9 +1197,10 @@ def tables_md(rows, reports):
              d["placement"])
         if k not in keys:
             keys.append(k)
+    t7_solvers = [s for s in SOLVERS if any(d["solver"] == s for d in t7)]
     for k in keys:
         cells = []
-        for s in SOLVERS:
+        for s in t7_solvers:
             m = [d for d in t7 if d["solver"] == s and (d["mesh"], d["cores"], d["nodes"], d["ranks"],
                                                         d["threads"], d["latency_us"], d["progress"],
                                                         d["placement"]) == k]
@@ -1210,7 +1211,7 @@ def tables_md(rows, reports):
         body.append([k[0], k[1], rt_label(d0), fmt_lat(k[5]), k[6], k[7] or "-"] + cells)
     if body:
         out.append(md_table(["mesh", "cores", "ranks x threads", "injected latency [us]", "progress",
-                             "placement"] + [SOLVER_SHORT[s] for s in SOLVERS], body))
+                             "placement"] + [SOLVER_SHORT[s] for s in t7_solvers], body))
     else:
         out.append("(no run with both AR and IAR of a solver)\n")
     out.append("\n*Published* Table 7 (Oakforest-PACS, 512x256x256, progress thread on in both runs; "
