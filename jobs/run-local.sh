@@ -4,7 +4,7 @@
 # jobs/analyze.py and jobs/model.py on the reports. One JSON report per run in the output folder.
 #
 #   jobs/run-local.sh [--quick] [--out DIR] [--mesh N|NXxNYxNZ] [--oversubscribe] [--dry-run]
-#                     [--no-analyze] [--force]
+#                     [--no-analyze] [--force] [--repeat N]
 #
 #   --quick          small sweep for a 2-core machine (< 5 min): 24^3 mesh, all variants x
 #                    reductions, 1 and 2 cores, flat and hybrid, progress off/on/poll, injected
@@ -16,6 +16,8 @@
 #   --dry-run        print the command lines only
 #   --no-analyze     skip jobs/analyze.py and jobs/model.py
 #   --force          let the analyzer overwrite figures already in DIR
+#   --repeat N       run every cubecg setting N times (reports *_rep1 .. *_repN; the analyzer
+#                    draws the median with min-max bars); default 1
 # Environment: CUBECG_BUILD (build dir, default <repo>/build), CUBECG_MPIEXEC (mpiexec.mpich),
 # CUBECG_MAX_CORES (default nproc).
 set -euo pipefail
@@ -26,7 +28,7 @@ repo=$(cd "$here/.." && pwd)
 source "$here/lib/cubecg-jobs.sh"
 cc_binaries "$repo"
 
-quick=0 out="" mesh="" oversub=0 analyze=1 force=()
+quick=0 out="" mesh="" oversub=0 analyze=1 force=() repeat=1
 CC_DRY_RUN=${CUBECG_DRY_RUN:-0}
 while (($#)); do
   case "$1" in
@@ -38,11 +40,13 @@ while (($#)); do
   --dry-run) CC_DRY_RUN=1; shift ;;
   --no-analyze) analyze=0; shift ;;
   --force) force=(--force); shift ;;
-  -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --repeat) repeat=${2:-}; shift 2 || shift ;;
+  -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "run-local.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
 ncores=${CUBECG_MAX_CORES:-$(nproc)}
 [[ -n $mesh ]] || { if ((quick)); then mesh=24; else mesh=48; fi; }
 [[ $mesh =~ ^[0-9]+$ ]] && mesh=${mesh}x${mesh}x${mesh}
@@ -108,7 +112,7 @@ for b in "${backends[@]}"; do runs+=("$ncores 1 off 0 $b"); done
 } | if [[ $CC_DRY_RUN == 1 ]]; then cat; else tee "$out/run-info.txt"; fi
 
 failed=0
-total=$((${#runs[@]} + 2 * have_bench + 2 * have_iobench))
+total=$((repeat * ${#runs[@]} + 2 * have_bench + 2 * have_iobench))
 step=0
 t_start=$SECONDS
 
@@ -135,7 +139,7 @@ launch()
   fi
 }
 
-for r in "${runs[@]}"; do
+for ((rep = 1; rep <= repeat; rep++)); do for r in "${runs[@]}"; do
   read -r ranks threads progress lat ckpt <<<"$r"
   dir=$out
   flags=()
@@ -157,10 +161,11 @@ for r in "${runs[@]}"; do
     opts=(--solver pcg --reduction ar --checkpoint "$ckpt" --checkpoint-dir "$out/ckpt/$ckpt"
       --checkpoint-every 20 --checkpoint-keep 2)
   fi
+  ((repeat > 1)) && parts+=("rep$rep")
   name=$(cc_report_name "${parts[@]}")
   launch "$name" "$dir" "$ranks" "$threads" "${envs[@]}" -- "$CC_CUBECG" --nx "$nx" --ny "$ny" --nz "$nz" \
     "${opts[@]}" --inject-reduction-latency "$lat" --report "$dir/$name.json"
-done
+done; done
 
 # checkpoint I/O benchmark (the I/O study's per-rank files) and kernel bandwidth for the model
 for ranks in 1 "$ncores"; do
