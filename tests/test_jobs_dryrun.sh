@@ -56,12 +56,12 @@ expect "$work/srun.txt" '--nx 256 --ny 128 --nz 288 ' "preset medium"
 expect "$work/srun.txt" '--inject-reduction-latency 500 .*_lat500\.json' "injected-latency run"
 
 # 3) the submit helper loops node counts with sbatch -N
-bash "$repo/jobs/slurm/submit-sweep.sh" --preset small --nodes 2,4,8 --sweep test --dry-run -- -p debug \
+bash "$repo/jobs/slurm/submit-sweep.sh" --preset small --nodes 2,4,8 --sweep test --repeat 2 --dry-run -- -p debug \
   >"$work/submit.txt" 2>&1 || { echo "FAIL submit dry-run exit $?"; fail=1; }
 for n in 2 4 8; do
-  expect "$work/submit.txt" "^sbatch -N $n .*CUBECG_PRESET=small,CUBECG_SWEEP=test -p debug .*strong-scaling\.sbatch" "sbatch -N $n"
+  expect "$work/submit.txt" "^sbatch -N $n .*CUBECG_PRESET=small,CUBECG_SWEEP=test,CUBECG_REPEAT=2 -p debug .*strong-scaling\.sbatch" "sbatch -N $n"
 done
-expect "$work/submit.txt" '--nx 256 --ny 128 --nz 144 ' "preset small"
+expect "$work/submit.txt" '--nx 256 --ny 128 --nz 144 .*_rep2\.json' "preset small, repeats"
 
 # 4) the local runner, quick mode
 CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run --out "$work/local" >"$work/local.txt" 2>&1 ||
