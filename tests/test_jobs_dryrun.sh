@@ -45,6 +45,11 @@ if [[ $rc == 2 ]] && grep -q "68 cores per node asked, hwloc sees .* (set CUBECG
   echo "ok   cores beyond hwloc's topology refused"
 else echo "FAIL more cores than hwloc sees: exit $rc"; cat "$work/nohw.txt"; fail=1; fi
 
+# 1d) an explicit list: the placement name cubecg accepts (no commas: letters, digits, ._:+-)
+CUBECG_HWLOC_INPUT="core:4 pu:1" CUBECG_CORES_PER_NODE=4 CUBECG_LAYOUTS=flat CUBECG_PROGRESS="on:list:3,2,1,0" \
+  CUBECG_DRY_RUN=1 bash "$sb" >"$work/list.txt" 2>&1 || { echo "FAIL dry-run 1d exit $?"; fail=1; }
+expect "$work/list.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=3,2,1,0 CUBECG_PLACEMENT=list:3\+2\+1\+0 ' "list placement named without commas"
+
 # 2) flat and hybrid with a reserved core per rank, launched by srun
 CUBECG_HWLOC_INPUT="package:2 core:18 pu:2(indexes=2*36:36*1)" CUBECG_PRESET=medium CUBECG_NODES=2 CUBECG_CORES_PER_NODE=36 CUBECG_SOCKETS_PER_NODE=2 \
   CUBECG_RESERVE=per-rank CUBECG_LAUNCHER=srun CUBECG_LATENCIES="0 500" bash "$sb" --dry-run \

@@ -70,7 +70,8 @@ cc_hw_map()
   # logical core index and OS number of each PU, in the same (logical) order
   lo=$(hwloc-calc "${input[@]}" -H core.pu --logical-output all 2>/dev/null) &&
     po=$(hwloc-calc "${input[@]}" -H core.pu --physical-output all 2>/dev/null) && [[ -n $lo ]] || {
-    echo "cubecg-jobs: hwloc-calc cannot read the topology '${CUBECG_HWLOC_INPUT:-this machine}'" >&2
+    echo "cubecg-jobs: hwloc-calc cannot read the topology '${CUBECG_HWLOC_INPUT:-this machine}':" \
+      "$(hwloc-calc "${input[@]}" -H core.pu all 2>&1 >/dev/null | grep -v 'Inserting a NUMA' | head -1)" >&2
     return 2
   }
   local -a los pos
