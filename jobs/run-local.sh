@@ -4,7 +4,7 @@
 # jobs/analyze.py and jobs/model.py on the reports. One JSON report per run in the output folder.
 #
 #   jobs/run-local.sh [--quick] [--out DIR] [--mesh N|NXxNYxNZ] [--oversubscribe] [--dry-run]
-#                     [--no-analyze] [--force] [--repeat N]
+#                     [--no-analyze] [--force]
 #
 #   --quick          small sweep for a 2-core machine (< 5 min): 24^3 mesh, all variants x
 #                    reductions, 1 and 2 cores, flat and hybrid, progress off/on/poll, injected
@@ -16,10 +16,10 @@
 #   --dry-run        print the command lines only
 #   --no-analyze     skip jobs/analyze.py and jobs/model.py
 #   --force          let the analyzer overwrite figures already in DIR
-#   --repeat N       run every cubecg setting N times (reports *_rep1 .. *_repN; the analyzer
-#                    draws the median with min-max bars); default 1
 # Environment: CUBECG_BUILD (build dir, default <repo>/build), CUBECG_MPIEXEC (mpiexec.mpich),
 # CUBECG_MAX_CORES (default nproc).
+# --repeat N: every cubecg setting runs N times (reports *_rep1 .. *_repN; the analyzer draws the
+# median with min-max bars); default 1.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,10 +28,11 @@ repo=$(cd "$here/.." && pwd)
 source "$here/lib/cubecg-jobs.sh"
 cc_binaries "$repo"
 
-quick=0 out="" mesh="" oversub=0 analyze=1 force=() repeat=1
+quick=0 out="" mesh="" oversub=0 analyze=1 force=()
 CC_DRY_RUN=${CUBECG_DRY_RUN:-0}
 while (($#)); do
   case "$1" in
+  --repeat) repeat=${2:-}; shift 2 || shift ;;
   --quick) quick=1; shift ;;
   --out) out=$2; shift 2 ;;
   --out=*) out=${1#--out=}; shift ;;
@@ -40,14 +41,14 @@ while (($#)); do
   --dry-run) CC_DRY_RUN=1; shift ;;
   --no-analyze) analyze=0; shift ;;
   --force) force=(--force); shift ;;
-  --repeat) repeat=${2:-}; shift 2 || shift ;;
-  -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "run-local.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
-[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
 ncores=${CUBECG_MAX_CORES:-$(nproc)}
+repeat=${repeat:-1}
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
 [[ -n $mesh ]] || { if ((quick)); then mesh=24; else mesh=48; fi; }
 [[ $mesh =~ ^[0-9]+$ ]] && mesh=${mesh}x${mesh}x${mesh}
 mesh=$(cc_preset_mesh "$mesh")
