@@ -1,24 +1,35 @@
 #!/usr/bin/env python3
-"""analyze.py: tables and figures from cubecg JSON reports (docs/report-schema.md, version 1).
+"""analyze.py: tables and figures from cubecg JSON reports (docs/report-schema.md, versions 1, 2).
 
 Reproduces the figures of Nakajima's pipelined-CG / asynchronous-progress study (Figs. 12-18,
 Table 7) and of the checkpoint I/O study for the reports under one folder:
 
   python3 jobs/analyze.py DIR [--force] [--figdir OUT]
 
-Reads every *.json under DIR (recursively), refuses malformed or other-version reports (exit 2,
-naming the file), prints a table of every solve and writes into DIR (or OUT):
-  fig1_speedup.png       speed-up vs cores per variant, relative to the smallest run, ideal line
-  fig2_ar_vs_iar.png     AR vs IAR for Alg.3 / Alg.4 (time AR / time IAR)
-  fig3_progress.png      relative time of each variant by progress setting (off, on, poll)
+Reads every *.json under DIR (recursively), refuses malformed or unknown-version reports (exit 2,
+naming the file; version 1 is read and what it lacks is said), prints a table of every solve and
+writes into DIR (or OUT), every figure with the data it draws as a CSV of the same stem:
+  fig1_speedup.png       speed-up vs cores (Figs. 12/18): every variant against one baseline,
+                         Alg.1-AR at the smallest core count n0: n0 x T(pcg/ar, n0) / T(v, n)
+  fig2_ar_vs_iar.png     Table 7: median T(Alg.x-AR) / median T(Alg.x-IAR), x = 3, 4
+  fig3_progress.png      time of each variant relative to Alg.1-AR by progress (off, on, poll)
   fig4_breakdown.png     time breakdown (SpMV, precond, halo, reduction, AXPY, dot, other)
   fig5_io_bandwidth.png  I/O bandwidth vs file size per backend and rank count (iobench reports)
-  fig6_checkpoint.png    checkpoint overhead on time-to-solution per backend
-  tables.md              Table-7-style speed-up (async progress on vs off) and summaries
+  fig6_checkpoint.png    checkpoint overhead per backend, median with min-max, "within noise"
+  fig7_placement.png     Table 6 / Fig. 17: one bar per progress-thread placement, never merged
+  study.csv              one row per solve of every run report (long format, for pandas)
+  speedup.csv, relative.csv, table7.csv, table4.csv, table6.csv   the metrics behind the figures
+  tables.md              the tables, with the published values beside them, labelled published
+Repeated reports of one configuration (jobs/run-local.sh --repeat N, CUBECG_REPEAT) are drawn as
+the median with min-max bars. A configuration is mesh, nodes, ranks, threads, progress setting,
+progress-thread placement, injected latency and checkpoint backend: runs that differ in any of
+these are never merged.
 An existing file is never overwritten silently: without --force the new one gets a free name
 (fig1_speedup-2.png, ...) and the output says so. Python 3 + matplotlib (Agg) only.
 """
 import argparse
+import csv
+import io
 import json
 import math
 import os
@@ -26,7 +37,13 @@ import re
 import statistics
 import sys
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2  # newest version read; REPORT_VERSIONS are all read
+REPORT_VERSIONS = (1, 2)
+# what a version-1 report does not carry (said once per analysis when such reports are read)
+V1_LACKS = ("topology (node count, ranks per node, cores per node, hosts, oversubscription per "
+            "host, CPU affinity, progress-thread placement), build.launcher and build.git_commit: "
+            "nodes are taken as 1, oversubscription as ranks x threads > rank 0's cores_online, "
+            "and the placement from the file name (_pin-NAME) only")
 KINDS = ("run", "iobench", "kernels")
 FIG_SIZE_IN = (10.0, 6.0)  # every figure is FIG_SIZE_IN x FIG_DPI pixels: 1000 x 600
 FIG_DPI = 100
@@ -37,6 +54,7 @@ FIGURES = {
     4: "fig4_breakdown.png",
     5: "fig5_io_bandwidth.png",
     6: "fig6_checkpoint.png",
+    7: "fig7_placement.png",
 }
 SOLVERS = ("pcg", "cgcg", "pipecg", "gropp")
 SOLVER_LABEL = {"pcg": "Alg.1 PCG", "cgcg": "Alg.2 Chronopoulos/Gear", "pipecg": "Alg.3 pipelined",
@@ -51,10 +69,21 @@ BREAKDOWN_LABEL = {"spmv": "SpMV", "precond": "preconditioner", "precond_halo": 
                    "dot": "dot (local)", "checkpoint": "checkpoint stall", "other": "other"}
 BACKEND_COLOR = {"posix": "tab:blue", "uring": "tab:orange", "offload": "tab:green",
                  "hdf5": "tab:purple"}
-# Table 7 of the study (Oakforest-PACS, 512x256x256, IAR, async progress on vs off)
+# Table 7 of the study (Oakforest-PACS, 512x256x256): T(Alg.x-AR) / T(Alg.x-IAR), progress thread
+# on in both runs (../shared/reference-results.md)
 PAPER_TABLE7 = {"cores": [8192, 16384, 32768, 65536, 131072, 262144],
                 "pipecg": [1.03, 1.13, 1.05, 1.06, 1.08, 1.19],
                 "gropp": [1.06, 1.21, 1.20, 1.25, 1.34, 1.38]}
+# Table 4 of the study: share of MPI_Allreduce in Alg.1's CG loop (Oakforest-PACS, strong scaling)
+PAPER_TABLE4 = {8192: (15.34, 2.26, 0.1475), 16384: (9.89, 1.56, 0.1573), 32768: (7.29, 1.89, 0.2594),
+                65536: (5.93, 2.32, 0.3915), 131072: (6.53, 3.88, 0.5950)}
+# Table 6 of the study: progress-thread placements on 32 KNL nodes (mapping -> description)
+PAPER_TABLE6 = [("1", "no progress thread", "(off)"), ("2", "default", "271 down to 264"),
+                ("3", "last tile", "66,67,134,135,202,203,270,271"),
+                ("4", "3rd hardware thread of each MPI process", "138,146,...,192"),
+                ("5", "4th hardware thread of each MPI process", "206,214,...,262"),
+                ("6", "first tile", "0,1,68,69,136,137,204,205"),
+                ("7", "first and last tiles", "0,1,68,69,66,67,134,135")]
 
 
 class ReportError(Exception):
@@ -90,6 +119,9 @@ REQUIRED = {
     + [("breakdown_mean." + k, "num?") for k in BREAKDOWN],
     "checkpoint": [("backend", "str"), ("count", "int"), ("stall_s", "num?"), ("write_s", "num?"),
                    ("bytes", "int")],
+    "topology": [("topology.nodes", "int"), ("topology.ranks_per_node_min", "int"),
+                 ("topology.ranks_per_node_max", "int"), ("topology.cores_per_node", "int"),
+                 ("topology.hosts", "int"), ("topology.oversubscribed", "bool")],
     "iobench": [("ranks", "int"), ("results", "list")],
     "ioresult": [("backend", "str"), ("op", "str"), ("size_bytes", "int"), ("ranks", "int"),
                  ("buffer_bytes", "int"), ("aggregate_bytes_per_s.median", "num"),
@@ -115,17 +147,19 @@ def _check(obj, spec, where):
 
 
 def validate(report, path):
-    """Raise ReportError (naming the file) unless report is a usable version-1 cubecg report."""
+    """Raise ReportError (naming the file) unless report is a usable version-1 or -2 report."""
     if not isinstance(report, dict) or "cubecg_report_version" not in report:
         raise ReportError(f"{path}: not a cubecg report (no 'cubecg_report_version')")
     version = report["cubecg_report_version"]
-    if version != REPORT_VERSION:
+    if version not in REPORT_VERSIONS or isinstance(version, bool):
         raise ReportError(f"{path}: cubecg_report_version {json.dumps(version)}, this analyzer "
-                          f"reads version {REPORT_VERSION} only (do not mix report versions)")
+                          f"reads versions {', '.join(map(str, REPORT_VERSIONS))}")
     kind = report.get("kind")
     if kind not in KINDS:
         raise ReportError(f"{path}: unknown kind {json.dumps(kind)} (expected one of {', '.join(KINDS)})")
     _check(report, kind, path)
+    if version >= 2 and kind == "run":
+        _check(report, "topology", path)
     if kind == "run":
         if not report["solves"]:
             raise ReportError(f"{path}: run report with an empty 'solves' list")
@@ -166,6 +200,15 @@ def load_reports(folder):
     return reports
 
 
+def version_notes(reports):
+    """One line per report version that lacks something the analysis uses (version 1)."""
+    v1 = [p for p, r in reports if r["cubecg_report_version"] == 1]
+    if not v1:
+        return []
+    return [f"analyze.py: {len(v1)} version-1 report(s) (e.g. {os.path.basename(v1[0])}) lack "
+            f"{V1_LACKS}"]
+
+
 # ---------------------------------------------------------------- tidy rows
 
 
@@ -173,19 +216,30 @@ def num(v):
     return float(v) if _is_num(v) else math.nan
 
 
-def progress_label(report, path):
-    """off | poll | on, plus the placement the Slurm scripts write into the file name (pin-...)."""
+def progress_label(report):
+    """off | poll | on (on-inactive: asked for, but the MPI library did not start the thread)."""
     mpi = report["mpi"]
     if mpi["async_progress_active"]:
-        label = "on"
-        m = re.search(r"_pin-([A-Za-z0-9:,.]+?)(?:_|\.json$)", os.path.basename(path))
-        if m and m.group(1) not in ("inherit",):
-            label += "/" + m.group(1)
-    elif mpi.get("async_progress_requested"):
-        label = "on-inactive"  # asked for, but the MPI library did not start the thread
-    else:
-        label = "poll" if mpi["progress"] == "poll" else "off"
-    return label
+        return "on"
+    if mpi.get("async_progress_requested"):
+        return "on-inactive"
+    return "poll" if mpi["progress"] == "poll" else "off"
+
+
+def placement_of(report, path, progress):
+    """The progress-thread placement (Table 6 mapping): topology.placement (version 2), else the
+    _pin-NAME the Slurm scripts put into the file name; "" when none was given. A run without a
+    progress thread has none."""
+    if progress != "on":
+        return ""
+    topo = report.get("topology") or {}
+    name = topo.get("placement")
+    if isinstance(name, str) and name:
+        return name
+    m = re.search(r"_pin-([A-Za-z0-9:,.+-]+?)(?:_|\.json$)", os.path.basename(path))
+    if m:
+        return m.group(1)
+    return ""
 
 
 def solve_rows(reports):
@@ -197,15 +251,26 @@ def solve_rows(reports):
         pb = r["problem"]
         ranks, threads = pb["ranks"], pb["threads"]
         cores = ranks * threads
-        base = dict(file=path, mesh=f"{pb['nx']}x{pb['ny']}x{pb['nz']}", ranks=ranks,
-                    threads=threads, cores=cores, rt=f"{ranks}x{threads}",
-                    layout="flat" if threads == 1 else "hybrid",
-                    progress=progress_label(r, path),
+        topo = r.get("topology")
+        if topo:  # version 2: per-host facts from the run itself
+            nodes, rpn = topo["nodes"], topo["ranks_per_node_max"]
+            oversub, cores_node = topo["oversubscribed"], topo["cores_per_node"]
+        else:  # version 1: one node assumed, oversubscription guessed from rank 0's machine
+            nodes, rpn = 1, ranks
+            cores_node = r["platform"]["cores_online"]
+            oversub = cores > cores_node
+        progress = progress_label(r)
+        base = dict(file=path, version=r["cubecg_report_version"],
+                    mesh=f"{pb['nx']}x{pb['ny']}x{pb['nz']}", nodes=nodes, ranks=ranks,
+                    threads=threads, cores=cores, ranks_per_node=rpn, cores_per_node=cores_node,
+                    rt=f"{ranks}x{threads}", layout="flat" if threads == 1 else "hybrid",
+                    progress=progress, placement=placement_of(r, path, progress),
                     latency=num(r["mpi"]["injected_reduction_latency_us"]),
-                    oversub=cores > r["platform"]["cores_online"],
-                    async_threads=bool(r["mpi"]["async_progress_active"]))
+                    oversub=bool(oversub), async_threads=bool(r["mpi"]["async_progress_active"]))
         # a run asked for checkpoints even if a solve reports none (never a baseline then)
         asked = r["parameters"].get("checkpoint") or ""
+        if asked == "none":
+            asked = ""
         for s in r["solves"]:
             ck = s["checkpoint"]
             row = dict(base, solver=s["solver"], reduction=s["reduction"],
@@ -216,12 +281,22 @@ def solve_rows(reports):
                        ckpt=ck["backend"] if ck else asked, ckpt_info=ck,
                        ops=s.get("ops_per_iteration") or {})
             rows.append(row)
+    # repeat: 1, 2, ... over the reports of one configuration and variant, in file order
+    seen = {}
+    for row in sorted(rows, key=lambda x: x["file"]):
+        k = config_key(row) + (row["variant"],)
+        seen[k] = seen.get(k, 0) + 1
+        row["repeat"] = seen[k]
     return rows
 
 
-def config_key(row, *drop):
-    keys = ("mesh", "ranks", "threads", "progress", "latency", "ckpt")
-    return tuple(row[k] for k in keys if k not in drop)
+# a configuration: runs that differ in any of these are never merged into one median
+CONFIG = ("mesh", "nodes", "ranks", "threads", "progress", "placement", "latency", "ckpt")
+
+
+def config_key(row, *drop, **override):
+    """The configuration of a row as a tuple (fields of CONFIG, minus drop, with overrides)."""
+    return tuple(override.get(k, row[k]) for k in CONFIG if k not in drop)
 
 
 def median_time(rows):
@@ -230,12 +305,32 @@ def median_time(rows):
     return statistics.median(t) if t else math.nan
 
 
-def index_times(rows):
-    """{(config..., variant): median time} over repeats."""
+class Stat:
+    """Median, min, max and count of repeated measurements."""
+
+    def __init__(self, values):
+        v = sorted(x for x in values if not math.isnan(x))
+        self.n = len(v)
+        self.med = statistics.median(v) if v else math.nan
+        self.lo = v[0] if v else math.nan
+        self.hi = v[-1] if v else math.nan
+
+    def spread(self):
+        """(max - min) / median; nan with fewer than two measurements."""
+        return (self.hi - self.lo) / self.med if self.n >= 2 and self.med else math.nan
+
+
+def index_stats(rows, value="time"):
+    """{(config..., variant): Stat over the repeats}."""
     groups = {}
     for r in rows:
-        groups.setdefault(config_key(r) + (r["variant"],), []).append(r)
-    return {k: median_time(v) for k, v in groups.items()}
+        groups.setdefault(config_key(r) + (r["variant"],), []).append(r[value])
+    return {k: Stat(v) for k, v in groups.items()}
+
+
+def index_times(rows):
+    """{(config..., variant): median time} over repeats."""
+    return {k: st.med for k, st in index_stats(rows).items()}
 
 
 def variant_order(variants):
@@ -258,28 +353,29 @@ def fmt_lat(lat):
 
 
 def print_table(rows, reports, out=sys.stdout):
-    head = (f"{'mesh':>11} {'RxT':>6} {'layout':>6} {'progress':>9} {'lat_us':>6} {'ckpt':>7} "
+    head = (f"{'mesh':>11} {'nodes':>5} {'RxT':>6} {'layout':>6} {'progress':>11} {'placement':>9} "
+            f"{'lat_us':>6} {'ckpt':>7} "
             f"{'flags':>7} {'variant':>11} {'iters':>5} {'conv':>4} {'time_s':>9} {'ms/iter':>8} "
             f"{'vs A1':>6}")
     print(head, file=out)
     print("-" * len(head), file=out)
     vorder = variant_order(r["variant"] for r in rows)
-    order = sorted(rows, key=lambda r: (r["mesh"], r["cores"], r["threads"], r["latency"], r["ckpt"],
-                                        PROGRESS_ORDER.index(r["progress"])
+    order = sorted(rows, key=lambda r: (r["mesh"], r["cores"], r["nodes"], r["threads"], r["latency"],
+                                        r["ckpt"], PROGRESS_ORDER.index(r["progress"])
                                         if r["progress"] in PROGRESS_ORDER else 9, r["progress"],
-                                        vorder.index(r["variant"])))
+                                        r["placement"], vorder.index(r["variant"]), r["repeat"]))
     for r in order:
         flags = "oversub" if r["oversub"] else ""
         rel = "" if math.isnan(r["rel"]) or r["rel"] < 0 else f"{r['rel']:.3f}"
-        print(f"{r['mesh']:>11} {r['rt']:>6} {r['layout']:>6} {r['progress']:>9} "
-              f"{fmt_lat(r['latency']):>6} {r['ckpt'] or '-':>7} {flags:>7} "
+        print(f"{r['mesh']:>11} {r['nodes']:>5} {r['rt']:>6} {r['layout']:>6} {r['progress']:>11} "
+              f"{r['placement'] or '-':>9} {fmt_lat(r['latency']):>6} {r['ckpt'] or '-':>7} {flags:>7} "
               f"{variant_label(r['variant']):>11} {r['iterations']:>5} "
               f"{'yes' if r['converged'] else 'NO':>4} {r['time']:>9.4f} {1e3 * r['tpi']:>8.3f} "
               f"{rel:>6}", file=out)
     n = {k: sum(1 for _, r in reports if r["kind"] == k) for k in KINDS}
     print(f"({n['run']} run, {n['iobench']} iobench, {n['kernels']} kernels report(s); "
           f"'vs A1' = time per iteration / Alg.1 AR of the same run; 'oversub' = more ranks x "
-          f"threads than cores)", file=out)
+          f"threads than cores on a host (version 2: the report's topology.oversubscribed))", file=out)
 
 
 # ---------------------------------------------------------------- figure helpers
@@ -303,14 +399,27 @@ class FigureWriter:
         print(f"  {path} exists; writing {new} instead (use --force to overwrite)")
         return new
 
-    def save(self, fig, name, what):
+    def save(self, fig, name, what, data=None):
+        """The figure as PNG and, given data (a list of dicts), the data it draws as a CSV of the
+        same stem beside it."""
         import matplotlib.pyplot as plt
         path = self.target(name)
         fig.savefig(path, dpi=FIG_DPI)
         plt.close(fig)
         self.written.append(path)
         print(f"  wrote {path}: {what}")
+        if data is not None:
+            self.write_csv(os.path.splitext(path)[0] + ".csv", data, f"data of {os.path.basename(path)}")
         return path
+
+    def write_csv(self, path, data, what):
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(csv_text(data))
+        self.written.append(path)
+        print(f"  wrote {path}: {what}")
+
+    def csv(self, name, data, what):
+        self.write_csv(self.target(name), data, what)
 
     def text(self, name, content, what):
         path = self.target(name)
@@ -318,6 +427,25 @@ class FigureWriter:
             f.write(content)
         self.written.append(path)
         print(f"  wrote {path}: {what}")
+
+
+def csv_cell(v):
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.6g}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else str(v)
+
+
+def csv_text(data):
+    """A list of dicts (same keys) as CSV text; the header from the first row's keys."""
+    buf = io.StringIO()
+    if data:
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(list(data[0]))
+        for d in data:
+            w.writerow([csv_cell(d.get(k)) for k in data[0]])
+    return buf.getvalue()
 
 
 def new_figure(nrows=1, ncols=1, **kw):
@@ -348,148 +476,380 @@ def main_mesh(rows):
     return max(sorted(counts), key=lambda m: len(counts[m])) if counts else None
 
 
+# ---------------------------------------------------------------- the paper's metrics
+
+
+def plain_rows(rows):
+    """Runs without checkpoint and injected latency."""
+    return [r for r in rows if not r["ckpt"] and (math.isnan(r["latency"]) or r["latency"] == 0)]
+
+
+def config_fields(r):
+    return dict(mesh=r["mesh"], layout=r["layout"], nodes=r["nodes"], ranks=r["ranks"],
+                threads=r["threads"], cores=r["cores"], progress=r["progress"],
+                placement=r["placement"], latency_us=0.0 if math.isnan(r["latency"]) else r["latency"])
+
+
+def speedup_data(rows):
+    """Figs. 12/18: speedup(v, n) = n0 x T(pcg/ar, n0) / T(v, n) with one baseline per mesh,
+    progress setting and placement: Alg.1-AR at the smallest core count n0, taken from the flat
+    run (threads = 1) when there is one, the same for the flat and the hybrid panel. Medians over
+    repeats; speedup_min / speedup_max from the slowest / fastest repeat of T(v, n)."""
+    plain = plain_rows(rows)
+    stats = index_stats(plain)
+    out = []
+    for grp in sorted({(r["mesh"], r["progress"], r["placement"]) for r in plain}):
+        sel = [r for r in plain if (r["mesh"], r["progress"], r["placement"]) == grp]
+        base = [r for r in sel if r["variant"] == "pcg/ar"]
+        if not base:
+            continue
+        n0 = min(r["cores"] for r in base)
+        cand = sorted((r for r in base if r["cores"] == n0),
+                      key=lambda r: (r["threads"] != 1, r["nodes"], r["ranks"]))
+        b = cand[0]
+        t0 = stats[config_key(b) + ("pcg/ar",)].med
+        seen = set()
+        for r in sorted(sel, key=lambda r: (r["cores"], r["nodes"], r["threads"], r["variant"])):
+            k = config_key(r) + (r["variant"],)
+            if k in seen:
+                continue
+            seen.add(k)
+            st = stats[k]
+            out.append(dict(config_fields(r), solver=r["solver"], reduction=r["reduction"],
+                            speedup=n0 * t0 / st.med, speedup_min=n0 * t0 / st.hi,
+                            speedup_max=n0 * t0 / st.lo, repeats=st.n, time_s=st.med,
+                            baseline_cores=n0, baseline_rt=b["rt"], baseline_nodes=b["nodes"],
+                            baseline_time_s=t0, oversubscribed=r["oversub"]))
+    return out
+
+
+def relative_data(rows):
+    """Figs. 13/16: performance relative to Alg.1-AR of the same configuration,
+    T(pcg/ar) / T(v) (> 1: faster than Alg.1-AR), medians over repeats."""
+    runs = [r for r in rows if not r["ckpt"]]
+    stats = index_stats(runs)
+    out, seen = [], set()
+    for r in sorted(runs, key=lambda r: (r["mesh"], r["latency"], r["cores"], r["nodes"], r["threads"],
+                                         r["progress"], r["placement"], r["variant"])):
+        k = config_key(r) + (r["variant"],)
+        base = stats.get(config_key(r) + ("pcg/ar",))
+        if k in seen or base is None:
+            continue
+        seen.add(k)
+        st = stats[k]
+        out.append(dict(config_fields(r), solver=r["solver"], reduction=r["reduction"],
+                        relative=base.med / st.med, relative_min=base.med / st.hi,
+                        relative_max=base.med / st.lo, repeats=st.n, oversubscribed=r["oversub"]))
+    return out
+
+
+def table7_data(rows):
+    """Table 7: ar_over_iar = median T(Alg.x-AR) / median T(Alg.x-IAR) of the same solver, mesh,
+    layout, nodes, progress setting and placement; min/max from the extreme repeats."""
+    runs = [r for r in rows if not r["ckpt"]]
+    stats = index_stats(runs)
+    out, seen = [], set()
+    for r in sorted(runs, key=lambda r: (r["mesh"], r["latency"], r["cores"], r["nodes"], r["threads"],
+                                         PROGRESS_ORDER.index(r["progress"])
+                                         if r["progress"] in PROGRESS_ORDER else 9, r["placement"])):
+        for s in SOLVERS:
+            k = config_key(r) + (s,)
+            ar, iar = stats.get(config_key(r) + (f"{s}/ar",)), stats.get(config_key(r) + (f"{s}/iar",))
+            if k in seen or ar is None or iar is None:
+                continue
+            seen.add(k)
+            out.append(dict(cores=r["cores"], nodes=r["nodes"], progress=r["progress"], solver=s,
+                            ar_over_iar=ar.med / iar.med, ar_over_iar_min=ar.lo / iar.hi,
+                            ar_over_iar_max=ar.hi / iar.lo, mesh=r["mesh"], layout=r["layout"],
+                            ranks=r["ranks"], threads=r["threads"], placement=r["placement"],
+                            latency_us=0.0 if math.isnan(r["latency"]) else r["latency"],
+                            time_ar_s=ar.med, time_iar_s=iar.med, repeats_ar=ar.n, repeats_iar=iar.n,
+                            oversubscribed=r["oversub"]))
+    return out
+
+
+def table4_data(rows):
+    """Table 4: share of the reduction wait in the solve per variant and configuration,
+    median over repeats of breakdown_mean.reduction / time_s; the published Alg.1 share beside it
+    where the core count is one of Table 4's."""
+    runs = [dict(r, share=r["breakdown"].get("reduction", math.nan) / r["time"]
+                 if r["time"] else math.nan,
+                 red_s=r["breakdown"].get("reduction", math.nan)) for r in rows if not r["ckpt"]]
+    share, red = index_stats(runs, "share"), index_stats(runs, "red_s")
+    times = index_stats(runs)
+    out, seen = [], set()
+    for r in sorted(runs, key=lambda r: (r["mesh"], r["latency"], r["cores"], r["nodes"], r["threads"],
+                                         r["progress"], r["placement"], r["variant"])):
+        k = config_key(r) + (r["variant"],)
+        if k in seen:
+            continue
+        seen.add(k)
+        pub = PAPER_TABLE4.get(r["cores"]) if r["variant"] == "pcg/ar" else None
+        out.append(dict(config_fields(r), solver=r["solver"], reduction=r["reduction"],
+                        reduction_s=red[k].med, solve_s=times[k].med, reduction_share=share[k].med,
+                        reduction_share_min=share[k].lo, reduction_share_max=share[k].hi,
+                        repeats=share[k].n, published_share=pub[2] if pub else math.nan))
+    return out
+
+
+def table6_data(rows):
+    """Table 6 / Fig. 17: one entry per progress-thread placement, never merged:
+    gain = median T(progress off) / median T(progress on, placement) of the same configuration
+    and variant; the off run itself is mapping 1 (gain 1)."""
+    runs = [r for r in rows if not r["ckpt"]]
+    stats = index_stats(runs)
+    out, seen = [], set()
+    for r in sorted(runs, key=lambda r: (r["mesh"], r["latency"], r["cores"], r["nodes"], r["threads"],
+                                         r["variant"], r["placement"])):
+        if r["progress"] != "on":
+            continue
+        k = config_key(r) + (r["variant"],)
+        off = stats.get(config_key(r, progress="off", placement="") + (r["variant"],))
+        if k in seen or off is None:
+            continue
+        seen.add(k)
+        st = stats[k]
+        out.append(dict(config_fields(r), solver=r["solver"], reduction=r["reduction"],
+                        placement_name=r["placement"] or "default (not given)",
+                        gain_over_off=off.med / st.med, gain_min=off.lo / st.hi,
+                        gain_max=off.hi / st.lo, time_s=st.med, time_off_s=off.med, repeats=st.n,
+                        repeats_off=off.n))
+    return out
+
+
+def yerr(vals, lo, hi):
+    """Error bars (min-max around the median) for matplotlib."""
+    return [[max(0.0, v - a) if not math.isnan(a) else 0.0 for v, a in zip(vals, lo)],
+            [max(0.0, b - v) if not math.isnan(b) else 0.0 for v, b in zip(vals, hi)]]
+
+
 # ---------------------------------------------------------------- figure 1: speed-up
 
 
 def fig_speedup(rows, fw):
-    plain = pick_reference(rows)
-    progress = "off" if any(r["progress"] == "off" for r in plain) else None
-    plain = [r for r in plain if progress is None or r["progress"] == progress]
-    mesh = main_mesh(plain)
-    plain = [r for r in plain if r["mesh"] == mesh]
-    if len({r["cores"] for r in plain}) < 2:
+    data = speedup_data(rows)
+    progress = "off" if any(d["progress"] == "off" for d in data) else None
+    sel = [d for d in data if progress is None or d["progress"] == progress]
+    counts = {}
+    for d in sel:
+        counts.setdefault(d["mesh"], set()).add(d["cores"])
+    mesh = max(sorted(counts), key=lambda m: len(counts[m])) if counts else None
+    sel = [d for d in sel if d["mesh"] == mesh and not d["placement"]] or \
+        [d for d in sel if d["mesh"] == mesh]
+    if len({d["cores"] for d in sel}) < 2:
         return skip(1, "needs plain runs (no latency, no checkpoint) at two or more core counts")
-    times = index_times(plain)
-    layouts = [lay for lay in ("flat", "hybrid")
-               if any(r["layout"] == lay and r["cores"] > 1 for r in plain)]
+    layouts = [lay for lay in ("flat", "hybrid") if any(d["layout"] == lay and d["cores"] > 1 for d in sel)]
     fig, axes = new_figure(1, len(layouts))
-    variants = variant_order(r["variant"] for r in plain)
+    variants = variant_order(f"{d['solver']}/{d['reduction']}" for d in sel)
+    drawn = []
     for ax, lay in zip(axes[0], layouts):
         # a 1x1 run belongs to both layouts' series
-        pts = [r for r in plain if r["layout"] == lay or r["cores"] == 1]
-        cores_all = sorted({r["cores"] for r in pts})
+        pts = [d for d in sel if d["layout"] == lay or d["cores"] == 1]
+        cores_all = sorted({d["cores"] for d in pts})
         for v in variants:
-            series = {}
-            for c in cores_all:
-                ts = [times[config_key(r) + (v,)] for r in pts
-                      if r["cores"] == c and r["variant"] == v]
-                ts = [t for t in ts if not math.isnan(t)]
-                if ts:  # several layouts with this core count (e.g. 2x2 and 4x1): best one
-                    series[c] = min(ts)
-            if len(series) < 2:
-                continue
-            c0 = min(series)
-            xs = sorted(series)
-            ys = [c0 * series[c0] / series[c] for c in xs]
             s, red = v.split("/")
-            ax.plot(xs, ys, marker="o", color=SOLVER_COLOR.get(s), linestyle="-" if red == "ar" else "--",
-                    label=variant_label(v))
+            mine = [d for d in pts if (d["solver"], d["reduction"]) == (s, red)]
+            # the line: at each core count the fewest nodes (the best ranks x threads there);
+            # other node counts at the same core count are drawn apart, never merged
+            line, apart = [], []
+            for c in cores_all:
+                at = [d for d in mine if d["cores"] == c]
+                if not at:
+                    continue
+                fewest = min(d["nodes"] for d in at)
+                best = max((d for d in at if d["nodes"] == fewest), key=lambda d: d["speedup"])
+                line.append(best)
+                apart += [d for d in at if d["nodes"] != fewest]
+            if not line:
+                continue
+            color = SOLVER_COLOR.get(s)
+            style = "-" if red == "ar" else "--"
+            xs = [d["cores"] for d in line]
+            ys = [d["speedup"] for d in line]
+            ax.errorbar(xs, ys, yerr=yerr(ys, [d["speedup_min"] for d in line],
+                                          [d["speedup_max"] for d in line]),
+                        marker="o", capsize=3, color=color, linestyle=style, label=variant_label(v))
+            drawn += [dict(d, panel=lay, drawn_as="line") for d in line]
+            for d in apart:
+                ax.errorbar([d["cores"]], [d["speedup"]],
+                            yerr=yerr([d["speedup"]], [d["speedup_min"]], [d["speedup_max"]]),
+                            marker="s", mfc="none", capsize=3, color=color, linestyle="none")
+                ax.annotate(f"{d['nodes']} nodes", (d["cores"], d["speedup"]), fontsize=6,
+                            xytext=(4, -8), textcoords="offset points")
+                drawn.append(dict(d, panel=lay, drawn_as=f"apart ({d['nodes']} nodes)"))
         c0, c1 = cores_all[0], cores_all[-1]
         ax.plot([c0, c1], [c0, c1], color="black", linewidth=1, label="ideal")
-        over = [c for c in cores_all if any(r["oversub"] for r in pts if r["cores"] == c)]
+        over = [c for c in cores_all if any(d["oversubscribed"] for d in pts if d["cores"] == c)]
         if over:
             ax.axvspan(min(over) - 0.5, c1 + 0.5, color="grey", alpha=0.15, label="oversubscribed")
         if c1 / c0 >= 8:
             ax.set_xscale("log", base=2)
             ax.set_yscale("log", base=2)
+        b = sel[0]
         ax.set_xlabel("cores (ranks x threads)")
-        ax.set_ylabel(f"speed-up (= {c0} at {c0} core(s))")
+        ax.set_ylabel(f"speed-up: {b['baseline_cores']} x T(Alg.1 AR, {b['baseline_rt']}) / T", fontsize=8)
         ax.set_title(f"{lay}{' MPI' if lay == 'flat' else ' MPI+OpenMP'}")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(f"Strong scaling, mesh {mesh} nodes, progress {progress or 'any'} (cf. Fig. 12)")
+    reps = max(d["repeats"] for d in sel)
+    fig.suptitle(f"Strong scaling, mesh {mesh} nodes, progress {progress or 'any'}: every variant against "
+                 f"Alg.1 AR at {sel[0]['baseline_cores']} core(s) (cf. Figs. 12/18)\n"
+                 + (f"median of up to {reps} repeats, bars min-max" if reps > 1 else
+                    "one run per point (no repeats: no spread shown)"), fontsize=10)
     fig.tight_layout()
-    fw.save(fig, FIGURES[1], "speed-up vs cores per variant, relative to the smallest run")
+    fw.save(fig, FIGURES[1], "speed-up vs cores, one Alg.1-AR baseline for every variant", drawn)
 
 
 # ---------------------------------------------------------------- figure 2: AR vs IAR
 
 
 def fig_ar_iar(rows, fw):
-    times = index_times([r for r in rows if not r["ckpt"]])
-    configs = sorted({config_key(r) for r in rows if not r["ckpt"]},
-                     key=lambda k: (k[0], k[1] * k[2], k[2], k[4], k[3]))
-    labels, gains = [], {s: [] for s in ("pipecg", "gropp")}
-    for k in configs:
-        g = {}
-        for s in gains:
-            ar, iar = times.get(k + (f"{s}/ar",)), times.get(k + (f"{s}/iar",))
-            g[s] = ar / iar if ar and iar and not math.isnan(ar / iar) else math.nan
-        if all(math.isnan(x) for x in g.values()):
-            continue
-        mesh, ranks, threads, progress, lat, _ = k
-        labels.append(f"{ranks}x{threads}\n{progress}" + (f"\nlat {fmt_lat(lat)}" if lat else ""))
-        for s in gains:
-            gains[s].append(g[s])
-    if not labels:
+    data = [d for d in table7_data(rows) if d["solver"] in ("pipecg", "gropp")]
+    if not data:
         return skip(2, "no run with both AR and IAR for Alg.3 or Alg.4 (--reduction all)")
+    configs = []
+    for d in data:
+        c = (d["mesh"], d["cores"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["progress"],
+             d["placement"])
+        if c not in configs:
+            configs.append(c)
     fig, axes = new_figure()
     ax = axes[0][0]
     w = 0.38
-    for i, s in enumerate(gains):
-        xs = [j + (i - 0.5) * w for j in range(len(labels))]
-        ax.bar(xs, gains[s], width=w, color=SOLVER_COLOR[s], label=f"{SOLVER_LABEL[s]}")
+    for i, s in enumerate(("pipecg", "gropp")):
+        xs, ys, lo, hi = [], [], [], []
+        for j, c in enumerate(configs):
+            m = [d for d in data if d["solver"] == s and (d["mesh"], d["cores"], d["nodes"], d["ranks"],
+                                                          d["threads"], d["latency_us"], d["progress"],
+                                                          d["placement"]) == c]
+            if m:
+                xs.append(j + (i - 0.5) * w)
+                ys.append(m[0]["ar_over_iar"])
+                lo.append(m[0]["ar_over_iar_min"])
+                hi.append(m[0]["ar_over_iar_max"])
+        ax.bar(xs, ys, width=w, color=SOLVER_COLOR[s], label=SOLVER_LABEL[s], yerr=yerr(ys, lo, hi),
+               capsize=2)
     ax.axhline(1.0, color="black", linewidth=1)
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, fontsize=7 if len(labels) > 8 else 9)
-    ax.set_ylabel("time AR / time IAR  (> 1: IAR faster)")
-    ax.set_xlabel("ranks x threads, progress setting, injected reduction latency [us]")
-    ax.set_title("Blocking (AR) vs non-blocking (IAR) reductions, Alg.3 and Alg.4 (cf. Figs. 13/18)")
+    ax.set_xticks(range(len(configs)))
+    ax.set_xticklabels([f"{c[3]}x{c[4]}" + (f" {c[2]}n" if c[2] > 1 else "") + f"\n{c[6]}"
+                        + (f" {c[7]}" if c[7] else "") + (f"\nlat {fmt_lat(c[5])}" if c[5] else "")
+                        for c in configs], fontsize=7 if len(configs) > 8 else 9)
+    ax.set_ylabel("median T(AR) / median T(IAR)  (> 1: IAR faster)")
+    ax.set_xlabel("ranks x threads (nodes), progress setting (placement), injected latency [us]")
+    reps = max(max(d["repeats_ar"], d["repeats_iar"]) for d in data)
+    ax.set_title("Table 7: AR vs IAR of the same solver, Alg.3 and Alg.4 (published: progress on)\n"
+                 + ("bars: min-max over repeats" if reps > 1 else "one run each (no spread shown)"),
+                 fontsize=10)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fw.save(fig, FIGURES[2], "AR vs IAR gain for Alg.3/4 per configuration")
+    fw.save(fig, FIGURES[2], "Table 7: T(AR)/T(IAR) for Alg.3/4 per configuration", data)
 
 
 # ---------------------------------------------------------------- figure 3: progress settings
 
 
 def fig_progress(rows, fw):
-    runs = [r for r in rows if not r["ckpt"]]
+    rel = relative_data(rows)
     groups = {}
-    for r in runs:
-        groups.setdefault((r["mesh"], r["ranks"], r["threads"], r["latency"]), set()).add(r["progress"])
+    for d in rel:
+        groups.setdefault((d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"]), set()).add(
+            (d["progress"], d["placement"]))
     chosen = [g for g in groups if len(groups[g]) >= 2]
-    chosen.sort(key=lambda g: (g[3] != 0, -(g[1] * g[2]), g[2], g[3]))
+    chosen.sort(key=lambda g: (g[4] != 0, -(g[2] * g[3]), g[1], g[3], g[4]))
     if not chosen:
         return skip(3, "no configuration run with two or more progress settings (off/on/poll)")
     dropped = chosen[6:]
     chosen = chosen[:6]
-    times = index_times(runs)
     nr, nc = grid_for(len(chosen))
     fig, axes = new_figure(nr, nc)
     flat_axes = [a for row in axes for a in row]
-    legend = {}
+    legend, drawn = {}, []
     for ax, g in zip(flat_axes, chosen):
-        mesh, ranks, threads, lat = g
-        settings = sorted(groups[g], key=lambda p: (PROGRESS_ORDER.index(p) if p in PROGRESS_ORDER else 9, p))
-        base_setting = "off" if "off" in settings else settings[0]
-        base = times.get((mesh, ranks, threads, base_setting, lat, "", "pcg/ar"))
-        variants = variant_order(r["variant"] for r in runs
-                                 if (r["mesh"], r["ranks"], r["threads"], r["latency"]) == g)
+        mesh, nodes, ranks, threads, lat = g
+        settings = sorted(groups[g], key=lambda p: (PROGRESS_ORDER.index(p[0])
+                                                    if p[0] in PROGRESS_ORDER else 9, p))
+        sel = [d for d in rel if (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"]) == g]
+        variants = variant_order(f"{d['solver']}/{d['reduction']}" for d in sel)
         w = 0.8 / len(settings)
-        for i, p in enumerate(settings):
-            ys = [times.get((mesh, ranks, threads, p, lat, "", v), math.nan) / base
-                  if base else math.nan for v in variants]
+        for i, (p, pl) in enumerate(settings):
+            ys, lo, hi = [], [], []
+            for v in variants:
+                m = [d for d in sel if (d["progress"], d["placement"]) == (p, pl)
+                     and f"{d['solver']}/{d['reduction']}" == v]
+                ys.append(m[0]["relative"] if m else math.nan)
+                lo.append(m[0]["relative_min"] if m else math.nan)
+                hi.append(m[0]["relative_max"] if m else math.nan)
+                drawn += m
+            label = f"progress {p}" + (f" ({pl})" if pl else "")
             ax.bar([j + (i - (len(settings) - 1) / 2) * w for j in range(len(variants))], ys,
-                   width=w, label=f"progress {p}",
-                   color=PROGRESS_COLOR.get(p.split("/")[0], None))
-            legend[p] = ax.containers[-1]
+                   width=w, label=label, color=PROGRESS_COLOR.get(p) if not pl else None,
+                   yerr=yerr(ys, lo, hi), capsize=2)
+            legend[label] = ax.containers[-1]
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(variants)))
         ax.set_xticklabels([variant_label(v) for v in variants], rotation=45, fontsize=7)
-        ax.set_title(f"{ranks}x{threads}, lat {fmt_lat(lat)} us", fontsize=9)
-        ax.set_ylabel(f"time / Alg.1 AR ({base_setting})", fontsize=8)
+        ax.set_title(f"{ranks}x{threads}" + (f" on {nodes} nodes" if nodes > 1 else "")
+                     + f", lat {fmt_lat(lat)} us", fontsize=9)
+        ax.set_ylabel("T(Alg.1 AR) / T (same setting)", fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
     for ax in flat_axes[len(chosen):]:
         ax.axis("off")
-    fig.legend(list(legend.values()), [f"progress {p}" for p in legend], loc="upper right",
-               fontsize=8)
-    fig.suptitle("Relative time of each variant by progress setting (cf. Figs. 16/17)")
-    fig.tight_layout(rect=(0, 0, 0.88, 1))
-    fw.save(fig, FIGURES[3], "relative time per variant, progress off / on / poll")
+    fig.legend(list(legend.values()), list(legend), loc="upper right", fontsize=8)
+    fig.suptitle("Performance relative to Alg.1 AR of the same run, by progress setting "
+                 "(cf. Figs. 13/16; > 1: faster)")
+    fig.tight_layout(rect=(0, 0, 0.86, 1))
+    fw.save(fig, FIGURES[3], "performance relative to Alg.1 AR per variant and progress setting", drawn)
     if dropped:
-        print(f"  figure 3: {len(dropped)} further configuration(s) not drawn (see tables.md)")
+        print(f"  figure 3: {len(dropped)} further configuration(s) not drawn (see relative.csv)")
+
+
+# ---------------------------------------------------------------- figure 7: placements (Table 6)
+
+
+def fig_placement(rows, fw):
+    data = table6_data(rows)
+    if not data:
+        return skip(7, "no run with the progress thread on beside the same run with it off")
+    groups = []
+    for d in data:
+        g = (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"])
+        if g not in groups:
+            groups.append(g)
+    groups = sorted(groups, key=lambda g: (g[4] != 0, -(g[2] * g[3]), g[1]))[:4]
+    nr, nc = grid_for(len(groups))
+    fig, axes = new_figure(nr, nc)
+    flat_axes = [a for row in axes for a in row]
+    drawn = []
+    for ax, g in zip(flat_axes, groups):
+        sel = [d for d in data if (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"]) == g]
+        variants = variant_order(f"{d['solver']}/{d['reduction']}" for d in sel)
+        places = sorted({d["placement_name"] for d in sel})
+        w = 0.8 / len(places)
+        for i, pl in enumerate(places):
+            ys, lo, hi = [], [], []
+            for v in variants:
+                m = [d for d in sel if d["placement_name"] == pl and f"{d['solver']}/{d['reduction']}" == v]
+                ys.append(m[0]["gain_over_off"] if m else math.nan)
+                lo.append(m[0]["gain_min"] if m else math.nan)
+                hi.append(m[0]["gain_max"] if m else math.nan)
+                drawn += m
+            ax.bar([j + (i - (len(places) - 1) / 2) * w for j in range(len(variants))], ys, width=w,
+                   label=pl, yerr=yerr(ys, lo, hi), capsize=2)
+        ax.axhline(1.0, color="black", linewidth=0.8, label="no progress thread (mapping 1)")
+        ax.set_xticks(range(len(variants)))
+        ax.set_xticklabels([variant_label(v) for v in variants], rotation=45, fontsize=7)
+        ax.set_title(f"{g[2]}x{g[3]}" + (f" on {g[1]} nodes" if g[1] > 1 else "")
+                     + f", lat {fmt_lat(g[4])} us", fontsize=9)
+        ax.set_ylabel("T(progress off) / T(on, placement)", fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=7, title="placement", title_fontsize=7)
+    for ax in flat_axes[len(groups):]:
+        ax.axis("off")
+    fig.suptitle("Progress-thread placement (cf. Table 6 / Fig. 17): one bar per placement, "
+                 "median with min-max over repeats")
+    fig.tight_layout()
+    fw.save(fig, FIGURES[7], "gain of the progress thread per placement (Table 6)", drawn)
 
 
 # ---------------------------------------------------------------- figure 4: breakdown
@@ -502,6 +862,11 @@ def fig_breakdown(rows, fw):
     mesh = main_mesh(plain)
     plain = [r for r in plain if r["mesh"] == mesh]
     top = max(r["cores"] for r in plain)
+    # one node count and the default placement: other runs are never merged into these medians
+    fewest = min(r["nodes"] for r in plain if r["cores"] == top)
+    plain = [r for r in plain if r["cores"] == top and r["nodes"] == fewest]
+    if any(not r["placement"] for r in plain):
+        plain = [r for r in plain if not r["placement"]]
     configs = sorted({(r["ranks"], r["threads"], r["progress"]) for r in plain if r["cores"] == top},
                      key=lambda c: (c[1], PROGRESS_ORDER.index(c[2]) if c[2] in PROGRESS_ORDER else 9))
     configs = configs[:6]
@@ -515,6 +880,7 @@ def fig_breakdown(rows, fw):
     cmap = {p: c for p, c in zip(parts, ["tab:blue", "tab:orange", "tab:olive", "tab:cyan",
                                           "tab:red", "tab:green", "tab:purple", "tab:brown", "tab:grey"])}
     cmap["other"] = "tab:grey"
+    drawn = []
     for ax, (ranks, threads, progress) in zip(flat_axes, configs):
         sel = [r for r in plain if (r["ranks"], r["threads"], r["progress"]) == (ranks, threads, progress)]
         variants = variant_order(r["variant"] for r in sel)
@@ -525,6 +891,8 @@ def fig_breakdown(rows, fw):
                 vs = [r["breakdown"].get(p, math.nan) for r in sel if r["variant"] == v]
                 vs = [x for x in vs if not math.isnan(x)]
                 vals.append(max(0.0, statistics.median(vs)) if vs else 0.0)
+                drawn.append(dict(mesh=mesh, cores=top, ranks=ranks, threads=threads, progress=progress,
+                                  variant=v, part=p, seconds_median=vals[-1], repeats=len(vs)))
             ax.bar(range(len(variants)), vals, bottom=bottom, color=cmap[p],
                    label=BREAKDOWN_LABEL[p])
             bottom = [b + x for b, x in zip(bottom, vals)]
@@ -537,9 +905,10 @@ def fig_breakdown(rows, fw):
         ax.axis("off")
     handles, labels = flat_axes[0].get_legend_handles_labels()
     fig.legend(handles[::-1], labels[::-1], loc="center right", fontsize=8)
-    fig.suptitle(f"Time breakdown per variant, mesh {mesh}, {top} core(s)")
+    fig.suptitle(f"Time breakdown per variant, mesh {mesh}, {top} core(s)"
+                 + (f" on {fewest} nodes" if fewest > 1 else ""))
     fig.tight_layout(rect=(0, 0, 0.84, 1))
-    fw.save(fig, FIGURES[4], "time breakdown stacked bars per variant")
+    fw.save(fig, FIGURES[4], "time breakdown stacked bars per variant", drawn)
 
 
 # ---------------------------------------------------------------- figure 5: I/O bandwidth
@@ -635,89 +1004,147 @@ def fig_io(reports, fw):
                  "durable" + ("" if dropped else "; page cache not dropped: reads may come from memory"),
                  fontsize=9)
     fig.tight_layout(rect=(0, 0, 0.84, 1))
-    fw.save(fig, FIGURES[5], "I/O bandwidth vs file size per backend and rank count")
+    fw.save(fig, FIGURES[5], "I/O bandwidth vs file size per backend and rank count",
+            [{k: v for k, v in r.items() if k != "cache_dropped"} for r in rows])
 
 
 # ---------------------------------------------------------------- figure 6: checkpoint
 
 
 def checkpoint_overheads(rows):
-    """Per checkpointed solve: its baseline (same run settings, no checkpoint) and overheads."""
-    times = index_times([r for r in rows if not r["ckpt"]])
-    out = []
-    for r in rows:
+    """Per checkpointed configuration and variant: overhead = median T(checkpoint) / median
+    T(same settings without checkpoint) - 1, its min-max range, and the run-to-run spread of both
+    (max - min over median). An overhead not larger than that spread is "within noise"; with a
+    single run on either side the spread is unknown and the overhead is marked so."""
+    stats = index_stats(rows)
+    out, seen = [], set()
+    for r in sorted(rows, key=lambda r: (r["file"])):
         if not r["ckpt"]:
             continue
-        base = times.get(config_key(r, "ckpt") + ("", r["variant"]))
-        ck = r["ckpt_info"] or {"count": 0, "bytes": 0}  # None: the solve reported no checkpoint
-        stall, write = num(ck.get("stall_s")), num(ck.get("write_s"))
-        out.append(dict(row=r, base=base if base and not math.isnan(base) else None,
-                        overhead=(r["time"] / base - 1) if base else math.nan,
-                        stall_share=stall / r["time"] if r["time"] else math.nan,
-                        bw=ck["bytes"] / write if write and write > 0 else math.nan,
-                        count=ck["count"], bytes=ck["bytes"]))
+        k = config_key(r) + (r["variant"],)
+        if k in seen:
+            continue
+        seen.add(k)
+        mine = [x for x in rows if config_key(x) + (x["variant"],) == k]
+        st = stats[k]
+        base = stats.get(config_key(r, ckpt="") + (r["variant"],))
+        infos = [x["ckpt_info"] for x in mine if x["ckpt_info"]]
+        stall = Stat([num(i.get("stall_s")) / x["time"] for x, i in
+                      ((x, x["ckpt_info"]) for x in mine if x["ckpt_info"]) if x["time"]])
+        bw = Stat([i["bytes"] / num(i.get("write_s")) for i in infos
+                   if num(i.get("write_s")) > 0])
+        d = dict(row=r, time=st, base=base, count=infos[0]["count"] if infos else 0,
+                 bytes=infos[0]["bytes"] if infos else 0, stall_share=stall.med, bw=bw.med,
+                 overhead=math.nan, overhead_min=math.nan, overhead_max=math.nan, noise=math.nan,
+                 verdict="no run without checkpoint")
+        if base is not None and base.med:
+            d["overhead"] = st.med / base.med - 1
+            d["overhead_min"] = st.lo / base.med - 1
+            d["overhead_max"] = st.hi / base.med - 1
+            d["noise"] = max(base.spread(), st.spread()) if base.n >= 2 and st.n >= 2 else math.nan
+            if math.isnan(d["noise"]):
+                d["verdict"] = "single run: spread unknown"
+            elif abs(d["overhead"]) <= d["noise"]:
+                d["verdict"] = "within noise"
+            else:
+                d["verdict"] = "measured"
+        out.append(d)
     return out
+
+
+def checkpoint_data(ck):
+    return [dict(config_fields(d["row"]), solver=d["row"]["solver"], reduction=d["row"]["reduction"],
+                 backend=d["row"]["ckpt"], checkpoints=d["count"], bytes=d["bytes"],
+                 time_s=d["time"].med, time_min_s=d["time"].lo, time_max_s=d["time"].hi,
+                 repeats=d["time"].n, without_s=d["base"].med if d["base"] else math.nan,
+                 repeats_without=d["base"].n if d["base"] else 0, overhead=d["overhead"],
+                 overhead_min=d["overhead_min"], overhead_max=d["overhead_max"],
+                 run_to_run_spread=d["noise"], verdict=d["verdict"], stall_share=d["stall_share"],
+                 write_bytes_per_s=d["bw"]) for d in ck]
 
 
 def fig_checkpoint(rows, fw):
     data = checkpoint_overheads(rows)
     if not data:
         return skip(6, "no run with a checkpoint backend (cubecg --checkpoint BACKEND)")
-    groups = sorted({(d["row"]["mesh"], d["row"]["rt"], d["row"]["variant"], d["row"]["progress"])
-                     for d in data})
+    gkey = lambda d: (d["row"]["mesh"], d["row"]["nodes"], d["row"]["rt"], d["row"]["variant"],  # noqa: E731
+                      d["row"]["progress"], d["row"]["placement"])
+    groups = sorted({gkey(d) for d in data})
     fig, axes = new_figure()
     ax = axes[0][0]
     backends = backend_order(d["row"]["ckpt"] for d in data)
     w = min(0.25, 0.8 / max(1, len(backends)))
-    missing_base = False
     for i, b in enumerate(backends):
-        xs, total, stall, notes = [], [], [], []
+        xs, total, lo, hi, notes = [], [], [], [], []
         for j, g in enumerate(groups):
-            ds = [d for d in data if d["row"]["ckpt"] == b
-                  and (d["row"]["mesh"], d["row"]["rt"], d["row"]["variant"], d["row"]["progress"]) == g]
+            ds = [d for d in data if d["row"]["ckpt"] == b and gkey(d) == g]
             if not ds:
                 continue
             d = ds[0]
             xs.append(j + (i - (len(backends) - 1) / 2) * w)
-            if d["base"] is None:
-                missing_base = True
-                total.append(math.nan)
-            else:
-                total.append(100 * d["overhead"])
-            stall.append(100 * d["stall_share"])
+            total.append(100 * d["overhead"])
+            lo.append(100 * d["overhead_min"])
+            hi.append(100 * d["overhead_max"])
             notes.append(d)
-        ax.bar(xs, [t if not math.isnan(t) else 0 for t in total], width=w,
-               color=BACKEND_COLOR.get(b), label=f"{b}: time-to-solution overhead")
-        ax.bar(xs, stall, width=w * 0.45, color="black", alpha=0.45,
-               label="stall in solver (share of solve)" if i == 0 else None)
+        vals = [t if not math.isnan(t) else 0 for t in total]
+        bars = ax.bar(xs, vals, width=w, color=BACKEND_COLOR.get(b), yerr=yerr(vals, lo, hi), capsize=3,
+                      label=f"{b}: time-to-solution overhead (median, min-max)")
+        for bar, d in zip(bars, notes):
+            if d["verdict"] != "measured":  # not a measured overhead: drawn hollow, hatched
+                bar.set_alpha(0.35)
+                bar.set_hatch("//")
         for x, t, d in zip(xs, total, notes):
-            bw = d["bw"]
-            txt = (f"{t:+.1f}%" if not math.isnan(t) else "no base") + \
-                  (f"\n{bw / 1e9:.2f} GB/s" if not math.isnan(bw) else "")
+            txt = {"within noise": "within noise", "no run without checkpoint": "no base"}.get(
+                d["verdict"], f"{t:+.1f}%")
+            if d["verdict"] == "within noise":
+                txt += f"\n({t:+.1f}% < {100 * d['noise']:.0f}% spread)"
+            elif d["verdict"] == "single run: spread unknown":
+                txt += "\n1 run: spread unknown"
+            if not math.isnan(d["bw"]):
+                txt += f"\n{d['bw'] / 1e9:.2f} GB/s"
             ax.annotate(txt, (x, max(0.0, t if not math.isnan(t) else 0.0)), ha="center",
-                        va="bottom", fontsize=7)
+                        va="bottom", fontsize=6)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"{g[0]} {g[1]}\n{variant_label(g[2])}, progress {g[3]}" for g in groups],
-                       fontsize=8)
+    ax.set_xticklabels([f"{g[0]} {g[2]}" + (f" {g[1]} nodes" if g[1] > 1 else "")
+                        + f"\n{variant_label(g[3])}, progress {g[4]}" for g in groups], fontsize=8)
     ax.set_ylabel("% of time-to-solution without checkpoint")
-    ax.set_title("Checkpoint overhead per backend: extra time-to-solution vs the same run without\n"
-                 "checkpoint (colour), solver stall (dark), label: overhead and write bandwidth",
-                 fontsize=9)
+    ax.set_title("Checkpoint overhead per backend vs the same run without checkpoint: median, min-max "
+                 "over repeats;\nhatched: not above the run-to-run spread (within noise) or a single "
+                 "run (spread unknown)", fontsize=9)
     ax.grid(True, axis="y", alpha=0.3)
-    lo, hi = ax.get_ylim()
-    ax.set_ylim(lo, hi + 0.35 * (hi - lo))  # room for the legend above the bars
+    lo_, hi_ = ax.get_ylim()
+    ax.set_ylim(lo_, hi_ + 0.35 * (hi_ - lo_))  # room for the legend above the bars
     ax.legend(fontsize=7, loc="upper right", ncol=2)
     fig.tight_layout()
-    fw.save(fig, FIGURES[6], "checkpoint overhead per backend")
+    fw.save(fig, FIGURES[6], "checkpoint overhead per backend (median, min-max, noise)",
+            checkpoint_data(data))
     silent = sorted({os.path.basename(d["row"]["file"]) for d in data if d["row"]["ckpt_info"] is None})
     if silent:
         print(f"  figure 6: {', '.join(silent)} asked for checkpoints but report none in solves[]"
               " (checkpoint: null): time overhead only")
-    if missing_base:
+    if any(d["base"] is None for d in data):
         print("  figure 6: some checkpointed runs have no matching run without checkpoint "
-              "(same mesh, ranks, threads, progress, latency, variant): only their stall is shown")
+              "(same mesh, nodes, ranks, threads, progress, latency, variant): no overhead shown")
+
+
+# ---------------------------------------------------------------- study.csv
+
+
+def study_data(rows):
+    """study.csv: one row per solve of every run report."""
+    return [dict(file=r["file"], mesh=r["mesh"], nodes=r["nodes"], ranks=r["ranks"], threads=r["threads"],
+                 cores=r["cores"], ranks_per_node=r["ranks_per_node"], layout=r["layout"],
+                 progress=r["progress"], placement=r["placement"],
+                 latency_us=0.0 if math.isnan(r["latency"]) else r["latency"], checkpoint=r["ckpt"],
+                 solver=r["solver"], reduction=r["reduction"], repeat=r["repeat"],
+                 iterations=r["iterations"], converged=r["converged"], time_s=r["time"],
+                 time_per_iter_s=r["tpi"], reduction_s=r["breakdown"].get("reduction", math.nan),
+                 oversubscribed=r["oversub"], cores_per_node=r["cores_per_node"],
+                 report_version=r["version"])
+            for r in sorted(rows, key=lambda r: (r["file"], SOLVERS.index(r["solver"])
+                                                 if r["solver"] in SOLVERS else 9, r["reduction"]))]
 
 
 # ---------------------------------------------------------------- tables.md
@@ -729,76 +1156,230 @@ def md_table(header, body):
     return "\n".join(lines) + "\n"
 
 
+def fmt_range(med, lo, hi, n, fmt="{:.2f}"):
+    """median, with [min-max] when there are repeats."""
+    if math.isnan(med):
+        return ""
+    return fmt.format(med) + (f" [{fmt.format(lo)}-{fmt.format(hi)}]" if n > 1 else "")
+
+
+def rt_label(d):
+    return f"{d['ranks']}x{d['threads']}" + (f" on {d['nodes']} nodes" if d["nodes"] > 1 else "") + \
+        (" (oversubscribed)" if d.get("oversubscribed") else "")
+
+
 def tables_md(rows, reports):
-    out = ["# cubecg results\n",
-           "Generated by `jobs/analyze.py` from the JSON reports in this folder. Times are medians "
-           "over repeated reports of the same configuration.\n"]
     runs = [r for r in rows if not r["ckpt"]]
-    times = index_times(runs)
+    reps = max([r["repeat"] for r in rows] or [1])
+    if reps > 1:
+        how = (f"Times are medians over repeated reports of the same configuration (up to {reps}); "
+               "[min-max] over the repeats follows each value.")
+    else:
+        how = ("Every configuration ran once: each value is a single measurement, with no run-to-run "
+               "spread (repeat runs with `jobs/run-local.sh --repeat N` or `CUBECG_REPEAT=N`).")
+    out = ["# cubecg results\n",
+           f"Generated by `jobs/analyze.py` from the JSON reports in this folder. {how} "
+           "Values marked *published* are the study's (Oakforest-PACS), not measured here.\n"]
+    notes = version_notes(reports)
+    if notes:
+        out.append("\n" + notes[0].replace("analyze.py: ", "Note: ") + ".\n")
     variants = variant_order(r["variant"] for r in runs)
-    # Table 7 style: time(async off) / time(async on)
-    configs = sorted({(r["mesh"], r["ranks"], r["threads"], r["latency"]) for r in runs},
-                     key=lambda c: (c[0], c[3], c[1] * c[2], c[2]))
+    # Table 7: AR / IAR of the same solver
+    t7 = table7_data(rows)
+    out.append("\n## Table 7: T(AR) / T(IAR) of the same solver (> 1: IAR faster)\n\n"
+               "Median time of Alg.x-AR over median time of Alg.x-IAR, same mesh, layout, nodes, progress "
+               "setting and placement. The published table has the progress thread on in both runs; "
+               "rows with it off and with polling are the controls.\n\n")
+    body = []
+    keys = []
+    for d in t7:
+        k = (d["mesh"], d["cores"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["progress"],
+             d["placement"])
+        if k not in keys:
+            keys.append(k)
+    t7_solvers = [s for s in SOLVERS if any(d["solver"] == s for d in t7)]
+    for k in keys:
+        cells = []
+        for s in t7_solvers:
+            m = [d for d in t7 if d["solver"] == s and (d["mesh"], d["cores"], d["nodes"], d["ranks"],
+                                                        d["threads"], d["latency_us"], d["progress"],
+                                                        d["placement"]) == k]
+            cells.append(fmt_range(m[0]["ar_over_iar"], m[0]["ar_over_iar_min"], m[0]["ar_over_iar_max"],
+                                   min(m[0]["repeats_ar"], m[0]["repeats_iar"])) if m else "")
+        d0 = [d for d in t7 if (d["mesh"], d["cores"], d["nodes"], d["ranks"], d["threads"], d["latency_us"],
+                                d["progress"], d["placement"]) == k][0]
+        body.append([k[0], k[1], rt_label(d0), fmt_lat(k[5]), k[6], k[7] or "-"] + cells)
+    if body:
+        out.append(md_table(["mesh", "cores", "ranks x threads", "injected latency [us]", "progress",
+                             "placement"] + [SOLVER_SHORT[s] for s in t7_solvers], body))
+    else:
+        out.append("(no run with both AR and IAR of a solver)\n")
+    out.append("\n*Published* Table 7 (Oakforest-PACS, 512x256x256, progress thread on in both runs; "
+               "not measured here):\n\n")
+    out.append(md_table(["cores", "Alg.3 AR/IAR (published)", "Alg.4 AR/IAR (published)"],
+                        [[f"{c:,}", f"{a:.2f}", f"{b:.2f}"] for c, a, b in
+                         zip(PAPER_TABLE7["cores"], PAPER_TABLE7["pipecg"], PAPER_TABLE7["gropp"])]))
+    # speed-up (Figs. 12/18)
+    sp = [d for d in speedup_data(rows)]
+    if sp:
+        out.append("\n## Speed-up against Alg.1 AR at the smallest core count (Figs. 12/18)\n\n"
+                   "speedup = n0 x T(Alg.1 AR, n0) / T(variant, n), one baseline per mesh, progress setting "
+                   "and placement (the flat run at n0 when there is one), the same for every variant and "
+                   "layout.\n\n")
+        keys = []
+        for d in sp:
+            k = (d["mesh"], d["progress"], d["placement"], d["cores"], d["nodes"], d["ranks"], d["threads"])
+            if k not in keys:
+                keys.append(k)
+        body = []
+        for k in keys:
+            m = {f"{d['solver']}/{d['reduction']}": d for d in sp if (d["mesh"], d["progress"], d["placement"],
+                                                                     d["cores"], d["nodes"], d["ranks"],
+                                                                     d["threads"]) == k}
+            any_d = next(iter(m.values()))
+            body.append([k[0], k[1] + (f" ({k[2]})" if k[2] else ""), k[3], rt_label(any_d),
+                         f"{any_d['baseline_cores']} ({any_d['baseline_rt']})"]
+                        + [fmt_range(m[v]["speedup"], m[v]["speedup_min"], m[v]["speedup_max"],
+                                     m[v]["repeats"]) if v in m else "" for v in variants])
+        out.append(md_table(["mesh", "progress", "cores", "ranks x threads", "baseline n0"]
+                            + [variant_label(v) for v in variants], body))
+    # Table 4: reduction share
+    t4 = [d for d in table4_data(rows) if d["latency_us"] == 0]
+    if t4:
+        out.append("\n## Table 4: share of the reduction wait in the solve\n\n"
+                   "Measured: median over repeats of breakdown_mean.reduction / time_s (mean over ranks), "
+                   "per variant and configuration (no injected latency). *Published*: Alg.1's "
+                   "MPI_Allreduce share of the CG loop on Oakforest-PACS, where the core count matches.\n\n")
+        keys = []
+        for d in t4:
+            k = (d["mesh"], d["cores"], d["nodes"], d["ranks"], d["threads"], d["progress"], d["placement"])
+            if k not in keys:
+                keys.append(k)
+        body = []
+        for k in keys:
+            m = {f"{d['solver']}/{d['reduction']}": d for d in t4 if (d["mesh"], d["cores"], d["nodes"], d["ranks"],
+                                                                     d["threads"], d["progress"],
+                                                                     d["placement"]) == k}
+            any_d = next(iter(m.values()))
+            pub = PAPER_TABLE4.get(k[1])
+            body.append([k[0], k[1], rt_label(any_d), k[5] + (f" ({k[6]})" if k[6] else "")]
+                        + [fmt_range(100 * m[v]["reduction_share"], 100 * m[v]["reduction_share_min"],
+                                     100 * m[v]["reduction_share_max"], m[v]["repeats"], "{:.1f}%")
+                           if v in m else "" for v in variants]
+                        + [f"{100 * pub[2]:.2f}%" if pub else "-"])
+        out.append(md_table(["mesh", "cores", "ranks x threads", "progress"]
+                            + [variant_label(v) for v in variants] + ["Alg.1 (published)"], body))
+        out.append("\n*Published* Table 4 (Oakforest-PACS, Alg.1, 512x256x256; not measured here):\n\n")
+        out.append(md_table(["cores", "CG loop [s]", "Allreduce [s]", "Allreduce share"],
+                            [[f"{c:,}", f"{v[0]:.2f}", f"{v[1]:.2f}", f"{100 * v[2]:.2f}%"]
+                             for c, v in sorted(PAPER_TABLE4.items())]))
+    # Table 6: placements
+    t6 = table6_data(rows)
+    if t6:
+        out.append("\n## Table 6: progress-thread placement (gain = T(off) / T(on, placement))\n\n"
+                   "One column per placement, never merged; > 1: the progress thread helps.\n\n")
+        places = sorted({d["placement_name"] for d in t6})
+        keys = []
+        for d in t6:
+            k = (d["mesh"], d["cores"], d["nodes"], d["ranks"], d["threads"], d["latency_us"],
+                 f"{d['solver']}/{d['reduction']}")
+            if k not in keys:
+                keys.append(k)
+        body = []
+        for k in keys:
+            m = {d["placement_name"]: d for d in t6 if (d["mesh"], d["cores"], d["nodes"], d["ranks"], d["threads"],
+                                                        d["latency_us"],
+                                                        f"{d['solver']}/{d['reduction']}") == k}
+            any_d = next(iter(m.values()))
+            body.append([k[0], rt_label(any_d), fmt_lat(k[5]), variant_label(k[6])]
+                        + [fmt_range(m[p]["gain_over_off"], m[p]["gain_min"], m[p]["gain_max"],
+                                     min(m[p]["repeats"], m[p]["repeats_off"])) if p in m else ""
+                           for p in places])
+        out.append(md_table(["mesh", "ranks x threads", "injected latency [us]", "variant"] + places, body))
+        out.append("\n*Published* Table 6 mappings (32 KNL nodes, 128x128x64; threads on cores free of "
+                   "compute, mappings 3, 6, 7, gained 4.5 % to 6.7 % over mapping 1; on hardware threads "
+                   "of compute cores, 4 and 5, lost):\n\n")
+        out.append(md_table(["mapping", "placement", "logical CPUs"], [list(m) for m in PAPER_TABLE6]))
+    # progress on / poll vs off (Figs. 16/17), not Table 7
+    rel = {}
+    stats = index_stats(runs)
     for other, title in (("on", "asynchronous progress thread on"), ("poll", "polling (--progress poll)")):
         body = []
-        for mesh, ranks, threads, lat in configs:
+        cfgs = []
+        for r in runs:
+            if r["progress"] != other:
+                continue
+            c = (r["mesh"], r["nodes"], r["ranks"], r["threads"], r["latency"], r["placement"])
+            if c not in cfgs:
+                cfgs.append(c)
+        cfgs.sort(key=lambda c: (c[0], c[4], c[2] * c[3], c[1], c[3], c[5]))
+        for mesh, nodes, ranks, threads, lat, pl in cfgs:
             cells, any_ = [], False
             for v in variants:
-                t_off = times.get((mesh, ranks, threads, "off", lat, "", v))
-                t_on = times.get((mesh, ranks, threads, other, lat, "", v))
-                if t_off and t_on and not math.isnan(t_off / t_on):
-                    cells.append(f"{t_off / t_on:.2f}")
+                off = stats.get((mesh, nodes, ranks, threads, "off", "", lat, "", v))
+                on = stats.get((mesh, nodes, ranks, threads, other, pl, lat, "", v))
+                if off and on and on.med:
+                    cells.append(fmt_range(off.med / on.med, off.lo / on.hi, off.hi / on.lo, min(off.n, on.n)))
                     any_ = True
                 else:
                     cells.append("")
             if any_:
-                over = any(r["oversub"] for r in runs if (r["ranks"], r["threads"]) == (ranks, threads))
-                layout = f"{ranks}x{threads}" + (" (oversubscribed)" if over else "")
-                body.append([mesh, ranks * threads, layout, fmt_lat(lat)] + cells)
-        out.append(f"\n## Speed-up from {title} vs off (time off / time {other}; Table 7 style)\n")
+                over = any(r["oversub"] for r in runs if (r["nodes"], r["ranks"], r["threads"]) == (nodes, ranks, threads))
+                d = dict(ranks=ranks, threads=threads, nodes=nodes, oversubscribed=over)
+                body.append([mesh, ranks * threads, rt_label(d), fmt_lat(lat), pl or "-"] + cells)
+        rel[other] = body
+        out.append(f"\n## Progress setting: T(off) / T({other}) of the same variant ({title}; "
+                   "cf. Figs. 16/17, not Table 7)\n\n")
         if body:
-            out.append(md_table(["mesh", "cores", "ranks x threads", "injected latency [us]"]
+            out.append(md_table(["mesh", "cores", "ranks x threads", "injected latency [us]", "placement"]
                                 + [variant_label(v) for v in variants], body))
         else:
             out.append(f"(no configuration was run with both progress off and {other})\n")
-    out.append("\nFor comparison, the published Table 7 (Oakforest-PACS, 512x256x256 nodes, IAR, "
-               "progress thread on vs off):\n\n")
-    out.append(md_table(["cores", "Alg.3 IAR", "Alg.4 IAR"],
-                        [[f"{c:,}", f"{a:.2f}", f"{b:.2f}"] for c, a, b in
-                         zip(PAPER_TABLE7["cores"], PAPER_TABLE7["pipecg"], PAPER_TABLE7["gropp"])]))
-    # speed-up vs cores (Fig. 1 data)
+    # time to solution
     plain = [r for r in pick_reference(rows) if r["progress"] == "off"]
     if plain:
-        out.append("\n## Time to solution [s], progress off, no injected latency\n")
-        cfgs = sorted({(r["mesh"], r["ranks"], r["threads"]) for r in plain},
-                      key=lambda c: (c[0], c[1] * c[2], c[2]))
-        tp = index_times(plain)
-        body = [[m, f"{rk}x{th}"] + [f"{tp.get((m, rk, th, 'off', 0.0, '', v), math.nan):.4f}"
-                                     for v in variants] for m, rk, th in cfgs]
+        out.append("\n## Time to solution [s], progress off, no injected latency\n\n")
+        cfgs = sorted({(r["mesh"], r["nodes"], r["ranks"], r["threads"]) for r in plain},
+                      key=lambda c: (c[0], c[2] * c[3], c[1], c[3]))
+        tp = index_stats(plain)
+        body = []
+        for m, nd, rk, th in cfgs:
+            cells = []
+            for v in variants:
+                st = tp.get((m, nd, rk, th, "off", "", 0.0, "", v))
+                cells.append(fmt_range(st.med, st.lo, st.hi, st.n, "{:.4f}") if st else "")
+            body.append([m, rt_label(dict(ranks=rk, threads=th, nodes=nd))] + cells)
         out.append(md_table(["mesh", "ranks x threads"] + [variant_label(v) for v in variants], body))
     ck = checkpoint_overheads(rows)
     if ck:
-        out.append("\n## Checkpoint overhead\n")
-        body = [[d["row"]["rt"], variant_label(d["row"]["variant"]), d["row"]["ckpt"], d["count"],
-                 human_bytes(d["bytes"]), f"{d['row']['time']:.4f}",
-                 f"{d['base']:.4f}" if d["base"] else "-",
-                 f"{100 * d['overhead']:+.1f}%" if not math.isnan(d["overhead"]) else "-",
+        out.append("\n## Checkpoint overhead\n\n"
+                   "Overhead = median time with checkpoints / median time without - 1, [min-max] over the "
+                   "repeats with checkpoints. *within noise*: not larger than the run-to-run spread "
+                   "((max - min) / median of either side); a single run on either side has no known "
+                   "spread.\n\n")
+        body = [[rt_label(dict(ranks=d["row"]["ranks"], threads=d["row"]["threads"], nodes=d["row"]["nodes"])),
+                 variant_label(d["row"]["variant"]), d["row"]["ckpt"], d["count"], human_bytes(d["bytes"]),
+                 fmt_range(d["time"].med, d["time"].lo, d["time"].hi, d["time"].n, "{:.4f}"),
+                 fmt_range(d["base"].med, d["base"].lo, d["base"].hi, d["base"].n, "{:.4f}") if d["base"] else "-",
+                 fmt_range(100 * d["overhead"], 100 * d["overhead_min"], 100 * d["overhead_max"],
+                           d["time"].n, "{:+.1f}%") or "-",
+                 f"{100 * d['noise']:.1f}%" if not math.isnan(d["noise"]) else "-", d["verdict"],
                  f"{100 * d['stall_share']:.1f}%" if not math.isnan(d["stall_share"]) else "-",
                  f"{d['bw'] / 1e9:.2f}" if not math.isnan(d["bw"]) else "-"] for d in ck]
         out.append(md_table(["ranks x threads", "variant", "backend", "checkpoints", "bytes",
-                             "time [s]", "without [s]", "overhead", "stall share",
-                             "write GB/s"], body))
-    io = io_rows(reports)
-    if io:
+                             "time [s]", "without [s]", "overhead", "run-to-run spread", "verdict",
+                             "stall share", "write GB/s"], body))
+    io_ = io_rows(reports)
+    if io_:
         out.append("\n## I/O bandwidth (aggregate, median GB/s)\n")
-        keys = sorted({(r["mode"], r["ranks"], r["buffer"], r["size"]) for r in io},
+        keys = sorted({(r["mode"], r["ranks"], r["buffer"], r["size"]) for r in io_},
                       key=lambda k: (IO_MODES.index(k[0]) if k[0] in IO_MODES else 9, k))
-        backends = backend_order(r["backend"] for r in io)
+        backends = backend_order(r["backend"] for r in io_)
         body = []
         for op, n, buf, size in keys:
             cells = []
             for b in backends:
-                m = [r["med"] for r in io if (r["mode"], r["ranks"], r["buffer"], r["size"], r["backend"])
+                m = [r["med"] for r in io_ if (r["mode"], r["ranks"], r["buffer"], r["size"], r["backend"])
                      == (op, n, buf, size, b)]
                 cells.append(f"{statistics.median(m) / 1e9:.2f}" if m else "")
             body.append([op, n, human_bytes(buf), human_bytes(size)] + cells)
@@ -825,7 +1406,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir", help="folder with cubecg JSON reports (searched recursively)")
-    ap.add_argument("--figdir", help="write figures and tables.md here instead of DIR")
+    ap.add_argument("--figdir", help="write figures, CSVs and tables.md here instead of DIR")
     ap.add_argument("--force", action="store_true", help="overwrite existing figures")
     ap.add_argument("--no-figures", action="store_true", help="print the table only")
     args = ap.parse_args(argv)
@@ -834,6 +1415,8 @@ def main(argv=None):
     except ReportError as e:
         print(f"analyze.py: {e}", file=sys.stderr)
         return 2
+    for line in version_notes(reports):
+        print(line)
     rows = solve_rows(reports)
     if rows:
         print_table(rows, reports)
@@ -847,15 +1430,25 @@ def main(argv=None):
     os.makedirs(outdir, exist_ok=True)
     fw = FigureWriter(outdir, args.force)
     print(f"\nfigures -> {outdir}")
-    for fn in (fig_speedup, fig_ar_iar, fig_progress, fig_breakdown):
+    for fn, n in ((fig_speedup, 1), (fig_ar_iar, 2), (fig_progress, 3), (fig_breakdown, 4)):
         if rows:
             fn(rows, fw)
         else:
-            skip({fig_speedup: 1, fig_ar_iar: 2, fig_progress: 3, fig_breakdown: 4}[fn],
-                 "no run reports")
+            skip(n, "no run reports")
     fig_io(reports, fw)
     fig_checkpoint(rows, fw)
-    fw.text("tables.md", tables_md(rows, reports), "speed-up tables (Markdown)")
+    if rows:
+        fig_placement(rows, fw)
+    else:
+        skip(7, "no run reports")
+    if rows:
+        fw.csv("study.csv", study_data(rows), "one row per solve (long format)")
+        fw.csv("speedup.csv", speedup_data(rows), "speed-up against Alg.1 AR at n0 (Figs. 12/18)")
+        fw.csv("relative.csv", relative_data(rows), "performance relative to Alg.1 AR (Figs. 13/16)")
+        fw.csv("table7.csv", table7_data(rows), "T(AR) / T(IAR) of the same solver (Table 7)")
+        fw.csv("table4.csv", table4_data(rows), "reduction share of the solve (Table 4)")
+        fw.csv("table6.csv", table6_data(rows), "progress-thread placements (Table 6)")
+    fw.text("tables.md", tables_md(rows, reports), "the tables, published values beside (Markdown)")
     return 0
 
 

@@ -2,20 +2,25 @@
 # make-figures.sh: regenerates the figures the README shows (docs/figures/) from a fresh --quick
 # local run: jobs/run-local.sh --quick, then analyze.py and model.py into docs/figures (replacing
 # the previous figures there on purpose: --force). The reports stay in results/<timestamp>-quick/.
+# Every setting runs 3 times (run-local.sh --repeat 3, or CUBECG_FIGURE_REPEAT; a --repeat N given
+# here wins): the figures show medians with min-max bars, and an overhead below the run-to-run
+# spread is drawn as "within noise". run-info.txt records the load average at start and end.
 #   jobs/make-figures.sh [--out DIR] [run-local.sh options...]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 out=$repo/results/$(date +%Y%m%d-%H%M%S)-quick
 args=()
+repeat=(--repeat "${CUBECG_FIGURE_REPEAT:-3}")
 while (($#)); do
   case "$1" in
   --out) out=$2; shift 2 ;;
+  --repeat) repeat=() && args+=("$1"); shift ;;
   *) args+=("$1"); shift ;;
   esac
 done
 figs=$repo/docs/figures
-"$here/run-local.sh" --quick --out "$out" "${args[@]}" ||
+"$here/run-local.sh" --quick "${repeat[@]}" --out "$out" "${args[@]}" ||
   echo "make-figures.sh: run-local.sh reported failures (above); figures from the reports that exist" >&2
 mkdir -p "$figs"
 python3 "$here/analyze.py" --force --figdir "$figs" "$out" >/dev/null

@@ -23,6 +23,8 @@
 #                    each node's ranks to the same cores); other runs stay on one node. Default 1.
 # Environment: CUBECG_BUILD (build dir, default <repo>/build), CUBECG_MPIEXEC (mpiexec.mpich),
 # CUBECG_MAX_CORES (default nproc).
+# --repeat N: every cubecg setting runs N times (reports *_rep1 .. *_repN; the analyzer draws the
+# median with min-max bars); default 1.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,6 +37,7 @@ quick=0 out="" mesh="" oversub=0 analyze=1 force=() emulate=1
 CC_DRY_RUN=${CUBECG_DRY_RUN:-0}
 while (($#)); do
   case "$1" in
+  --repeat) repeat=${2:-}; shift 2 || shift ;;
   --quick) quick=1; shift ;;
   --out) out=$2; shift 2 ;;
   --out=*) out=${1#--out=}; shift ;;
@@ -52,6 +55,8 @@ done
 
 [[ $emulate =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --emulate-nodes '$emulate' is not a node count (1, 2, ...)" >&2; exit 2; }
 ncores=${CUBECG_MAX_CORES:-$(nproc)}
+repeat=${repeat:-1}
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
 [[ -n $mesh ]] || { if ((quick)); then mesh=24; else mesh=48; fi; }
 [[ $mesh =~ ^[0-9]+$ ]] && mesh=${mesh}x${mesh}x${mesh}
 mesh=$(cc_preset_mesh "$mesh")
@@ -117,7 +122,7 @@ for b in "${backends[@]}"; do runs+=("$ncores 1 off 0 $b"); done
 } | if [[ $CC_DRY_RUN == 1 ]]; then cat; else tee "$out/run-info.txt"; fi
 
 failed=0
-total=$((${#runs[@]} + 2 * have_bench + 2 * have_iobench))
+total=$((repeat * ${#runs[@]} + 2 * have_bench + 2 * have_iobench))
 step=0
 t_start=$SECONDS
 
@@ -152,7 +157,7 @@ launch()
   fi
 }
 
-for r in "${runs[@]}"; do
+for ((rep = 1; rep <= repeat; rep++)); do for r in "${runs[@]}"; do
   read -r ranks threads progress lat ckpt <<<"$r"
   dir=$out
   flags=()
@@ -175,10 +180,11 @@ for r in "${runs[@]}"; do
     opts=(--solver pcg --reduction ar --checkpoint "$ckpt" --checkpoint-dir "$out/ckpt/$ckpt"
       --checkpoint-every 20 --checkpoint-keep 2)
   fi
+  ((repeat > 1)) && parts+=("rep$rep")
   name=$(cc_report_name "${parts[@]}")
   launch "$name" "$dir" "$ranks" "$threads" "${envs[@]}" -- "$CC_CUBECG" --nx "$nx" --ny "$ny" --nz "$nz" \
     "${opts[@]}" --inject-reduction-latency "$lat" --report "$dir/$name.json"
-done
+done; done
 
 # checkpoint I/O benchmark (the I/O study's per-rank files) and kernel bandwidth for the model
 for ranks in 1 "$ncores"; do

@@ -39,5 +39,10 @@ add_test(NAME jobs_malformed
                  ${JOBS_OUT}/malformed)
 set_tests_properties(jobs_analyze jobs_malformed PROPERTIES FIXTURES_REQUIRED jobs_reports
                      TIMEOUT 300)
-set_tests_properties(jobs_syntax jobs_dryrun jobs_fixtures jobs_analyze jobs_malformed
+# (e) issue 12: a batch job whose cubecg run fails exits non-zero with a summary line
+add_test(NAME jobs_batchfail
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_batchfail.sh ${JOBS_SRC} $<TARGET_FILE:cubecg>
+                 ${JOBS_OUT}/batchfail)
+set_tests_properties(jobs_batchfail PROPERTIES PROCESSORS 2 TIMEOUT 300)
+set_tests_properties(jobs_syntax jobs_dryrun jobs_fixtures jobs_analyze jobs_malformed jobs_batchfail
                      PROPERTIES LABELS jobs)

@@ -13,12 +13,16 @@ expect() # expect FILE REGEX WHAT
 sb=$repo/jobs/slurm/strong-scaling.sbatch
 export CUBECG_RESULTS=$work/results CUBECG_BUILD=$work/nobuild CUBECG_REPO=$repo
 
+# CPU numbers come from hwloc: the compute nodes' topology stands in as a synthetic description
+# (KNL: 68 cores x 4 hardware threads, numbered as Linux does there: core c, thread k -> c + 68 k)
+knl="core:68 pu:4(indexes=4*68:68*1)"
+
 # 1) hybrid, Oakforest-PACS style: 8 ranks x 8 threads on 68 cores, 4 cores left for progress
-CUBECG_PRESET=ofp-32 CUBECG_NODES=32 CUBECG_CORES_PER_NODE=68 CUBECG_HYBRID_RANKS_PER_NODE=8 \
+CUBECG_HWLOC_INPUT=$knl CUBECG_PRESET=ofp-32 CUBECG_NODES=32 CUBECG_CORES_PER_NODE=68 CUBECG_HYBRID_RANKS_PER_NODE=8 \
   CUBECG_RESERVE=4 CUBECG_LAYOUTS=hybrid CUBECG_PROGRESS="off on poll on:smt" CUBECG_CHECKPOINT=posix \
   CUBECG_DRY_RUN=1 bash "$sb" >"$work/ofp.txt" 2>&1 || { echo "FAIL dry-run 1 exit $?"; fail=1; }
 cat "$work/ofp.txt"
-expect "$work/ofp.txt" '^env OMP_NUM_THREADS=8 .*MPIR_CVAR_ASYNC_PROGRESS=0 mpiexec\.mpich -n 256 -ppn 8 -bind-to user:0\+1\+2\+3\+4\+5\+6\+7,8\+' "hybrid 256 ranks x 8 threads, hydra user binding"
+expect "$work/ofp.txt" '^env OMP_NUM_THREADS=8 .*MPIR_CVAR_ASYNC_PROGRESS=0 CUBECG_PLACEMENT=none mpiexec\.mpich -n 256 -ppn 8 -bind-to user:0\+1\+2\+3\+4\+5\+6\+7,8\+' "hybrid 256 ranks x 8 threads, hydra user binding"
 expect "$work/ofp.txt" 'nobuild/src/cubecg --nx 128 --ny 128 --nz 64 .*--solver all --reduction all' "preset ofp-32 mesh, every variant x reduction"
 expect "$work/ofp.txt" 'MPIR_CVAR_ASYNC_PROGRESS=1 MPIR_CVAR_PROGRESS_THREAD_AFFINITY=64,65,66,67,64,65,66,67 ' "progress threads on the 4 free cores"
 expect "$work/ofp.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=68,76,84,92,100,108,116,124 ' "progress threads on SMT siblings"
@@ -26,23 +30,43 @@ expect "$work/ofp.txt" 'ASYNC_PROGRESS=0 .*--progress poll ' "poll setting"
 expect "$work/ofp.txt" '--report [^ ]*/results/strong-ofp-32/ofp-32-N32-local/ofp-32_N32_256x8_hybrid_progress-on_pin-free_reserve-4\.json' "one report per run in a folder named after the run"
 expect "$work/ofp.txt" '--checkpoint posix --checkpoint-dir [^ ]+ --checkpoint-every 50 --solver pcg --reduction ar ' "checkpoint run"
 
+# 1b) the same, on a topology that numbers the hardware threads of a core adjacently: hwloc's
+# numbers are used, not c + k*cores
+CUBECG_HWLOC_INPUT="core:68 pu:4" CUBECG_PRESET=ofp-32 CUBECG_NODES=32 CUBECG_CORES_PER_NODE=68 \
+  CUBECG_HYBRID_RANKS_PER_NODE=8 CUBECG_RESERVE=4 CUBECG_LAYOUTS=hybrid CUBECG_PROGRESS="on:smt" \
+  CUBECG_DRY_RUN=1 bash "$sb" >"$work/adjacent.txt" 2>&1 || { echo "FAIL dry-run 1b exit $?"; fail=1; }
+expect "$work/adjacent.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=1,33,65,97,129,161,193,225 .*-bind-to user:0\+4\+8\+12\+16\+20\+24\+28,32\+' "CPU numbers from hwloc (adjacent hardware threads)"
+expect "$work/adjacent.txt" 'CUBECG_PLACEMENT=smt1 ' "placement name set for the report"
+# 1c) 68 cores asked on a machine where hwloc sees fewer, no topology given: refused, exit 2
+CUBECG_PRESET=ofp-32 CUBECG_NODES=32 CUBECG_CORES_PER_NODE=68 CUBECG_LAYOUTS=hybrid CUBECG_DRY_RUN=1 \
+  bash "$sb" >"$work/nohw.txt" 2>&1
+rc=$?
+if [[ $rc == 2 ]] && grep -q "68 cores per node asked, hwloc sees .* (set CUBECG_HWLOC_INPUT" "$work/nohw.txt"; then
+  echo "ok   cores beyond hwloc's topology refused"
+else echo "FAIL more cores than hwloc sees: exit $rc"; cat "$work/nohw.txt"; fail=1; fi
+
+# 1d) an explicit list: the placement name cubecg accepts (no commas: letters, digits, ._:+-)
+CUBECG_HWLOC_INPUT="core:4 pu:1" CUBECG_CORES_PER_NODE=4 CUBECG_LAYOUTS=flat CUBECG_PROGRESS="on:list:3,2,1,0" \
+  CUBECG_DRY_RUN=1 bash "$sb" >"$work/list.txt" 2>&1 || { echo "FAIL dry-run 1d exit $?"; fail=1; }
+expect "$work/list.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=3,2,1,0 CUBECG_PLACEMENT=list:3\+2\+1\+0 ' "list placement named without commas"
+
 # 2) flat and hybrid with a reserved core per rank, launched by srun
-CUBECG_PRESET=medium CUBECG_NODES=2 CUBECG_CORES_PER_NODE=36 CUBECG_SOCKETS_PER_NODE=2 \
+CUBECG_HWLOC_INPUT="package:2 core:18 pu:2(indexes=2*36:36*1)" CUBECG_PRESET=medium CUBECG_NODES=2 CUBECG_CORES_PER_NODE=36 CUBECG_SOCKETS_PER_NODE=2 \
   CUBECG_RESERVE=per-rank CUBECG_LAUNCHER=srun CUBECG_LATENCIES="0 500" bash "$sb" --dry-run \
   >"$work/srun.txt" 2>&1 || { echo "FAIL dry-run 2 exit $?"; fail=1; }
 expect "$work/srun.txt" '^env OMP_NUM_THREADS=17 .* srun --nodes 2 --ntasks 4 --ntasks-per-node 2 --cpus-per-task 18 --cpu-bind=mask_cpu:0x3ffff,0xffffc0000 ' "hybrid 2 ranks/node x 17 threads + 1 reserved core (srun masks)"
-expect "$work/srun.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=17,35 srun' "progress thread on each rank's reserved core"
+expect "$work/srun.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=17,35 CUBECG_PLACEMENT=free srun' "progress thread on each rank's reserved core"
 expect "$work/srun.txt" '^env OMP_NUM_THREADS=1 .* srun --nodes 2 --ntasks 36 --ntasks-per-node 18 ' "flat MPI layout"
 expect "$work/srun.txt" '--nx 256 --ny 128 --nz 288 ' "preset medium"
 expect "$work/srun.txt" '--inject-reduction-latency 500 .*_lat500\.json' "injected-latency run"
 
 # 3) the submit helper loops node counts with sbatch -N
-bash "$repo/jobs/slurm/submit-sweep.sh" --preset small --nodes 2,4,8 --sweep test --dry-run -- -p debug \
+bash "$repo/jobs/slurm/submit-sweep.sh" --preset small --nodes 2,4,8 --sweep test --repeat 2 --dry-run -- -p debug \
   >"$work/submit.txt" 2>&1 || { echo "FAIL submit dry-run exit $?"; fail=1; }
 for n in 2 4 8; do
-  expect "$work/submit.txt" "^sbatch -N $n .*CUBECG_PRESET=small,CUBECG_SWEEP=test -p debug .*strong-scaling\.sbatch" "sbatch -N $n"
+  expect "$work/submit.txt" "^sbatch -N $n .*CUBECG_PRESET=small,CUBECG_SWEEP=test,CUBECG_REPEAT=2 -p debug .*strong-scaling\.sbatch" "sbatch -N $n"
 done
-expect "$work/submit.txt" '--nx 256 --ny 128 --nz 144 ' "preset small"
+expect "$work/submit.txt" '--nx 256 --ny 128 --nz 144 .*_rep2\.json' "preset small, repeats"
 
 # 4) the local runner, quick mode
 CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run --out "$work/local" >"$work/local.txt" 2>&1 ||
@@ -53,6 +77,41 @@ expect "$work/local.txt" '--inject-reduction-latency 2000 ' "local injected late
 expect "$work/local.txt" 'cubecg-iobench --dir .* --sizes 8M,32M ' "local I/O benchmark"
 expect "$work/local.txt" 'cubecg-bench --nx 32 ' "local kernel benchmark"
 expect "$work/local.txt" '--checkpoint hdf5 ' "local checkpoint backend"
+
+# 4b) the local runner with repeats
+CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run --repeat 3 --out "$work/local" >"$work/local3.txt" 2>&1 ||
+  { echo "FAIL run-local --repeat dry-run exit $?"; fail=1; }
+expect "$work/local3.txt" '--report [^ ]*/local/24x24x24_2x1_flat_progress-on_rep3\.json' "local --repeat 3: third repeat"
+
+# 6) the whole study in one command: one sbatch per node count, an afterok analysis job
+st=$repo/jobs/slurm/submit-study.sh
+CUBECG_HWLOC_INPUT=$knl CUBECG_CORES_PER_NODE=68 CUBECG_HYBRID_RANKS_PER_NODE=8 bash "$st" --preset ofp-4096 \
+  --nodes 128,256,512 --repeat 3 --progress off,on --placements inherit,free,smt --reserve 4 --layouts hybrid \
+  --sweep study-test --results "$work/results" --dry-run -- -p normal >"$work/study.txt" 2>&1 ||
+  { echo "FAIL submit-study dry-run exit $?"; fail=1; }
+for n in 128 256 512; do
+  expect "$work/study.txt" "^env .*CUBECG_REPEAT=3 .*sbatch --parsable -N $n .*--export ALL -p normal [^ ]*/strong-scaling\.sbatch\$" "study: sbatch -N $n"
+done
+expect "$work/study.txt" '^env .*CUBECG_PROGRESS=off\\ on:inherit\\ on:free\\ on:smt ' "study: every progress setting x placement"
+expect "$work/study.txt" '^ +env OMP_NUM_THREADS=8 .*CUBECG_PLACEMENT=free-last srun --nodes 512 --ntasks 4096 --ntasks-per-node 8 --cpus-per-task 8 --cpu-bind=mask_cpu:0xff,0xff00,' "study: srun with --cpu-bind and --cpus-per-task"
+expect "$work/study.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=68,76,84,92,100,108,116,124 CUBECG_PLACEMENT=smt1 srun --nodes 128 ' "study: SMT placement from hwloc"
+expect "$work/study.txt" '--nx 512 --ny 256 --nz 256 .*_N256_2048x8_hybrid_progress-on_pin-inherit_reserve-4_rep3\.json' "study: third repeat, one report each"
+expect "$work/study.txt" '^env .*CUBECG_ANALYZE_DIR=[^ ]*/results/study-test sbatch --parsable --dependency=afterok:DRYRUN-1:DRYRUN-2:DRYRUN-3 .*analyze\.sbatch' "study: analysis job after all run jobs (afterok)"
+expect "$work/study.txt" '^ +python3 [^ ]*/jobs/analyze\.py --force [^ ]*/results/study-test$' "study: the analysis job runs analyze.py on the sweep"
+runs=$(grep -c '^ .* srun --nodes 256 ' "$work/study.txt")
+# 3 repeats x (off + on x 3 placements) x 1 layout = 12 launches per node count
+if [[ $runs == 12 ]]; then echo "ok   study: 12 launch lines for 256 nodes"; else echo "FAIL study: $runs launch lines for 256 nodes (want 12)"; fail=1; fi
+CUBECG_HWLOC_INPUT=$knl CUBECG_CORES_PER_NODE=68 bash "$st" --preset ci --nodes 2 --repeat 1 --launcher mpiexec \
+  --layouts flat --progress off --results "$work/results" --dry-run >"$work/study-mpiexec.txt" 2>&1 ||
+  { echo "FAIL submit-study --launcher mpiexec exit $?"; fail=1; }
+expect "$work/study-mpiexec.txt" '^ +env OMP_NUM_THREADS=1 .* mpiexec\.mpich -n 136 -ppn 68 -bind-to user:0,1,2,' "study: mpiexec kept as an option"
+for bad in "--nodes 2,x" "--nodes 2 --repeat 0" "--nodes 2 --progress sometimes" "--nodes 2 --launcher ssh" "--nodes"; do
+  # shellcheck disable=SC2086
+  bash "$st" --preset ci $bad --dry-run >"$work/study-bad.txt" 2>&1
+  rc=$?
+  if [[ $rc == 2 ]] && [[ $(wc -l <"$work/study-bad.txt") == 1 ]]; then echo "ok   submit-study refuses '$bad': $(cat "$work/study-bad.txt")"
+  else echo "FAIL submit-study '$bad': exit $rc"; cat "$work/study-bad.txt"; fail=1; fi
+done
 
 # 5) errors: unknown preset -> exit 2 with the name
 CUBECG_PRESET=huge CUBECG_DRY_RUN=1 bash "$sb" >"$work/bad.txt" 2>&1

@@ -53,8 +53,58 @@ cc_join()
   printf '%s' "$out"
 }
 
+# cc_hw_map CORES: the node's CPU numbering from hwloc (hwloc-calc), never assumed. Sets CC_PU, an
+# associative array "CORE.K" -> operating-system number of the K-th hardware thread of logical
+# core CORE (0..CORES-1). The topology is this machine's, or CUBECG_HWLOC_INPUT (an XML file from
+# `lstopo --of xml` on a compute node, or a synthetic description such as
+# "package:2 core:18 pu:2"), which dry runs on a login node or a workstation need.
+cc_hw_map()
+{
+  local cores=$1 input=() lo po i c=-1 prev=""
+  declare -gA CC_PU=()
+  [[ -n ${CUBECG_HWLOC_INPUT:-} ]] && input=(--input "$CUBECG_HWLOC_INPUT")
+  if ! command -v hwloc-calc >/dev/null; then
+    echo "cubecg-jobs: hwloc-calc not found (Debian package hwloc); it numbers the node's CPUs" >&2
+    return 2
+  fi
+  # logical core index and OS number of each PU, in the same (logical) order
+  lo=$(hwloc-calc "${input[@]}" -H core.pu --logical-output all 2>/dev/null) &&
+    po=$(hwloc-calc "${input[@]}" -H core.pu --physical-output all 2>/dev/null) && [[ -n $lo ]] || {
+    echo "cubecg-jobs: hwloc-calc cannot read the topology '${CUBECG_HWLOC_INPUT:-this machine}':" \
+      "$(hwloc-calc "${input[@]}" -H core.pu all 2>&1 >/dev/null | grep -v 'Inserting a NUMA' | head -1)" >&2
+    return 2
+  }
+  local -a los pos
+  read -r -a los <<<"$lo"
+  read -r -a pos <<<"$po"
+  local k=0
+  for ((i = 0; i < ${#los[@]}; i++)); do
+    local core=${los[i]%%.*}
+    if [[ $core != "$prev" ]]; then c=$((c + 1)) k=0 prev=$core; else k=$((k + 1)); fi
+    CC_PU["$c.$k"]=${pos[i]#*PU:}
+  done
+  CC_HW_CORES=$((c + 1))
+  if ((cores > CC_HW_CORES)); then
+    echo "cubecg-jobs: $cores cores per node asked, hwloc sees $CC_HW_CORES in" \
+      "'${CUBECG_HWLOC_INPUT:-this machine}' (set CUBECG_HWLOC_INPUT to the compute node's topology)" >&2
+    return 2
+  fi
+}
+
+# cc_pu CORE K: OS number of the K-th hardware thread of logical core CORE (after cc_hw_map).
+cc_pu()
+{
+  local v=${CC_PU["$1.$2"]:-}
+  if [[ -z $v ]]; then
+    echo "cubecg-jobs: core $1 has no hardware thread $2 in '${CUBECG_HWLOC_INPUT:-this machine}'" >&2
+    return 2
+  fi
+  echo "$v"
+}
+
 # cc_cpu_sets CORES RANKS THREADS RESERVE AT
-# Lays out one node: RANKS ranks with THREADS compute cores each, on logical CPUs 0..CORES-1.
+# Lays out one node: RANKS ranks with THREADS compute cores each, on logical cores 0..CORES-1
+# (OS CPU numbers from hwloc: the first hardware thread of each core, see cc_hw_map).
 # RESERVE: none | per-rank (one extra core after each rank's block, left free of compute: the core
 # for its progress thread) | N (N cores per node left free of compute: AT=last at the end, first
 # at the beginning, both half at each end). Sets CC_RANK_CPUS (one "a+b+c" per local rank, for hydra
@@ -92,19 +142,24 @@ cc_cpu_sets()
     echo "cubecg-jobs: $ranks ranks x $threads threads + reserve '$reserve' need $need cores, node has $cores" >&2
     return 2
   fi
+  [[ ${CC_HW_CORES:-0} -ge $cores ]] || cc_hw_map "$cores" || return 2
+  CC_RANK_CORES=() # first logical core of each rank (for the smt pin)
   for ((i = 0; i < ranks; i++)); do
     first=$((offset + i * block))
+    CC_RANK_CORES+=("$first")
     local set=()
-    for ((t = 0; t < threads; t++)); do set+=($((first + t))); done
+    for ((t = 0; t < threads; t++)); do set+=("${CC_PU["$((first + t)).0"]}"); done
     if [[ $reserve == per-rank ]]; then
-      set+=($((first + threads)))
-      CC_FREE_CPUS+=($((first + threads)))
+      set+=("${CC_PU["$((first + threads)).0"]}")
+      CC_FREE_CPUS+=("${CC_PU["$((first + threads)).0"]}")
     fi
     CC_RANK_CPUS+=("$(cc_join + "${set[@]}")")
   done
   if [[ $reserve =~ ^[0-9]+$ ]]; then
-    for ((i = 0; i < offset; i++)); do CC_FREE_CPUS+=($i); done
-    for ((i = ranks * threads + offset; i < need; i++)); do CC_FREE_CPUS+=($((cores - need + i))); done
+    for ((i = 0; i < offset; i++)); do CC_FREE_CPUS+=("${CC_PU["$i.0"]}"); done
+    for ((i = ranks * threads + offset; i < need; i++)); do
+      CC_FREE_CPUS+=("${CC_PU["$((cores - need + i)).0"]}")
+    done
   fi
 }
 
@@ -131,10 +186,13 @@ cc_progress_affinity()
     cc_join , "${out[@]}"
     ;;
   smt)
-    # sibling hardware thread of each rank's first core; Linux usually numbers the k-th hardware
-    # threads of all cores CORES*k .. CORES*(k+1)-1 (check with lscpu -e)
-    local k=${CUBECG_SMT_INDEX:-1}
-    for ((i = 0; i < n; i++)); do out+=($((${CC_RANK_CPUS[i]%%+*} + k * cores))); done
+    # the K-th hardware thread (CUBECG_SMT_INDEX, default 1) of each rank's first core, numbered
+    # by hwloc (Table 6 mappings 4 and 5 are K = 2 and 3 on KNL)
+    local k=${CUBECG_SMT_INDEX:-1} pu
+    for ((i = 0; i < n; i++)); do
+      pu=$(cc_pu "${CC_RANK_CORES[i]}" "$k") || return 2
+      out+=("$pu")
+    done
     cc_join , "${out[@]}"
     ;;
   list:*) echo "${pin#list:}" ;;
