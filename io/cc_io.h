@@ -80,6 +80,14 @@ typedef struct {
   char partition[32]; /* "box 1x1x2", "metis" ... */
   char solver[16];
   char ordering[16];
+  /* The parameters that define the linear system, recorded in the manifest's "problem" object when
+   * has_problem. A restart refuses any difference (doubles compared bitwise-exactly, printed with
+   * %.17g) naming the option; a manifest without them (older cubecg) only gets a warning that they
+   * cannot be verified. */
+  bool has_problem;
+  double E, nu, traction;
+  char precond[16];
+  int colors, asdd_iters;
 } cc_io_metadata;
 
 /* Named vectors (n_local_nodes * values_per_node doubles each, the layout's node order) and named
@@ -177,6 +185,7 @@ typedef struct {
   int queue_depth;        /* uring; default 4 */
   bool fallback;          /* uring fallback chain allowed (default false) */
   int n_vectors_hint;     /* offload: allocate + touch staging for this many vectors at create */
+  bool overwrite;         /* dir may hold checkpoints of another problem: remove them at create */
 } cc_io_checkpoint_params;
 void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params);
 
@@ -194,7 +203,13 @@ typedef struct {
 
 typedef struct cc_io_checkpointer cc_io_checkpointer;
 
-/* Collective. Validates params, creates dir, removes stale dir/ckpt.*.tmp of an interrupted run. */
+/* Collective. Validates params, creates dir, removes stale dir/ckpt.*.tmp of an interrupted run.
+ * When dir already holds checkpoints (dir/latest, else the newest ckpt.<n>), their manifest is
+ * compared with meta: a checkpoint of another problem (mesh, solver, ordering or, when
+ * meta->has_problem, E, nu, traction, precond, colors, ASDD iterations) is refused with CC_ERR_ARG
+ * naming dir and the differing value, unless params->overwrite, which removes dir's checkpoints
+ * and latest first. The same problem continues: a new checkpoint of an iteration that already
+ * exists replaces it atomically (renameat2 RENAME_EXCHANGE when it is latest). */
 CC_WUR cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params,
                                         const cc_io_layout *layout, const cc_io_metadata *meta,
                                         cc_io_checkpointer **ckpt);

@@ -126,6 +126,12 @@ typedef struct {
   int nx, ny, nz, ranks, values_per_node;
   int64_t n_global_nodes;
   char partition[32], ordering[16];
+  /* the system's parameters (cc_io_metadata.has_problem); has_problem false in a manifest written
+   * before they were recorded: a restart cannot verify them */
+  bool has_problem;
+  double E, nu, traction;
+  char precond[16];
+  int colors, asdd_iters;
   bool durable;
   int n_vectors;
   char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
@@ -133,6 +139,9 @@ typedef struct {
   io_manifest_file *files;
 } io_manifest;
 CC_WUR cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable);
+/* Parses manifest text (NUL-terminated, any bytes: bounded, never crashes) with cJSON. Unknown keys
+ * are tolerated; a missing or mistyped required key is refused naming the key and path. The
+ * "problem" object is optional (older manifests): m->has_problem says whether it was complete. */
 CC_WUR cc_err io_manifest_parse(const char *text, const char *path, io_manifest *m);
 void io_manifest_free(io_manifest *m);
 

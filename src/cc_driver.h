@@ -35,6 +35,7 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
+  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
   char restart[CC_PATH_MAX];
   char timing[CC_NAME_MAX]; /* on|off */
   double analytic_tol;      /* built-in check bound on the analytic error */
