@@ -45,6 +45,27 @@ foreach(backend ${CC_IO_BACKENDS})
     endif()
   endforeach()
 endforeach()
+# ENOSPC on every rank, on rank 0 only, on the last rank only (CUBECG_IO_INJECT=enospc-after): the
+# checkpoint fails everywhere, never hangs (a collective one rank skips would: TIMEOUT), the previous
+# one loads. Then the same on a real full file system (a small tmpfs; skipped where mount is not
+# permitted), through the driver, restarting from the previous checkpoint.
+foreach(backend ${CC_IO_BACKENDS})
+  cc_add_mpi_test(NAME io_enospc_inject_${backend} RANKS 2 4
+                  COMMAND $<TARGET_FILE:test_io_integrity> enospc-inject ${backend}
+                          ${CC_IO_TEST_DIR}/enospc_inject_${backend})
+  foreach(np 2 4)
+    if(np GREATER CC_TEST_MAX_PROCS)
+      continue()
+    endif()
+    set_tests_properties(io_enospc_inject_${backend}_np${np} PROPERTIES TIMEOUT 120)
+    add_test(NAME io_enospc_tmpfs_${backend}_np${np}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/io_enospc_tmpfs.sh ${MPIEXEC_EXECUTABLE} ${np}
+                     $<TARGET_FILE:cubecg> ${backend} ${CC_IO_TEST_DIR}/enospc_tmpfs_${backend}_np${np})
+    set_tests_properties(io_enospc_tmpfs_${backend}_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 300
+                         SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1")
+  endforeach()
+endforeach()
+
 foreach(backend uring offload-uring)
   cc_add_mpi_test(NAME io_odirect_${backend} RANKS 1 2
                   COMMAND $<TARGET_FILE:test_io_integrity> odirect ${backend}
