@@ -17,9 +17,27 @@ static cJSON *add_string(cJSON *o, const char *key, const char *value, bool *ok)
   return item;
 }
 
-static void add_number(cJSON *o, const char *key, double value, bool *ok)
+/* Numbers are written as raw text, not with cJSON_AddNumber: cJSON 1.7.15 prints a double with
+ * %.15g whenever that reads back within a relative DBL_EPSILON, which loses the last bit (0.1 + 0.2
+ * came back as 0.3). %.17g reads back bitwise; integers are printed exactly. */
+static void add_raw(cJSON *o, const char *key, const char *text, bool *ok)
 {
-  *ok &= cJSON_AddNumberToObject(o, key, value) != NULL;
+  *ok &= cJSON_AddRawToObject(o, key, text) != NULL;
+}
+
+static void add_number(cJSON *o, const char *key, int64_t value, bool *ok)
+{
+  char text[32];
+  snprintf(text, sizeof text, "%lld", (long long)value);
+  add_raw(o, key, text, ok);
+}
+
+static void add_double(cJSON *o, const char *key, double value, bool *ok)
+{
+  char text[40];
+  snprintf(text, sizeof text, "%.17g", value);
+  *ok &= isfinite(value); /* JSON has no inf / nan; the driver's options are finite */
+  add_raw(o, key, text, ok);
 }
 
 cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable)
@@ -40,7 +58,7 @@ cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable)
     add_number(mesh, "ny", m->ny, &ok);
     add_number(mesh, "nz", m->nz, &ok);
   }
-  add_number(top, "n_global_nodes", (double)m->n_global_nodes, &ok);
+  add_number(top, "n_global_nodes", m->n_global_nodes, &ok);
   add_number(top, "values_per_node", m->values_per_node, &ok);
   add_number(top, "ranks", m->ranks, &ok);
   add_string(top, "partition", m->partition, &ok);
@@ -49,9 +67,9 @@ cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable)
     cJSON *pb = cJSON_AddObjectToObject(top, "problem");
     ok &= pb != NULL;
     if (pb) {
-      add_number(pb, "E", m->E, &ok);
-      add_number(pb, "nu", m->nu, &ok);
-      add_number(pb, "traction", m->traction, &ok);
+      add_double(pb, "E", m->E, &ok);
+      add_double(pb, "nu", m->nu, &ok);
+      add_double(pb, "traction", m->traction, &ok);
       add_string(pb, "precond", m->precond, &ok);
       add_number(pb, "colors", m->colors, &ok);
       add_number(pb, "asdd_iterations", m->asdd_iters, &ok);
@@ -75,12 +93,13 @@ cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable)
     if (!f) continue;
     add_string(f, "file", m->files[i].file, &ok);
     add_number(f, "rank", m->files[i].rank, &ok);
-    add_number(f, "bytes", (double)m->files[i].bytes, &ok);
+    add_number(f, "bytes", m->files[i].bytes, &ok);
     add_string(f, "crc32c", crc, &ok);
   }
   char *text = ok ? cJSON_Print(top) : NULL;
   cJSON_Delete(top);
-  CC_CHECK(text != NULL, CC_ERR_MEM, "cannot build manifest %s: out of memory", path);
+  CC_CHECK(text != NULL, CC_ERR_MEM,
+           "cannot build manifest %s (out of memory or a non-finite value)", path);
   FILE *f = fopen(path, "w");
   if (!f) cJSON_free(text);
   CC_CHECK(f != NULL, CC_ERR_IO, "cannot create %s: %s", path, strerror(errno));
