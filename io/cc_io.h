@@ -32,7 +32,13 @@
  *   writes the manifest, fsyncs it and the directory, renames tmp -> ckpt.<it>, fsyncs DIR, writes
  *   latest.tmp, fsyncs, renames it to latest, fsyncs DIR, and only then deletes checkpoints beyond
  *   keep. A failed or interrupted checkpoint never replaces a good one. One run per DIR: creating
- *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left.
+ *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left, and refuses a DIR holding
+ *   checkpoints of another problem (see cc_io_checkpointer_create). The manifest is JSON read with
+ *   cJSON; it records the problem's parameters (cc_io_metadata) that a restart checks.
+ * - Failure paths: an error on one rank is agreed on (io_agree) before the next collective call,
+ *   so every rank leaves a failed checkpoint together; the hdf5 backend reserves its file's space
+ *   on rank 0 (posix_fallocate) before the collective transfers, where MPI-IO would report an
+ *   ENOSPC on one rank only and leave the others inside HDF5.
  * - io/ starts no timer of cc_common.h: the solver times its checkpoint callback (CC_T_CHECKPOINT);
  *   cc_io_checkpointer_stats reports stall, write and commit seconds of this rank.
  * - Offload commit: MPI stays on the main thread (MPI_THREAD_FUNNELED is enough). The helper thread
@@ -47,7 +53,11 @@
  *   io_uring_register_buffers fails with ENOMEM; "uring-short" = every fresh uring request
  *   completes only half (the rest is resubmitted); "uring-eio" = uring completions fail with EIO;
  *   "kill-during-write" = a writer raises SIGKILL after writing part of its file (hdf5: after the
- *   first dataset); "kill-during-write:N" does so during the N-th checkpoint of the process.
+ *   first dataset); "kill-during-write:N" does so during the N-th checkpoint of the process;
+ *   "enospc-after=BYTES" = once BYTES bytes of the current checkpoint are written by this process,
+ *   writes fail with ENOSPC (posix/fortran: the stream's write; uring: the completion or pwrite;
+ *   hdf5: this rank's block of a dataset, before the collective transfer), on every rank or, with
+ *   "enospc-rank=R", on MPI_COMM_WORLD rank R only.
  * - Collective functions are marked so; they must be called by every rank of layout->comm.
  *   Errors that one rank sees are agreed on, so every rank returns the error (naming the file).
  */
