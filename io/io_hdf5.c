@@ -449,12 +449,19 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
 /* HDF5 1.10 leaves a file whose H5Fclose failed (metadata not writable: ENOSPC, EFBIG) half
  * destroyed but registered, and closes it again at exit, which crashes. So when the metadata
  * cannot be flushed the file is not closed at all: its id is abandoned (HDF5 gives up on it at
- * exit) and its temporary directory is removed by the checkpoint manager. */
-static void abandon_if_unflushable(h5_ctx *h)
+ * exit) and its temporary directory is removed by the checkpoint manager. H5Fflush and H5Fclose are
+ * collective: whether to close or abandon is agreed on, so that every rank does the same; why gets
+ * this rank's reason. */
+static bool flush_agreed(h5_ctx *h, char *why, size_t n)
 {
-  if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) >= 0) return;
-  H5Eclear2(H5E_DEFAULT);
-  h->file = -1;
+  int ok = H5Fflush(h->file, H5F_SCOPE_GLOBAL) >= 0;
+  snprintf(why, n, "%s", ok ? "failed on another rank" : h5_reason());
+  if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, h->layout.comm) != MPI_SUCCESS) {
+    snprintf(why, n, "MPI_Allreduce of the flush result failed");
+    ok = 0;
+  }
+  if (!ok) h->file = -1; /* abandoned on every rank */
+  return ok;
 }
 
 static cc_err h5_commit(void *ctx, cc_io_file_info *info)
@@ -463,14 +470,10 @@ static cc_err h5_commit(void *ctx, cc_io_file_info *info)
   double t0 = MPI_Wtime();
   /* H5Fflush ends in MPI_File_sync (all ranks' data on stable storage); the fsync after the close
    * covers the metadata H5Fclose still writes */
-  cc_err err = CC_OK;
-  if (h->opt.durable && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) {
-    err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__, "H5Fflush(%s) failed: %s", h->path,
-                        h5_reason());
-    h->file = -1; /* abandoned, see abandon_if_unflushable */
-  }
-  cc_err cerr = io_h5_close(&h->file);
-  if (!err) err = cerr;
+  char why[256];
+  CC_CHECK(!h->opt.durable || flush_agreed(h, why, sizeof why), CC_ERR_H5, "H5Fflush(%s): %s",
+           h->path, why);
+  cc_err err = io_h5_close(&h->file);
   if (!err && h->opt.durable && h->rank == 0) err = io_fsync_path(h->path);
   CC_CALL(io_agree(h->layout.comm, err));
   h->seconds += MPI_Wtime() - t0;
@@ -575,8 +578,10 @@ static cc_err h5_close(void *ctx)
 {
   h5_ctx *h = ctx;
   if (!h) return CC_OK;
-  /* closed here only after a failure; see abandon_if_unflushable */
-  if (h->file >= 0 && h->mode == CC_IO_WRITE) abandon_if_unflushable(h);
+  /* a file still open for writing is closed here only after a failure; see flush_agreed (this
+   * error is not reported: the one that brought us here is on its way up) */
+  char why[256];
+  if (h->file >= 0 && h->mode == CC_IO_WRITE) (void)flush_agreed(h, why, sizeof why);
   cc_err err = io_h5_close(&h->file);
   cc_free(&h);
   CC_CALL(err);
