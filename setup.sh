@@ -5,7 +5,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 packages=(build-essential cmake pkg-config mpich libmpich-dev libmetis-dev libhdf5-mpich-dev
-          liburing-dev hdf5-tools)
+          liburing-dev hdf5-tools libcjson-dev)
 missing=()
 packages+=(hwloc) # hwloc-calc: CPU numbers of a node for the job scripts (jobs/lib/cubecg-jobs.sh)
 for p in "${packages[@]}"; do

@@ -32,7 +32,13 @@
  *   writes the manifest, fsyncs it and the directory, renames tmp -> ckpt.<it>, fsyncs DIR, writes
  *   latest.tmp, fsyncs, renames it to latest, fsyncs DIR, and only then deletes checkpoints beyond
  *   keep. A failed or interrupted checkpoint never replaces a good one. One run per DIR: creating
- *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left.
+ *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left, and refuses a DIR holding
+ *   checkpoints of another problem (see cc_io_checkpointer_create). The manifest is JSON read with
+ *   cJSON; it records the problem's parameters (cc_io_metadata) that a restart checks.
+ * - Failure paths: an error on one rank is agreed on (io_agree) before the next collective call,
+ *   so every rank leaves a failed checkpoint together; the hdf5 backend reserves its file's space
+ *   on rank 0 (posix_fallocate) before the collective transfers, where MPI-IO would report an
+ *   ENOSPC on one rank only and leave the others inside HDF5.
  * - io/ starts no timer of cc_common.h: the solver times its checkpoint callback (CC_T_CHECKPOINT);
  *   cc_io_checkpointer_stats reports stall, write and commit seconds of this rank.
  * - Offload commit: MPI stays on the main thread (MPI_THREAD_FUNNELED is enough). The helper thread
@@ -47,7 +53,11 @@
  *   io_uring_register_buffers fails with ENOMEM; "uring-short" = every fresh uring request
  *   completes only half (the rest is resubmitted); "uring-eio" = uring completions fail with EIO;
  *   "kill-during-write" = a writer raises SIGKILL after writing part of its file (hdf5: after the
- *   first dataset); "kill-during-write:N" does so during the N-th checkpoint of the process.
+ *   first dataset); "kill-during-write:N" does so during the N-th checkpoint of the process;
+ *   "enospc-after=BYTES" = once BYTES bytes of the current checkpoint are written by this process,
+ *   writes fail with ENOSPC (posix/fortran: the stream's write; uring: the completion or pwrite;
+ *   hdf5: this rank's block of a dataset, before the collective transfer), on every rank or, with
+ *   "enospc-rank=R", on MPI_COMM_WORLD rank R only.
  * - Collective functions are marked so; they must be called by every rank of layout->comm.
  *   Errors that one rank sees are agreed on, so every rank returns the error (naming the file).
  */
@@ -80,6 +90,14 @@ typedef struct {
   char partition[32]; /* "box 1x1x2", "metis" ... */
   char solver[16];
   char ordering[16];
+  /* The parameters that define the linear system, recorded in the manifest's "problem" object when
+   * has_problem. A restart refuses any difference (doubles compared bitwise-exactly, printed with
+   * %.17g) naming the option; a manifest without them (older cubecg) only gets a warning that they
+   * cannot be verified. */
+  bool has_problem;
+  double E, nu, traction;
+  char precond[16];
+  int colors, asdd_iters;
 } cc_io_metadata;
 
 /* Named vectors (n_local_nodes * values_per_node doubles each, the layout's node order) and named
@@ -177,6 +195,7 @@ typedef struct {
   int queue_depth;        /* uring; default 4 */
   bool fallback;          /* uring fallback chain allowed (default false) */
   int n_vectors_hint;     /* offload: allocate + touch staging for this many vectors at create */
+  bool overwrite;         /* dir may hold checkpoints of another problem: remove them at create */
 } cc_io_checkpoint_params;
 void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params);
 
@@ -194,7 +213,13 @@ typedef struct {
 
 typedef struct cc_io_checkpointer cc_io_checkpointer;
 
-/* Collective. Validates params, creates dir, removes stale dir/ckpt.*.tmp of an interrupted run. */
+/* Collective. Validates params, creates dir, removes stale dir/ckpt.*.tmp of an interrupted run.
+ * When dir already holds checkpoints (dir/latest, else the newest ckpt.<n>), their manifest is
+ * compared with meta: a checkpoint of another problem (mesh, solver, ordering or, when
+ * meta->has_problem, E, nu, traction, precond, colors, ASDD iterations) is refused with CC_ERR_ARG
+ * naming dir and the differing value, unless params->overwrite, which removes dir's checkpoints
+ * and latest first. The same problem continues: a new checkpoint of an iteration that already
+ * exists replaces it atomically (renameat2 RENAME_EXCHANGE when it is latest). */
 CC_WUR cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params,
                                         const cc_io_layout *layout, const cc_io_metadata *meta,
                                         cc_io_checkpointer **ckpt);

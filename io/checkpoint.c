@@ -5,6 +5,8 @@
 #include "io_internal.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,6 +71,145 @@ static cc_err remove_stale_temporaries(const char *dir)
   return CC_OK;
 }
 
+/* ---- the problem a checkpoint belongs to -------------------------------------------------------
+ */
+/* The first parameter of meta that differs from manifest m, as "--E 2 differs from the
+ * checkpoint's E = 1" in msg; false when every recorded parameter agrees. Parameters the manifest
+ * does not hold (older cubecg) are not compared: *unverified says so. */
+static bool problem_differs(const io_manifest *m, const cc_io_metadata *meta, char *msg, size_t n,
+                            bool *unverified)
+{
+  *unverified = false;
+  if ((meta->nx || meta->ny || meta->nz) &&
+      (m->nx != meta->nx || m->ny != meta->ny || m->nz != meta->nz)) {
+    snprintf(msg, n, "the mesh %dx%dx%d differs from the checkpoint's mesh %dx%dx%d", meta->nx,
+             meta->ny, meta->nz, m->nx, m->ny, m->nz);
+    return true;
+  }
+  if (meta->solver[0] && strcmp(m->solver, meta->solver)) {
+    snprintf(msg, n, "--solver %s differs from the checkpoint's solver = %s", meta->solver,
+             m->solver);
+    return true;
+  }
+  if (meta->ordering[0] && strcmp(m->ordering, meta->ordering)) {
+    snprintf(msg, n, "--ordering %s differs from the checkpoint's ordering = %s", meta->ordering,
+             m->ordering);
+    return true;
+  }
+  if (!meta->has_problem) return false;
+  if (!m->has_problem) {
+    *unverified = true;
+    return false;
+  }
+  /* doubles are the same parameter bitwise: exact comparison, printed so that they read back */
+  const struct {
+    const char *option, *key;
+    double mine, theirs;
+  } real[] = {{"--E", "E", meta->E, m->E},
+              {"--nu", "nu", meta->nu, m->nu},
+              {"--traction", "traction", meta->traction, m->traction}};
+  for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
+    if (memcmp(&real[i].mine, &real[i].theirs, sizeof(double))) {
+      snprintf(msg, n, "%s %.17g differs from the checkpoint's %s = %.17g", real[i].option,
+               real[i].mine, real[i].key, real[i].theirs);
+      return true;
+    }
+  if (strcmp(m->precond, meta->precond)) {
+    snprintf(msg, n, "--precond %s differs from the checkpoint's precond = %s", meta->precond,
+             m->precond);
+    return true;
+  }
+  if (m->colors != meta->colors) {
+    snprintf(msg, n, "--colors %d differs from the checkpoint's colors = %d", meta->colors,
+             m->colors);
+    return true;
+  }
+  if (m->asdd_iters != meta->asdd_iters) {
+    snprintf(msg, n, "--asdd-iters %d differs from the checkpoint's asdd_iterations = %d",
+             meta->asdd_iters, m->asdd_iters);
+    return true;
+  }
+  return false;
+}
+
+static cc_err read_latest(const char *dir, char *name, size_t n);
+
+/* Rank 0 at create: the checkpoints dir already holds (latest, else the newest ckpt.<n>) must be
+ * of this problem, or be removed when params->overwrite. */
+static cc_err check_existing(const cc_io_checkpointer *ck)
+{
+  const char *dir = ck->params.dir;
+  char name[64]   = "", path[1300];
+  struct stat st;
+  int newest = -1, it, count = 0;
+  DIR *d = opendir(dir);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (committed_name(e->d_name, &it)) {
+      count++;
+      if (it > newest) newest = it;
+    }
+  closedir(d);
+  snprintf(path, sizeof path, "%s/latest", dir);
+  bool has_latest = stat(path, &st) == 0;
+  if (!count && !has_latest) return CC_OK; /* a fresh directory */
+  char differs[400] = "";
+  bool unverified   = false;
+  if (has_latest) {
+    cc_err err = read_latest(dir, name, sizeof name);
+    if (err) {
+      snprintf(differs, sizeof differs, "latest is unreadable");
+      cc_error_clear();
+    }
+  } else
+    snprintf(name, sizeof name, "ckpt.%d", newest);
+  if (!differs[0]) {
+    snprintf(path, sizeof path, "%s/%s/manifest.json", dir, name);
+    char *text = NULL;
+    io_manifest m;
+    cc_err err = io_read_text(path, &text, NULL);
+    if (!err) err = io_manifest_parse(text, path, &m);
+    cc_free(&text);
+    if (err) {
+      snprintf(differs, sizeof differs, "%.40s/manifest.json cannot be read", name);
+      cc_error_clear();
+    } else {
+      if (!problem_differs(&m, &ck->meta, differs, sizeof differs, &unverified)) differs[0] = '\0';
+      io_manifest_free(&m);
+    }
+  }
+  if (!differs[0]) {
+    if (unverified)
+      fprintf(stderr,
+              "cubecg: warning: %s/%s was written without E, nu, traction and preconditioner: "
+              "they cannot be verified; its checkpoints are taken as this problem's\n",
+              dir, name);
+    return CC_OK; /* the same problem: continue, same-numbered checkpoints are replaced */
+  }
+  CC_CHECK(ck->params.overwrite, CC_ERR_ARG,
+           "--checkpoint-dir %s holds checkpoints of another problem (%s): refusing to mix them; "
+           "use another directory or --checkpoint-overwrite",
+           dir, differs);
+  fprintf(stderr, "cubecg: --checkpoint-overwrite: removing the checkpoints in %s (%s)\n", dir,
+          differs);
+  snprintf(path, sizeof path, "%s/latest", dir); /* first: no pointer to a half-removed one */
+  CC_CHECK(unlink(path) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove %s: %s", path,
+           strerror(errno));
+  d = opendir(dir);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
+  cc_err err = CC_OK;
+  while (!err && (e = readdir(d)) != NULL)
+    if (committed_name(e->d_name, &it)) {
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      err = io_remove_tree(path);
+    }
+  closedir(d);
+  CC_CALL(err);
+  if (ck->params.durable) CC_CALL(io_fsync_path(dir));
+  return CC_OK;
+}
+
 cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc_io_layout *layout,
                                  const cc_io_metadata *meta, cc_io_checkpointer **ckpt)
 {
@@ -101,6 +242,7 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   if (ck->rank == 0) {
     local = io_mkdir_p(params->dir);
     if (!local) local = remove_stale_temporaries(params->dir);
+    if (!local) local = check_existing(ck);
   }
   if (!local && ck->ops->asynchronous && params->n_vectors_hint > 0)
     local = io_offload_reserve((size_t)params->n_vectors_hint * (size_t)layout->n_local_nodes *
@@ -188,8 +330,15 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
   m.n_global_nodes  = ck->layout.n_global_nodes;
   snprintf(m.partition, sizeof m.partition, "%s", ck->meta.partition);
   snprintf(m.ordering, sizeof m.ordering, "%s", ck->meta.ordering);
-  m.durable   = durable;
-  m.n_vectors = ck->n_vectors;
+  m.has_problem = ck->meta.has_problem;
+  m.E           = ck->meta.E;
+  m.nu          = ck->meta.nu;
+  m.traction    = ck->meta.traction;
+  snprintf(m.precond, sizeof m.precond, "%s", ck->meta.precond);
+  m.colors     = ck->meta.colors;
+  m.asdd_iters = ck->meta.asdd_iters;
+  m.durable    = durable;
+  m.n_vectors  = ck->n_vectors;
   memcpy(m.vector_name, ck->vector_name, sizeof m.vector_name);
   io_manifest_file list[2];
   char path[2400];
@@ -238,15 +387,25 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
   char final[1200], latest[64] = "";
   snprintf(final, sizeof final, "%s/ckpt.%d", dir, ck->iteration);
   struct stat st;
-  if (stat(final, &st) == 0) { /* an older run's checkpoint of the same iteration */
+  if (stat(final, &st) == 0) { /* an older run's checkpoint of the same iteration (same problem) */
     snprintf(path, sizeof path, "%s/latest", dir);
     if (stat(path, &st) == 0) CC_CALL(read_latest(dir, latest, sizeof latest));
-    CC_CHECK(strcmp(latest, final + strlen(dir) + 1), CC_ERR_IO,
-             "%s exists and is the latest checkpoint: refusing to replace it", final);
-    CC_CALL(io_remove_tree(final));
-  }
-  CC_CHECK(rename(ck->tmp, final) == 0, CC_ERR_SYS, "rename(%s, %s): %s", ck->tmp, final,
-           strerror(errno));
+    if (!strcmp(latest, final + strlen(dir) + 1)) {
+      /* it is latest: swap the two directories atomically, so that latest names a complete
+       * checkpoint at every instant; the old one, now at the temporary name, goes */
+      CC_CHECK(renameat2(AT_FDCWD, ck->tmp, AT_FDCWD, final, RENAME_EXCHANGE) == 0, CC_ERR_SYS,
+               "renameat2(%s, %s, RENAME_EXCHANGE) to replace the latest checkpoint: %s", ck->tmp,
+               final, strerror(errno));
+      if (durable) CC_CALL(io_fsync_path(dir));
+      CC_CALL(io_remove_tree(ck->tmp));
+    } else {
+      CC_CALL(io_remove_tree(final)); /* not pointed to: removing it first is safe */
+      CC_CHECK(rename(ck->tmp, final) == 0, CC_ERR_SYS, "rename(%s, %s): %s", ck->tmp, final,
+               strerror(errno));
+    }
+  } else
+    CC_CHECK(rename(ck->tmp, final) == 0, CC_ERR_SYS, "rename(%s, %s): %s", ck->tmp, final,
+             strerror(errno));
   if (durable) CC_CALL(io_fsync_path(dir));
 
   /* latest: write a temporary, make it durable, rename over the old pointer (atomic) */
@@ -412,8 +571,8 @@ static cc_err locate(const char *dir, char *cdir, size_t n, char **text)
 }
 
 static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io_layout *layout,
-                             const cc_io_metadata *expect, int size, const cc_io_backend_ops **ops,
-                             cc_io_options *opt)
+                             const cc_io_metadata *expect, int rank, int size,
+                             const cc_io_backend_ops **ops, cc_io_options *opt)
 {
   *ops = cc_io_backend_find(m->backend, opt);
   CC_CHECK(*ops != NULL, CC_ERR_UNSUPPORTED, "%s was written by backend '%s', not built here (%s)",
@@ -426,6 +585,15 @@ static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io
     CC_CHECK(!strcmp(m->solver, expect->solver), CC_ERR_IO,
              "%s holds the state of solver %s, this run uses %s: refusing to restart", cdir,
              m->solver, expect->solver);
+  char differs[400];
+  bool unverified = false;
+  if (expect && problem_differs(m, expect, differs, sizeof differs, &unverified))
+    CC_FAIL(CC_ERR_ARG, "%s (%s): refusing to restart", differs, cdir);
+  if (unverified && rank == 0)
+    fprintf(stderr,
+            "cubecg: warning: %s was written without E, nu, traction, preconditioner, colors and "
+            "ASDD iterations: they cannot be verified against this run\n",
+            cdir);
   CC_CHECK(m->n_global_nodes == layout->n_global_nodes &&
                m->values_per_node == layout->values_per_node,
            CC_ERR_IO, "%s holds %lld nodes x %d values, this run has %lld x %d", cdir,
@@ -505,7 +673,7 @@ static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoin
     opt.fallback     = params->fallback;
   }
   const cc_io_backend_ops *ops;
-  CC_CALL(check_manifest(m, cdir, layout, expect, size, &ops, &opt));
+  CC_CALL(check_manifest(m, cdir, layout, expect, rank, size, &ops, &opt));
   if (!ops->shared_file) {
     CC_CALL(io_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
     return CC_OK;

@@ -100,11 +100,11 @@ static cc_err export_datasets(const cc_io_layout *layout, int nx, int ny, int nz
     uint64_t dims[4]  = {(uint64_t)nz, (uint64_t)ny, (uint64_t)nx, 3};
     uint64_t start[4] = {(uint64_t)(block_start[rank] / plane), 0, 0, 0};
     uint64_t count[4] = {(uint64_t)(rd.n_block / plane), (uint64_t)ny, (uint64_t)nx, 3};
-    err               = io_agree(layout->comm,
-                                 io_h5_write(file, "displacement", 4, dims, start, count, block, NULL, 0));
+    err = io_h5_reserve(path, layout->comm, io_h5_estimate(2, layout->n_global_nodes * 24));
     if (!err)
-      err = io_agree(layout->comm,
-                     io_h5_write(file, "coordinates", 4, dims, start, count, coords, NULL, 0));
+      err = io_h5_write(layout->comm, file, "displacement", 4, dims, start, count, block, NULL, 0);
+    if (!err)
+      err = io_h5_write(layout->comm, file, "coordinates", 4, dims, start, count, coords, NULL, 0);
     cc_err cerr = io_agree(layout->comm, io_h5_close(&file));
     if (!err) err = cerr;
   }

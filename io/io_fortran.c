@@ -46,6 +46,9 @@ static cc_err fortran_stream_write(void *ctx, const void *data, size_t n)
   fortran_ctx *f = ctx;
   int ierr;
   char msg[FORTRAN_MSG];
+  CC_CHECK(!io_inject_enospc(n), CC_ERR_IO,
+           "Fortran WRITE of record %lld (%zu bytes) to %s failed: %s (injected)",
+           (long long)f->records + 1, n, f->path, strerror(ENOSPC));
   cc_fortran_write(f->unit, data, (int64_t)n, &ierr, msg, FORTRAN_MSG);
   CC_CHECK(ierr == 0, CC_ERR_IO,
            "Fortran WRITE of record %lld (%zu bytes) to %s failed (iostat %d): %s",

@@ -3,6 +3,8 @@
  * equal") and the CUBECG_IO_INJECT test seam. */
 #include "io_internal.h"
 
+#include <stdatomic.h>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -106,9 +108,51 @@ bool cc_io_inject(const char *what)
   return false;
 }
 
+/* enospc-after: bytes of the current checkpoint written by this process (the offload helper adds
+ * to it too); enospc-rank compares with the MPI_COMM_WORLD rank noted on the main thread */
+static _Atomic int64_t inject_checkpoint_bytes;
+static int inject_world_rank = -1;
+
+void io_inject_note_rank(void)
+{
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized && MPI_Comm_rank(MPI_COMM_WORLD, &inject_world_rank) != MPI_SUCCESS)
+    inject_world_rank = -1;
+}
+
 void io_inject_next_checkpoint(void)
 {
   inject_checkpoint_number++;
+  inject_checkpoint_bytes = 0;
+  io_inject_note_rank();
+}
+
+/* "KEY=VALUE" in CUBECG_IO_INJECT: the value text (up to ',' or the end), NULL if absent */
+static const char *inject_value(const char *key)
+{
+  const char *env = getenv("CUBECG_IO_INJECT");
+  if (!env) return NULL;
+  size_t len = strlen(key);
+  for (const char *p = env; *p;) {
+    const char *end = strchr(p, ',');
+    size_t n        = end ? (size_t)(end - p) : strlen(p);
+    if (n > len && !strncmp(p, key, len) && p[len] == '=') return p + len + 1;
+    p += n + (end ? 1 : 0);
+  }
+  return NULL;
+}
+
+bool io_inject_enospc(size_t n)
+{
+  const char *after = inject_value("enospc-after");
+  if (!after) return false;
+  const char *rank = inject_value("enospc-rank");
+  if (rank && atoi(rank) != inject_world_rank) return false;
+  long long limit = strtoll(after, NULL, 10);
+  int64_t before  = atomic_fetch_add(&inject_checkpoint_bytes, (int64_t)n);
+  return before + (int64_t)n > limit;
 }
 
 void io_inject_kill_point(void)

@@ -5,8 +5,10 @@
 #include "io_internal.h"
 
 #include <hdf5.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- helpers shared with io_export.c -------------------------------------------------------- */
 static herr_t innermost_error(unsigned n, const H5E_error2_t *e, void *data)
@@ -102,41 +104,89 @@ static cc_err select_block(int ndims, const hsize_t *dims, const uint64_t *start
   return CC_OK;
 }
 
-cc_err io_h5_write(int64_t file, const char *name, int ndims, const uint64_t *dims,
+cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims, const uint64_t *dims,
                    const uint64_t *start, const uint64_t *count, const double *data, char *io_mode,
                    size_t n_io_mode)
 {
   CC_CHECK(ndims >= 1 && ndims <= 8, CC_ERR_ARG, "dataset %s: %d dimensions", name, ndims);
   hsize_t h_dims[8];
-  for (int d = 0; d < ndims; d++) h_dims[d] = dims[d];
-  hid_t fs = -1, ms = -1;
-  CC_CALL(select_block(ndims, h_dims, start, count, &fs, &ms));
-  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  CC_H5(dcpl);
-  CC_H5(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER)); /* every element is written below */
-  CC_H5(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY));
-  hid_t ds = H5Dcreate2(file, name, H5T_IEEE_F64LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  H5Pclose(dcpl);
-  CC_CHECK(ds >= 0, CC_ERR_H5, "H5Dcreate2(%s) in %s failed: %s", name, file_name(file),
-           h5_reason());
-  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-  CC_H5(dxpl);
-  CC_H5(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
-  /* the transfer and the closes always run: they are collective, the caller agrees on errors */
-  herr_t rc                      = H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, dxpl, data);
-  const char *why                = rc < 0 ? h5_reason() : "";
-  H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
-  if (rc >= 0 && io_mode) {
-    H5Pget_mpio_actual_io_mode(dxpl, &mode);
-    snprintf(io_mode, n_io_mode, "%s", io_mode_name(mode));
+  uint64_t bytes = sizeof(double);
+  for (int d = 0; d < ndims; d++) h_dims[d] = dims[d], bytes *= count[d];
+  hid_t fs = -1, ms = -1, dcpl = -1, ds = -1, dxpl = -1;
+  /* Every collective below is entered by all ranks or by none: a rank that fails first only
+   * reports, and the agreement decides. A collective one rank skips never returns on the others
+   * (issue 9: ENOSPC on one rank left the others in H5Dwrite's MPI_File_set_view forever). */
+  cc_err err = select_block(ndims, h_dims, start, count, &fs, &ms);
+  if (!err) {
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (dcpl < 0 || dxpl < 0 || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 || /* all written */
+        H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0 ||
+        H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+      err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__,
+                          "property lists for dataset %s: %s", name, h5_reason());
   }
-  H5Pclose(dxpl);
-  H5Dclose(ds);
-  H5Sclose(fs);
-  H5Sclose(ms);
-  CC_CHECK(rc >= 0, CC_ERR_H5, "collective H5Dwrite of dataset %s in %s failed: %s", name,
-           file_name(file), why);
+  err = io_agree(comm, err);
+  if (!err) {
+    ds = H5Dcreate2(file, name, H5T_IEEE_F64LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (ds < 0)
+      err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__,
+                          "H5Dcreate2(%s) in %s failed: %s", name, file_name(file), h5_reason());
+  }
+  if (!err && io_inject_enospc((size_t)bytes)) /* test seam: this rank's transfer would fail */
+    err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__,
+                        "collective H5Dwrite of dataset %s in %s failed: %s (injected)", name,
+                        file_name(file), strerror(ENOSPC));
+  err = io_agree(comm, err);
+  if (!err) {
+    herr_t rc = H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, dxpl, data);
+    if (rc < 0)
+      err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__,
+                          "collective H5Dwrite of dataset %s in %s failed: %s", name,
+                          file_name(file), h5_reason());
+    H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
+    if (rc >= 0 && io_mode && H5Pget_mpio_actual_io_mode(dxpl, &mode) >= 0)
+      snprintf(io_mode, n_io_mode, "%s", io_mode_name(mode));
+  }
+  if (dxpl >= 0) H5Pclose(dxpl);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (ds >= 0) H5Dclose(ds);
+  if (fs >= 0) H5Sclose(fs);
+  if (ms >= 0) H5Sclose(ms);
+  CC_CALL(err);
   return CC_OK;
+}
+
+/* Collective. Rank 0 reserves bytes for the file at path (posix_fallocate; HDF5 truncates the file
+ * to its real end when it closes it). A full file system is then seen here, by one call on one
+ * rank, and agreed on before any collective transfer: ROMIO writes non-interleaved blocks
+ * independently, so an ENOSPC inside a collective H5Dwrite reaches one rank only while the others
+ * wait in HDF5's next collective forever. */
+cc_err io_h5_reserve(const char *path, MPI_Comm comm, int64_t bytes)
+{
+  int rank;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  cc_err err = CC_OK;
+  if (rank == 0) {
+    int fd = open(path, O_WRONLY);
+    int rc = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+    if (fd >= 0) close(fd);
+    if (rc)
+      err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
+                          "cannot reserve %lld bytes for %s: %s", (long long)bytes, path,
+                          strerror(rc));
+  }
+  CC_CALL(io_agree(comm, err));
+  return CC_OK;
+}
+
+/* What a file of n datasets of bytes each takes at most: objects of 1 MiB or more start on 1 MiB
+ * boundaries (H5Pset_alignment in io_h5_open), plus room for the metadata. */
+int64_t io_h5_estimate(int n, int64_t bytes)
+{
+  const int64_t align = 1 << 20;
+  int64_t each        = bytes >= align ? (bytes + 2 * align - 1) / align * align : bytes;
+  return (int64_t)n * each + (256 << 10);
 }
 
 cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64_t *dims,
@@ -373,7 +423,9 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
   double *block; /* NULL when the layout already is the block (rd->identity) */
   CC_CALL(cached_redist(&h->layout, &rd, &block));
   int vpn    = h->layout.values_per_node;
-  cc_err err = CC_OK;
+  cc_err err = io_h5_reserve(
+      h->path, comm,
+      io_h5_estimate(hd.n_vectors, h->layout.n_global_nodes * vpn * (int64_t)sizeof(double)));
   for (int v = 0; v < hd.n_vectors && !err; v++) {
     const double *data = rd->identity ? state->vector[v] : block;
     if (!rd->identity) err = io_redist_forward(rd, state->vector[v], block);
@@ -381,7 +433,7 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
       uint64_t dims[2]  = {(uint64_t)h->layout.n_global_nodes, (uint64_t)vpn};
       uint64_t start[2] = {(uint64_t)rd->block_start[h->rank], 0};
       uint64_t count[2] = {(uint64_t)rd->n_block, (uint64_t)vpn};
-      err = io_h5_write(h->file, hd.vector_name[v], 2, dims, start, count, data, h->io_mode,
+      err = io_h5_write(comm, h->file, hd.vector_name[v], 2, dims, start, count, data, h->io_mode,
                         sizeof h->io_mode);
     }
     err = io_agree(comm, err);
@@ -397,12 +449,19 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
 /* HDF5 1.10 leaves a file whose H5Fclose failed (metadata not writable: ENOSPC, EFBIG) half
  * destroyed but registered, and closes it again at exit, which crashes. So when the metadata
  * cannot be flushed the file is not closed at all: its id is abandoned (HDF5 gives up on it at
- * exit) and its temporary directory is removed by the checkpoint manager. */
-static void abandon_if_unflushable(h5_ctx *h)
+ * exit) and its temporary directory is removed by the checkpoint manager. H5Fflush and H5Fclose are
+ * collective: whether to close or abandon is agreed on, so that every rank does the same; why gets
+ * this rank's reason. */
+static bool flush_agreed(h5_ctx *h, char *why, size_t n)
 {
-  if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) >= 0) return;
-  H5Eclear2(H5E_DEFAULT);
-  h->file = -1;
+  int ok = H5Fflush(h->file, H5F_SCOPE_GLOBAL) >= 0;
+  snprintf(why, n, "%s", ok ? "failed on another rank" : h5_reason());
+  if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, h->layout.comm) != MPI_SUCCESS) {
+    snprintf(why, n, "MPI_Allreduce of the flush result failed");
+    ok = 0;
+  }
+  if (!ok) h->file = -1; /* abandoned on every rank */
+  return ok;
 }
 
 static cc_err h5_commit(void *ctx, cc_io_file_info *info)
@@ -411,14 +470,10 @@ static cc_err h5_commit(void *ctx, cc_io_file_info *info)
   double t0 = MPI_Wtime();
   /* H5Fflush ends in MPI_File_sync (all ranks' data on stable storage); the fsync after the close
    * covers the metadata H5Fclose still writes */
-  cc_err err = CC_OK;
-  if (h->opt.durable && H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) {
-    err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__, "H5Fflush(%s) failed: %s", h->path,
-                        h5_reason());
-    h->file = -1; /* abandoned, see abandon_if_unflushable */
-  }
-  cc_err cerr = io_h5_close(&h->file);
-  if (!err) err = cerr;
+  char why[256];
+  CC_CHECK(!h->opt.durable || flush_agreed(h, why, sizeof why), CC_ERR_H5, "H5Fflush(%s): %s",
+           h->path, why);
+  cc_err err = io_h5_close(&h->file);
   if (!err && h->opt.durable && h->rank == 0) err = io_fsync_path(h->path);
   CC_CALL(io_agree(h->layout.comm, err));
   h->seconds += MPI_Wtime() - t0;
@@ -523,8 +578,10 @@ static cc_err h5_close(void *ctx)
 {
   h5_ctx *h = ctx;
   if (!h) return CC_OK;
-  /* closed here only after a failure; see abandon_if_unflushable */
-  if (h->file >= 0 && h->mode == CC_IO_WRITE) abandon_if_unflushable(h);
+  /* a file still open for writing is closed here only after a failure; see flush_agreed (this
+   * error is not reported: the one that brought us here is on its way up) */
+  char why[256];
+  if (h->file >= 0 && h->mode == CC_IO_WRITE) (void)flush_agreed(h, why, sizeof why);
   cc_err err = io_h5_close(&h->file);
   cc_free(&h);
   CC_CALL(err);

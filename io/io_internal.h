@@ -71,8 +71,13 @@ CC_WUR cc_err io_remove_tree(const char *path); /* a flat directory (or a file) 
 CC_WUR cc_err io_read_text(const char *path, char **text, size_t *n);
 /* Inject a kill: raises SIGKILL when "kill-during-write[:N]" matches checkpoint number count. */
 void io_inject_kill_point(void);
-/* Called once per checkpoint write: numbers the checkpoints for "kill-during-write:N". */
+/* Called once per checkpoint write (main thread): numbers the checkpoints for
+ * "kill-during-write:N", restarts the byte count of "enospc-after", notes the rank. */
 void io_inject_next_checkpoint(void);
+void io_inject_note_rank(void); /* main thread: the MPI_COMM_WORLD rank "enospc-rank" compares */
+/* "enospc-after=BYTES[,enospc-rank=R]": whether a write of n more bytes of the current checkpoint
+ * must fail with ENOSPC on this process (then the writer reports strerror(ENOSPC)). Thread-safe. */
+bool io_inject_enospc(size_t n);
 
 /* Agree on an error across comm: every rank returns the lowest failing rank's code; ranks that did
  * not fail get that rank's innermost message in their chain (so rank 0 can print it). */
@@ -126,6 +131,12 @@ typedef struct {
   int nx, ny, nz, ranks, values_per_node;
   int64_t n_global_nodes;
   char partition[32], ordering[16];
+  /* the system's parameters (cc_io_metadata.has_problem); has_problem false in a manifest written
+   * before they were recorded: a restart cannot verify them */
+  bool has_problem;
+  double E, nu, traction;
+  char precond[16];
+  int colors, asdd_iters;
   bool durable;
   int n_vectors;
   char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
@@ -133,6 +144,9 @@ typedef struct {
   io_manifest_file *files;
 } io_manifest;
 CC_WUR cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable);
+/* Parses manifest text (NUL-terminated, any bytes: bounded, never crashes) with cJSON. Unknown keys
+ * are tolerated; a missing or mistyped required key is refused naming the key and path. The
+ * "problem" object is optional (older manifests): m->has_problem says whether it was complete. */
 CC_WUR cc_err io_manifest_parse(const char *text, const char *path, io_manifest *m);
 void io_manifest_free(io_manifest *m);
 
@@ -142,9 +156,14 @@ void io_manifest_free(io_manifest *m);
  * actual I/O mode (H5Pget_mpio_actual_io_mode) as text. */
 CC_WUR cc_err io_h5_open(const char *path, MPI_Comm comm, cc_io_mode mode, int64_t *file);
 CC_WUR cc_err io_h5_close(int64_t *file);
-CC_WUR cc_err io_h5_write(int64_t file, const char *name, int ndims, const uint64_t *dims,
-                          const uint64_t *start, const uint64_t *count, const double *data,
-                          char *io_mode, size_t n_io_mode);
+/* io_h5_write agrees on comm (the file's communicator) before each collective it enters, so a
+ * failure on one rank never leaves the others inside HDF5; the error is returned on every rank. */
+CC_WUR cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims,
+                          const uint64_t *dims, const uint64_t *start, const uint64_t *count,
+                          const double *data, char *io_mode, size_t n_io_mode);
+/* Collective: rank 0 reserves bytes for the open file at path (posix_fallocate), agreed. */
+CC_WUR cc_err io_h5_reserve(const char *path, MPI_Comm comm, int64_t bytes);
+int64_t io_h5_estimate(int n_datasets, int64_t bytes_each); /* upper bound of the file's size */
 CC_WUR cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64_t *dims,
                          const uint64_t *start, const uint64_t *count, double *data);
 

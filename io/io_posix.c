@@ -45,7 +45,9 @@ static cc_err posix_stream_open(const char *path, cc_io_mode mode, const cc_io_o
 static cc_err posix_stream_write(void *ctx, const void *data, size_t n)
 {
   posix_ctx *p = ctx;
-  size_t w     = fwrite(data, 1, n, p->f);
+  CC_CHECK(!io_inject_enospc(n), CC_ERR_IO, "fwrite to %s failed at offset %lld: %s (injected)",
+           p->path, (long long)p->offset, strerror(ENOSPC));
+  size_t w = fwrite(data, 1, n, p->f);
   CC_CHECK(w == n, CC_ERR_IO, "fwrite to %s failed at offset %lld: %s", p->path,
            (long long)(p->offset + (int64_t)w), strerror(errno));
   p->offset += (int64_t)n;

@@ -229,6 +229,8 @@ static cc_err submit(uring_ctx *u, int s)
   while (sl->done < sl->want) { /* pwrite / pread paths */
     ssize_t rc =
         u->mode == CC_IO_WRITE ? pwrite(u->fd, buf, len, off) : pread(u->fd, buf, len, off);
+    if (rc > 0 && u->mode == CC_IO_WRITE && io_inject_enospc((size_t)rc))
+      rc = -1, errno = ENOSPC; /* test seam */
     if (rc < 0 && errno == EINTR) continue;
     CC_CHECK(rc >= 0, CC_ERR_IO, "%s of %zu bytes at offset %lld in %s failed: %s",
              u->mode == CC_IO_WRITE ? "pwrite" : "pread", len, (long long)off, u->path,
@@ -269,6 +271,7 @@ static cc_err reap(uring_ctx *u)
   if (res > 2 * URING_ALIGN && sl->done == 0 && cc_io_inject("uring-short"))
     res = res / 2 / URING_ALIGN * URING_ALIGN;
   if (res > 0 && cc_io_inject("uring-eio")) res = -EIO;
+  if (res > 0 && u->mode == CC_IO_WRITE && io_inject_enospc((size_t)res)) res = -ENOSPC;
   if (res == -EAGAIN || res == -EINTR) return submit(u, s);
   if (res == -EINVAL && u->direct)
     CC_FAIL(CC_ERR_URING,

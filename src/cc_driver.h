@@ -36,6 +36,7 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
+  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
   char restart[CC_PATH_MAX];
   char timing[CC_NAME_MAX];    /* on|off */
   char placement[CC_PATH_MAX]; /* name of the rank/thread placement (Table 6 mapping); "" = none */

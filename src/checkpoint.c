@@ -41,7 +41,14 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
     snprintf(meta->partition, sizeof meta->partition, "box %dx%dx%d", mesh->px, mesh->py, mesh->pz);
   snprintf(meta->solver, sizeof meta->solver, "%s", solver ? solver : "");
   snprintf(meta->ordering, sizeof meta->ordering, "%s", ord->kind);
-  (void)opts;
+  /* the parameters that define the system: a restart or a reused --checkpoint-dir must match */
+  meta->has_problem = true;
+  meta->E           = opts->mesh.E;
+  meta->nu          = opts->mesh.nu;
+  meta->traction    = opts->mesh.traction;
+  snprintf(meta->precond, sizeof meta->precond, "%.15s", opts->precond);
+  meta->colors     = opts->colors;
+  meta->asdd_iters = opts->asdd_iters;
 }
 
 cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
@@ -63,6 +70,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   params.io_buffer_bytes = (size_t)opts->io_buffer;
   params.fallback        = opts->io_fallback != 0;
   params.n_vectors_hint  = CC_STATE_MAX_VECTORS;
+  params.overwrite       = opts->checkpoint_overwrite != 0;
   cc_io_metadata meta;
   metadata_fill(opts, mesh, ord, solver, &meta);
   CC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
@@ -139,9 +147,15 @@ cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const
   cc_io_metadata expect;
   metadata_fill(opts, mesh, ord, NULL, &expect);
   expect.partition[0] = '\0'; /* hdf5 checkpoints may come from another partition */
+  /* the reader honours the I/O options of this run (--io-fallback, --io-buffer): the backend
+   * itself is the manifest's */
+  cc_io_checkpoint_params params;
+  cc_io_checkpoint_params_default(&params);
+  params.io_buffer_bytes = (size_t)opts->io_buffer;
+  params.fallback        = opts->io_fallback != 0;
   cc_io_restart_info info;
-  CC_CALL(
-      cc_io_checkpoint_read(opts->restart, NULL, &dc->layout, &expect, &dc->restart_state, &info));
+  CC_CALL(cc_io_checkpoint_read(opts->restart, &params, &dc->layout, &expect, &dc->restart_state,
+                                &info));
   cc_io_state *in = &dc->restart_state;
   CC_CHECK(strcmp(in->solver, solver) == 0, CC_ERR_ARG,
            "--restart %s holds a '%s' checkpoint, but --solver is '%s'", opts->restart, in->solver,

@@ -70,6 +70,8 @@ static const opt_spec option_table[] = {
      "stdio buffer of the posix backend (setvbuf)"},
     {"io-fallback", OPT_FLAG, OFF(io_fallback), "0", NULL,
      "allow the uring backend's explicit fallback chain (else a clear error)"},
+    {"checkpoint-overwrite", OPT_FLAG, OFF(checkpoint_overwrite), "0", NULL,
+     "remove checkpoints of another problem in --checkpoint-dir (else refused)"},
     {"restart", OPT_STRING, OFF(restart), "", NULL,
      "resume from the newest complete checkpoint in DIR"},
     {"timing", OPT_CHOICE, OFF(timing), "on", "on|off", "per-kernel timers (off: counts only)"},

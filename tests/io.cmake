@@ -45,6 +45,27 @@ foreach(backend ${CC_IO_BACKENDS})
     endif()
   endforeach()
 endforeach()
+# ENOSPC on every rank, on rank 0 only, on the last rank only (CUBECG_IO_INJECT=enospc-after): the
+# checkpoint fails everywhere, never hangs (a collective one rank skips would: TIMEOUT), the previous
+# one loads. Then the same on a real full file system (a small tmpfs; skipped where mount is not
+# permitted), through the driver, restarting from the previous checkpoint.
+foreach(backend ${CC_IO_BACKENDS})
+  cc_add_mpi_test(NAME io_enospc_inject_${backend} RANKS 2 4
+                  COMMAND $<TARGET_FILE:test_io_integrity> enospc-inject ${backend}
+                          ${CC_IO_TEST_DIR}/enospc_inject_${backend})
+  foreach(np 2 4)
+    if(np GREATER CC_TEST_MAX_PROCS)
+      continue()
+    endif()
+    set_tests_properties(io_enospc_inject_${backend}_np${np} PROPERTIES TIMEOUT 120)
+    add_test(NAME io_enospc_tmpfs_${backend}_np${np}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/io_enospc_tmpfs.sh ${MPIEXEC_EXECUTABLE} ${np}
+                     $<TARGET_FILE:cubecg> ${backend} ${CC_IO_TEST_DIR}/enospc_tmpfs_${backend}_np${np})
+    set_tests_properties(io_enospc_tmpfs_${backend}_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 300
+                         SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1")
+  endforeach()
+endforeach()
+
 foreach(backend uring offload-uring)
   cc_add_mpi_test(NAME io_odirect_${backend} RANKS 1 2
                   COMMAND $<TARGET_FILE:test_io_integrity> odirect ${backend}
@@ -57,3 +78,73 @@ cc_add_mpi_test(NAME io_uring_seams RANKS 1 2
 cc_add_unit(test_io_export test_io_export.c)
 cc_add_mpi_test(NAME io_export RANKS 1 2 4
                 COMMAND $<TARGET_FILE:test_io_export> ${CC_IO_TEST_DIR}/export)
+
+# The checkpoint manifest's reader (cJSON): formatting-independent, unknown keys tolerated, missing
+# or mistyped keys refused naming key and file, arbitrary bytes refused without a crash.
+cc_add_unit(test_io_manifest test_io_manifest.c)
+cc_add_mpi_test(NAME io_manifest RANKS 1 COMMAND $<TARGET_FILE:test_io_manifest>
+                ${CC_IO_TEST_DIR}/manifest)
+
+# Restarts and checkpoint directories through the driver (issue 9, items 4-6).
+find_package(Python3 COMPONENTS Interpreter)
+set(CC_IO_DRV ${CC_IO_TEST_DIR}/driver)
+file(MAKE_DIRECTORY ${CC_IO_DRV})
+set(CC_IO_RUN ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=1 ${MPIEXEC_EXECUTABLE} -n 2
+              $<TARGET_FILE:cubecg> --nx 10 --ny 9 --nz 8 --quiet)
+set(CC_IO_EXPECT sh ${CMAKE_CURRENT_SOURCE_DIR}/io_expect.sh)
+# 4. the manifest records the problem; a restart with another value is refused (exit 2) naming it
+add_test(NAME io_problem_write
+         COMMAND ${CC_IO_RUN} --checkpoint posix --checkpoint-dir ${CC_IO_DRV}/problem
+                 --checkpoint-every 10)
+set_tests_properties(io_problem_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP io_problem)
+set(CC_IO_MISMATCH
+    "E|--E 2|--E 2 differs from the checkpoint's E = 1"
+    "nu|--nu 0.25|--nu 0.25 differs from the checkpoint's nu = 0.29999999999999999"
+    "traction|--traction 1.0000000000000002|--traction 1.0000000000000002 differs from the checkpoint's traction = 1"
+    "precond|--precond jacobi|--precond jacobi differs from the checkpoint's precond = asdd"
+    "ordering|--ordering rcm|--ordering rcm differs from the checkpoint's ordering = cm-rcm"
+    "colors|--colors 5|--colors 5 differs from the checkpoint's colors = 10"
+    "asdd_iters|--asdd-iters 3|--asdd-iters 3 differs from the checkpoint's asdd_iterations = 2")
+foreach(case ${CC_IO_MISMATCH})
+  string(REPLACE "|" ";" fields "${case}")
+  list(GET fields 0 name)
+  list(GET fields 1 option)
+  list(GET fields 2 message)
+  separate_arguments(option)
+  add_test(NAME io_restart_refuses_${name}
+           COMMAND ${CC_IO_EXPECT} 2 "${message}" -- ${CC_IO_RUN} --restart ${CC_IO_DRV}/problem
+                   ${option})
+  set_tests_properties(io_restart_refuses_${name} PROPERTIES PROCESSORS 2
+                       FIXTURES_REQUIRED io_problem)
+endforeach()
+add_test(NAME io_restart_same_problem
+         COMMAND ${CC_IO_EXPECT} 0 "" -- ${CC_IO_RUN} --restart ${CC_IO_DRV}/problem)
+add_test(NAME io_restart_old_manifest
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/io_old_manifest.sh ${Python3_EXECUTABLE}
+                 ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:cubecg> ${CC_IO_DRV}/problem
+                 ${CC_IO_DRV}/old_manifest)
+set_tests_properties(io_restart_same_problem io_restart_old_manifest PROPERTIES PROCESSORS 2
+                     ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_REQUIRED io_problem)
+# 5. the same command twice, another problem refused, --checkpoint-overwrite
+add_test(NAME io_checkpoint_dirs
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/io_ckpt_dirs.sh ${MPIEXEC_EXECUTABLE}
+                 $<TARGET_FILE:cubecg> ${CC_IO_DRV}/dirs)
+set_tests_properties(io_checkpoint_dirs PROPERTIES PROCESSORS 2 TIMEOUT 300
+                     ENVIRONMENT OMP_NUM_THREADS=1)
+# 6. --restart honours --io-fallback: a uring checkpoint written through the fallback chain (O_DIRECT
+# refused, CUBECG_IO_INJECT=odirect-einval) restarts with --io-fallback, and without it is refused
+# with a message that names the option
+set(CC_IO_NODIRECT ${CMAKE_COMMAND} -E env CUBECG_IO_INJECT=odirect-einval OMP_NUM_THREADS=1
+                   ${MPIEXEC_EXECUTABLE} -n 2 $<TARGET_FILE:cubecg> --nx 10 --ny 9 --nz 8 --quiet)
+add_test(NAME io_fallback_write
+         COMMAND ${CC_IO_NODIRECT} --checkpoint uring --io-fallback --checkpoint-every 10
+                 --checkpoint-dir ${CC_IO_DRV}/fallback)
+set_tests_properties(io_fallback_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP io_fallback)
+add_test(NAME io_fallback_restart
+         COMMAND ${CC_IO_EXPECT} 0 "" -- ${CC_IO_NODIRECT} --restart ${CC_IO_DRV}/fallback
+                 --io-fallback)
+add_test(NAME io_fallback_restart_refused
+         COMMAND ${CC_IO_EXPECT} 1 "use --io-fallback" -- ${CC_IO_NODIRECT} --restart
+                 ${CC_IO_DRV}/fallback)
+set_tests_properties(io_fallback_restart io_fallback_restart_refused PROPERTIES PROCESSORS 2
+                     FIXTURES_REQUIRED io_fallback)

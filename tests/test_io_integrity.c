@@ -3,6 +3,9 @@
  *   corrupt     flip a byte in a committed file: restart refused naming the file; older one loads
  *   truncate    cut a committed file short: refused naming the file ("truncated")
  *   enospc      RLIMIT_FSIZE makes the 2nd checkpoint fail: the 1st stays latest and loads
+ *   enospc-inject  CUBECG_IO_INJECT=enospc-after=4096 on every rank, on rank 0 only, on the last
+ *               rank only: each checkpoint fails on every rank without a hang (ctest TIMEOUT), the
+ *               1st stays latest and loads, and a later checkpoint succeeds again
  *   odirect     CUBECG_IO_INJECT=odirect-einval: clear error; with fallback the path is reported
  *   seams       uring-eperm / register-enomem: clear errors; with fallback the chain's next step
  *   kill-write  write ckpt 10, then 20 (run with CUBECG_IO_INJECT=kill-during-write:2: dies)
@@ -136,6 +139,35 @@ static void mode_enospc(const char *backend, const char *dir)
     TIO_CHECK(!tio_exists(dir, "ckpt.20") && !tio_exists(dir, "ckpt.20.tmp"),
               "failed checkpoint left behind");
   expect_loads(dir, 10);
+}
+
+static void mode_enospc_inject(const char *backend, const char *dir)
+{
+  cc_io_checkpointer *ck = make(backend, dir, false);
+  TIO_OK(write_one(ck, 10));
+  const char *targets[] = {"all", "first", "last"};
+  for (int t = 0; t < 3; t++) {
+    char inject[96], context[96], name[32];
+    if (t == 0)
+      snprintf(inject, sizeof inject, "enospc-after=4096");
+    else
+      snprintf(inject, sizeof inject, "enospc-after=4096,enospc-rank=%d", t == 1 ? 0 : size - 1);
+    setenv("CUBECG_IO_INJECT", inject, 1);
+    int iteration = 20 + 10 * t;
+    snprintf(context, sizeof context, "%s: ENOSPC on %s rank(s)", backend, targets[t]);
+    expect_refused(write_one(ck, iteration), "No space left on device", context);
+    unsetenv("CUBECG_IO_INJECT");
+    cc_io_checkpoint_stats stats;
+    cc_io_checkpointer_stats(ck, &stats);
+    TIO_CHECK(stats.count == 1 && stats.last_iteration == 10, "%s: stats %d, %d", context,
+              stats.count, stats.last_iteration);
+    snprintf(name, sizeof name, "ckpt.%d", iteration);
+    if (rank == 0) TIO_CHECK(!tio_exists(dir, name), "%s: failed checkpoint committed", context);
+    expect_loads(dir, 10); /* the previous checkpoint stays latest and restartable */
+  }
+  TIO_OK(write_one(ck, 50)); /* nothing left half-done: the next checkpoint succeeds */
+  cc_io_checkpointer_destroy(&ck);
+  expect_loads(dir, 50);
 }
 
 static void mode_odirect(const char *backend, const char *dir)
@@ -273,6 +305,8 @@ int main(int argc, char **argv)
     mode_corrupt(backend, dir, true);
   else if (!strcmp(mode, "enospc"))
     mode_enospc(backend, dir);
+  else if (!strcmp(mode, "enospc-inject"))
+    mode_enospc_inject(backend, dir);
   else if (!strcmp(mode, "odirect"))
     mode_odirect(backend, dir);
   else if (!strcmp(mode, "seams"))
