@@ -79,6 +79,10 @@ static const opt_spec option_table[] = {
      "refuse meshes whose estimate exceeds this fraction of the node's RAM"},
     {"quiet", OPT_FLAG, OFF(quiet), "0", NULL, "no summary on stdout"},
     {"help", OPT_FLAG, OFF(help), "0", NULL, "print this help"},
+    {"monitor", OPT_INT, OFF(monitor), "0", NULL,
+     "print |r|/|b|, ms/iteration, time left every N iterations (0 = every 10 s, -1 = off)"},
+    {"export-deformed", OPT_FLAG, OFF(export_deformed), "0", NULL,
+     "with --export-solution: also the deformed coordinates x + u (second grid)"},
 };
 #define N_OPTIONS ((int)(sizeof option_table / sizeof option_table[0]))
 
@@ -264,6 +268,9 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
            opts->checkpoint_keep);
   CC_CHECK(opts->io_buffer >= 512 && opts->io_buffer <= (1LL << 30), CC_ERR_ARG,
            "--io-buffer %lld must be between 512 bytes and 1 GiB", (long long)opts->io_buffer);
+  CC_CHECK(opts->monitor >= -1, CC_ERR_ARG, "--monitor %d must be >= -1", opts->monitor);
+  CC_CHECK(!opts->export_deformed || opts->export_solution[0], CC_ERR_ARG,
+           "--export-deformed needs --export-solution FILE");
   CC_CHECK(opts->analytic_tol > 0, CC_ERR_ARG, "--analytic-tol %g must be > 0", opts->analytic_tol);
   CC_CHECK(opts->memory_fraction > 0 && opts->memory_fraction <= 1, CC_ERR_ARG,
            "--memory-fraction %g must be in (0, 1]", opts->memory_fraction);
