@@ -171,3 +171,23 @@ foreach(solver cgcg pipecg gropp)
   set_tests_properties(driver_ckpt_${solver}_restart PROPERTIES PROCESSORS 2
                        ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_REQUIRED ckpt_${solver})
 endforeach()
+
+# Partial results: a real signal (SIGTERM to mpiexec, forwarded by Hydra; SIGUSR1 to one rank only,
+# so the ranks must agree) stops the solve after an iteration: exit 4, report "interrupted", a last
+# checkpoint that a restart resumes from. The iteration monitor prints |r|/|b|, ms/it, time left.
+add_test(NAME driver_signal_term
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/signal_stop.sh ${MPIEXEC_EXECUTABLE} ${CUBECG}
+                 ${Python3_EXECUTABLE} ${OUT}/signal_term TERM mpiexec 10)
+add_test(NAME driver_signal_usr1_one_rank
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/signal_stop.sh ${MPIEXEC_EXECUTABLE} ${CUBECG}
+                 ${Python3_EXECUTABLE} ${OUT}/signal_usr1 USR1 one-rank 0)
+set_tests_properties(driver_signal_term driver_signal_usr1_one_rank PROPERTIES PROCESSORS 2
+                     TIMEOUT 300)
+add_test(NAME driver_monitor_lines
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 12 --ny 12 --nz 12 --monitor 5)
+set_tests_properties(driver_monitor_lines PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+  PASS_REGULAR_EXPRESSION "mesh \\+ partition.*ordering.*assembly.*setup.*solve 1/1: pcg-ar.*pcg-ar +5  \\|r\\|/\\|b\\| [0-9.e+-]+ +[0-9.]+ ms/it  left \\?.*pcg-ar +10  \\|r\\|/\\|b\\| [0-9.e+-]+ +[0-9.]+ ms/it  left [0-9.]+ s.*verification: PASSED")
+add_test(NAME driver_monitor_quiet
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 12 --ny 12 --nz 12 --quiet)
+set_tests_properties(driver_monitor_quiet PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+                     FAIL_REGULAR_EXPRESSION "ms/it|mesh \\+ partition|solve 1/1")
