@@ -199,11 +199,18 @@ const char *cc_driver_restart_path(const cc_driver_ckpt *dc)
 /* --export-solution FILE: the displacements (original local numbering) to HDF5 + XDMF. */
 cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh, const double *u)
 {
-  cc_io_layout layout = {.comm            = mesh->comm.comm,
-                         .n_local_nodes   = mesh->n_internal,
-                         .global_node_id  = mesh->global_id,
-                         .n_global_nodes  = mesh->n_global_nodes,
-                         .values_per_node = 3};
-  CC_CALL(cc_io_export_solution(&layout, mesh->nx, mesh->ny, mesh->nz, u, opts->export_solution));
+  cc_io_layout layout        = {.comm            = mesh->comm.comm,
+                                .n_local_nodes   = mesh->n_internal,
+                                .global_node_id  = mesh->global_id,
+                                .n_global_nodes  = mesh->n_global_nodes,
+                                .values_per_node = 3};
+  cc_io_export_params params = {.nx       = mesh->nx,
+                                .ny       = mesh->ny,
+                                .nz       = mesh->nz,
+                                .E        = opts->mesh.E,
+                                .nu       = opts->mesh.nu,
+                                .traction = opts->mesh.traction,
+                                .deformed = opts->export_deformed != 0};
+  CC_CALL(cc_io_export_solution(&layout, &params, u, opts->export_solution));
   return CC_OK;
 }

@@ -191,3 +191,19 @@ add_test(NAME driver_monitor_quiet
          COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 12 --ny 12 --nz 12 --quiet)
 set_tests_properties(driver_monitor_quiet PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
                      FAIL_REGULAR_EXPRESSION "ms/it|mesh \\+ partition|solve 1/1")
+
+# The solution export opens in the viewers: meshio (XDMF Hexahedron grid, HDF5 attributes via h5py)
+# and VTK's vtkXdmfReader (ParaView's XDMF reader); skipped with a message when the Python package
+# is absent (tests/ensure-viewers.sh installs them).
+add_test(NAME driver_export_solution
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 7 --ny 6 --nz 5 --E 2 --nu 0.25
+                 --traction 3 --export-solution ${OUT}/export_sol --export-deformed --quiet)
+set_tests_properties(driver_export_solution PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+                     FIXTURES_SETUP export_solution)
+foreach(viewer meshio vtk)
+  add_test(NAME export_viewer_${viewer}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_export_viewers.py ${viewer}
+                   ${OUT}/export_sol 7 6 5 2 0.25 3)
+  set_tests_properties(export_viewer_${viewer} PROPERTIES FIXTURES_REQUIRED export_solution
+                       SKIP_RETURN_CODE 77)
+endforeach()
