@@ -199,11 +199,12 @@ const char *cc_driver_restart_path(const cc_driver_ckpt *dc)
 /* --export-solution FILE: the displacements (original local numbering) to HDF5 + XDMF. */
 cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh, const double *u)
 {
-  cc_io_layout layout        = {.comm            = mesh->comm.comm,
-                                .n_local_nodes   = mesh->n_internal,
-                                .global_node_id  = mesh->global_id,
-                                .n_global_nodes  = mesh->n_global_nodes,
-                                .values_per_node = 3};
+  cc_io_layout layout = {.comm            = mesh->comm.comm,
+                         .n_local_nodes   = mesh->n_internal,
+                         .global_node_id  = mesh->global_id,
+                         .n_global_nodes  = mesh->n_global_nodes,
+                         .values_per_node = 3};
+  /* recorded as attributes of the HDF5 file */
   cc_io_export_params params = {.nx       = mesh->nx,
                                 .ny       = mesh->ny,
                                 .nz       = mesh->nz,
