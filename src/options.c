@@ -56,7 +56,7 @@ static const opt_spec option_table[] = {
     {"export-matrix", OPT_STRING, OFF(export_matrix), "", NULL,
      "write the global matrix (Matrix Market, global DOF numbering)"},
     {"export-solution", OPT_STRING, OFF(export_solution), "", NULL,
-     "write displacements to HDF5 (+ XDMF beside it for ParaView)"},
+     "write FILE.h5 + FILE.xmf (hexahedra, displacement) for ParaView/VisIt/meshio"},
     {"checkpoint", OPT_CHOICE, OFF(checkpoint), "",
      "|posix|uring|offload|offload-uring|hdf5|fortran",
      "checkpoint backend (empty = no checkpoints)"},
@@ -77,12 +77,13 @@ static const opt_spec option_table[] = {
      "built-in check: max relative error against the analytic solution"},
     {"memory-fraction", OPT_DOUBLE, OFF(memory_fraction), "0.8", NULL,
      "refuse meshes whose estimate exceeds this fraction of the node's RAM"},
-    {"quiet", OPT_FLAG, OFF(quiet), "0", NULL, "no summary on stdout"},
+    {"quiet", OPT_FLAG, OFF(quiet), "0", NULL,
+     "no stage, checkpoint, summary lines (an explicit --monitor N still prints)"},
     {"help", OPT_FLAG, OFF(help), "0", NULL, "print this help"},
     {"monitor", OPT_INT, OFF(monitor), "0", NULL,
-     "print |r|/|b|, ms/iteration, time left every N iterations (0 = every 10 s, -1 = off)"},
+     "print |r|/|b|, ms/it, time left every N iterations (0 = after 3 s, then every 10 s; -1 off)"},
     {"export-deformed", OPT_FLAG, OFF(export_deformed), "0", NULL,
-     "with --export-solution: also the deformed coordinates x + u (second grid)"},
+     "with --export-solution: also x + u (attribute, and FILE-deformed.xmf)"},
 };
 #define N_OPTIONS ((int)(sizeof option_table / sizeof option_table[0]))
 
@@ -223,7 +224,10 @@ void cc_options_help(FILE *out)
       out,
       "\nenvironment: OMP_NUM_THREADS (threads per rank), MPIR_CVAR_ASYNC_PROGRESS=1 or\n"
       "MPICH_ASYNC_PROGRESS=1 (MPICH progress thread; cubecg then asks for MPI_THREAD_MULTIPLE),\n"
-      "MPIR_CVAR_PROGRESS_THREAD_AFFINITY (pin it), CUBECG_IO_INJECT (I/O test seams)\n");
+      "MPIR_CVAR_PROGRESS_THREAD_AFFINITY (pin it), CUBECG_IO_INJECT (I/O test seams),\n"
+      "CUBECG_SIGNAL_CHECK_EVERY (iterations between signal checks, default 10)\n"
+      "signals: SIGTERM, SIGINT, SIGUSR1 stop after the current iteration (last checkpoint,\n"
+      "report marked interrupted, exit code 4); a second one kills at once\n");
 }
 
 void cc_options_json(const cc_options *opts, cc_json *js)
