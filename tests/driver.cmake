@@ -207,3 +207,9 @@ foreach(viewer meshio vtk)
   set_tests_properties(export_viewer_${viewer} PROPERTIES FIXTURES_REQUIRED export_solution
                        SKIP_RETURN_CODE 77)
 endforeach()
+
+# The report is rewritten after each solve: SIGKILL during the second solve leaves the first.
+add_test(NAME driver_partial_report_sigkill
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/partial_report.sh ${MPIEXEC_EXECUTABLE} ${CUBECG}
+                 ${Python3_EXECUTABLE} ${OUT}/partial_report)
+set_tests_properties(driver_partial_report_sigkill PROPERTIES PROCESSORS 2 TIMEOUT 300)
