@@ -192,6 +192,7 @@ cc_err cc_run_pipeline(cc_run *run)
   run->edge_cut = mesh.edge_cut;
   if (opts->export_matrix[0]) {
     /* the export speaks the natural numbering: a natural assembly of its own, freed at once */
+    cc_stage(run, "export: matrix %s", opts->export_matrix);
     CC_CALL(cc_mesh_assemble(&mesh, &opts->mesh, &a, &b));
     CC_CALL(cc_mesh_export_matrix(&mesh, &a, opts->export_matrix)); /* timed as CC_T_EXPORT */
     cc_bcrs_free(&a);
