@@ -21,3 +21,7 @@ fi
 if [ -x "$here/jobs/ensure-python.sh" ]; then
   "$here/jobs/ensure-python.sh"
 fi
+# optional: meshio/h5py/vtk for the export_viewer_* tests (they skip with a message without them)
+if [ -x "$here/tests/ensure-viewers.sh" ]; then
+  "$here/tests/ensure-viewers.sh"
+fi

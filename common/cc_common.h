@@ -39,7 +39,8 @@ enum {
   CC_ERR_METIS,   /* METIS returned an error */
   CC_ERR_NUMERIC, /* breakdown, NaN, singular block */
   CC_ERR_CHECK,   /* a built-in verification failed */
-  CC_ERR_UNSUPPORTED
+  CC_ERR_UNSUPPORTED,
+  CC_ERR_INTERRUPTED /* a signal asked the run to stop (the solver's loop is left with it) */
 };
 
 #define CC_WUR __attribute__((warn_unused_result))

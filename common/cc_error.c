@@ -18,8 +18,9 @@ const char *cc_error_name(cc_err code)
   static const char *names[] = {
       "ok",          "invalid argument", "out of memory", "MPI error",
       "OS error",    "I/O error",        "HDF5 error",    "io_uring error",
-      "METIS error", "numerical error",  "check failed",  "unsupported"};
-  if (code < 0 || code > CC_ERR_UNSUPPORTED) return "unknown error";
+      "METIS error", "numerical error",  "check failed",  "unsupported",
+      "interrupted"};
+  if (code < 0 || code > CC_ERR_INTERRUPTED) return "unknown error";
   return names[code];
 }
 

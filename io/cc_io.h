@@ -248,13 +248,27 @@ CC_WUR cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_para
                                     cc_io_state *state, cc_io_restart_info *info_out);
 
 /* ------------------------------------------------------------------------------------------------
- * Solution export: HDF5 /displacement and /coordinates [NZ][NY][NX][3] (coordinates = node indices
- * i, j, k as doubles), written collectively, and an XDMF file (path with .xmf) beside it: a 3DSMesh
- * with XYZ geometry and the displacement as a node-centred vector (ParaView: Warp By Vector shows
- * the deformed cube). Collective; global node id g = i + nx (j + ny k).
+ * Solution export, read by ParaView/VTK (vtkXdmfReader) and meshio alike. --export-solution FILE
+ * writes FILE.h5 and FILE.xmf (a FILE ending in .h5 loses that suffix first):
+ *   FILE.h5   /coordinates, /displacement [N][3] (N = nx ny nz, global node g = i + nx (j + ny k)
+ *             at (i, j, k)), /cells [C][8] int64 hexahedra in VTK order (C = (nx-1)(ny-1)(nz-1)),
+ *             with deformed: /deformed_coordinates = coordinates + displacement; root attributes
+ *             cubecg_version, description, nx, ny, nz, E, nu, traction;
+ *   FILE.xmf  XDMF 2, one uniform grid: Hexahedron topology, XYZ geometry, node-centred vectors
+ *             displacement (and deformed_coordinates);
+ *   FILE-deformed.xmf  (deformed only) the same grid on the deformed coordinates.
+ * Collective; the mesh needs nx, ny, nz >= 2.
  * ---------------------------------------------------------------------------------------------- */
-CC_WUR cc_err cc_io_export_solution(const cc_io_layout *layout, int nx, int ny, int nz,
-                                    const double *u, const char *path);
+typedef struct {
+  int nx, ny, nz;
+  double E, nu, traction; /* recorded as attributes */
+  bool deformed;          /* also the deformed coordinates */
+} cc_io_export_params;
+CC_WUR cc_err cc_io_export_solution(const cc_io_layout *layout, const cc_io_export_params *params,
+                                    const double *u, const char *file);
+/* The names cc_io_export_solution writes for FILE (each buffer of size bytes). */
+CC_WUR cc_err cc_io_export_paths(const char *file, char *h5, char *xmf, char *deformed_xmf,
+                                 size_t size);
 
 /* ------------------------------------------------------------------------------------------------
  * Utilities shared with the benchmark and tests

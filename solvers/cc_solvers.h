@@ -142,6 +142,12 @@ typedef struct {
 } cc_solver_state;
 
 typedef cc_err (*cc_checkpoint_fn)(void *ctx, const cc_solver_state *state);
+/* Called once per completed iteration (same iterations on every rank, after the checkpoint when
+ * one is due) with the latest recursive |r|/|b|. Setting *stop (the same value on every rank: the
+ * callback must agree collectively) ends the solve there: a last checkpoint is written when a
+ * checkpoint callback is set and none was written at this iteration, the result is marked
+ * interrupted and the solve returns CC_OK (x holds that iteration's iterate). */
+typedef cc_err (*cc_monitor_fn)(void *ctx, int iteration, double rel_residual, int *stop);
 
 typedef struct {
   double            tol;           /* |r|/|b| < tol; default 1e-8 */
@@ -152,6 +158,8 @@ typedef struct {
   void             *checkpoint_ctx;
   int               checkpoint_every;
   const cc_solver_state *restart; /* resume from this state (NULL = x0 = 0) */
+  cc_monitor_fn     monitor;       /* per-iteration hook (NULL = none) */
+  void             *monitor_ctx;
 } cc_krylov_opts;
 
 typedef struct {
@@ -166,6 +174,7 @@ typedef struct {
   double  seconds[CC_T_COUNT]; /* this rank's timers for the solve */
   int64_t count[CC_T_COUNT];   /* this rank's operation counts for the solve */
   int     start_iteration;    /* > 0 after a restart */
+  int     interrupted;        /* the monitor hook stopped the solve (signal); converged = 0 */
   /* Operation counts per iteration measured inside the loop, between the end of the first and of
    * the last completed iteration (set-up, the final convergence check and the true residual
    * excluded; residual replacement amortised): Table 1 as run. 0 with fewer than 2 iterations. */

@@ -146,6 +146,10 @@ cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
       res->ops_per_iteration[id] =
           (double)(k->last_count[id] - k->first_count[id]) / (k->last_it - k->first_it);
   krylov_free(k);
+  if (err == CC_ERR_INTERRUPTED && res->interrupted) {
+    cc_error_clear(); /* the frames the variant's CC_CALL pushed: not an error */
+    err = CC_OK;
+  }
   if (err)
     return cc_error_push(err, __FILE__, __LINE__, __func__, "%s solve (iteration %d)", k->solver,
                          res->iterations);
@@ -259,18 +263,12 @@ int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration)
 /* ------------------------------------------------------------------------------------------------
  * Checkpoint / restart
  * ---------------------------------------------------------------------------------------------- */
-cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
-                               const char *const names[], double *const vectors[], int n_scalars,
-                               const char *const scalar_names[], const double scalars[])
+/* Hand the live state to the checkpoint callback as checkpoint `iteration` (collective). */
+static cc_err krylov_checkpoint(cc_krylov_ctx *k, int iteration, int n_vectors,
+                                const char *const names[], double *const vectors[], int n_scalars,
+                                const char *const scalar_names[], const double scalars[])
 {
-  if (k->first_it < 0) {
-    k->first_it = iteration;
-    memcpy(k->first_count, cc_timer_table.count, sizeof k->first_count);
-  }
-  k->last_it = iteration;
-  memcpy(k->last_count, cc_timer_table.count, sizeof k->last_count);
   const cc_krylov_opts *o = k->opts;
-  if (!o->checkpoint || iteration % o->checkpoint_every != 0) return CC_OK;
   CC_CHECK(n_vectors <= CC_STATE_MAX_VECTORS && n_scalars <= CC_STATE_MAX_SCALARS, CC_ERR_ARG,
            "%s: state of %d vectors / %d scalars", k->solver, n_vectors, n_scalars);
   cc_solver_state st;
@@ -293,6 +291,38 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
   cc_timer_stop(CC_T_CHECKPOINT);
   CC_CHECK(err == CC_OK, err, "%s: checkpoint at iteration %d", k->solver, iteration);
   return CC_OK;
+}
+
+cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
+                               const char *const names[], double *const vectors[], int n_scalars,
+                               const char *const scalar_names[], const double scalars[])
+{
+  if (k->first_it < 0) {
+    k->first_it = iteration;
+    memcpy(k->first_count, cc_timer_table.count, sizeof k->first_count);
+  }
+  k->last_it = iteration;
+  memcpy(k->last_count, cc_timer_table.count, sizeof k->last_count);
+  const cc_krylov_opts *o = k->opts;
+  int due                 = o->checkpoint && iteration % o->checkpoint_every == 0;
+  if (due)
+    CC_CALL(krylov_checkpoint(k, iteration, n_vectors, names, vectors, n_scalars, scalar_names,
+                              scalars));
+  if (!o->monitor) return CC_OK;
+  int stop = 0;
+  CC_CALL(o->monitor(o->monitor_ctx, iteration, k->result->rel_residual, &stop));
+  if (!stop) return CC_OK;
+  /* stopped from outside (a signal): the state of this iteration is the one to restart from */
+  if (o->checkpoint && !due)
+    CC_CALL(krylov_checkpoint(k, iteration, n_vectors, names, vectors, n_scalars, scalar_names,
+                              scalars));
+  cc_solve_result *res = k->result;
+  res->converged       = 0;
+  res->interrupted     = 1;
+  res->iterations      = iteration;
+  snprintf(res->failure, sizeof res->failure, "interrupted after iteration %d (signal)", iteration);
+  /* leaves the variant's loop through its CC_CALL; cc_krylov_end turns it back into CC_OK */
+  return CC_ERR_INTERRUPTED;
 }
 
 cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const names[],

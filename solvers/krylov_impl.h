@@ -68,7 +68,9 @@ int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration);
 
 /* End of a completed iteration, where the state is the one the loop restarts from: records the
  * operation counts (result->ops_per_iteration), then checkpoints the state (pointers to the live
- * vectors) when due after `iteration` iterations. */
+ * vectors) when due after `iteration` iterations, then calls the monitor hook. When the hook asks
+ * to stop it checkpoints (if not just done), marks the result interrupted and returns
+ * CC_ERR_INTERRUPTED, which the variant passes up (CC_CALL) and cc_krylov_end turns into CC_OK. */
 CC_WUR cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
                                       const char *const names[], double *const vectors[],
                                       int n_scalars, const char *const scalar_names[],

@@ -44,6 +44,8 @@ typedef struct {
   double memory_fraction;      /* of physical RAM per node the mesh may take */
   int quiet;
   int help;
+  int monitor;         /* iteration monitor: N > 0 every N iterations, 0 auto, -1 off */
+  int export_deformed; /* export also the deformed coordinates x + u */
 } cc_options;
 
 /* Parse argv (--key value or --key=value) into opts (defaults first). Errors name the option and
@@ -94,6 +96,8 @@ typedef struct {
   char ckpt_path_used[64];
   int64_t ckpt_count, ckpt_bytes;
   double ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
+  char ckpt_last[1200];    /* DIR/ckpt.<it> of the newest checkpoint, "" if none */
+  char restart_from[1200]; /* checkpoint this solve resumed from, "" if none */
 } cc_solve_record;
 
 typedef struct {
@@ -123,11 +127,45 @@ typedef struct {
   cc_check checks[CC_MAX_CHECKS];
   double analytic_error; /* worst over solves */
   cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
+  int rank;              /* of this process in MPI_COMM_WORLD */
+  double started;        /* MPI_Wtime at start (stage lines) */
+  int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
+  int in_progress;       /* set while the pipeline runs: a report written now is partial */
+  int signal;            /* which one */
 } cc_run;
 
 /* Thread count (OMP_NUM_THREADS, else cores per host / ranks per host), placement and topology;
  * collective, after cc_options_validate and before the pipeline. */
 CC_WUR cc_err cc_run_topology(cc_run *run, MPI_Comm comm);
+
+/* Exit code of a run stopped by SIGTERM / SIGINT / SIGUSR1 (README: exit codes). */
+#define CC_EXIT_INTERRUPTED 4
+/* A pending signal is looked for (one MPI_Allreduce of an int) every this many iterations;
+ * CUBECG_SIGNAL_CHECK_EVERY overrides it. */
+#define CC_SIGNAL_CHECK_EVERY 10
+
+/* Signals and progress lines (monitor.c). The handler only records the signal; the solver's
+ * monitor hook and the pipeline's stage boundaries agree on it collectively. */
+CC_WUR cc_err cc_signals_install(void);
+CC_WUR cc_err cc_signals_agree(MPI_Comm comm, int *sig); /* collective: max signal caught */
+const char *cc_signal_name(int sig);
+/* "[  elapsed s] <stage>" from rank 0 unless --quiet. */
+void cc_stage(const cc_run *run, const char *fmt, ...) CC_PRINTF(2, 3);
+
+typedef struct {
+  MPI_Comm comm;
+  int rank, every, print, maxit, check_every;
+  double tol;
+  char label[32];
+  double t0, last_print, auto_first_s, auto_every_s;
+  int it0, last_it, printed, signal;
+  int ref_it;
+  double ref_rel, last_rel;
+} cc_monitor;
+void cc_monitor_init(cc_monitor *m, const cc_run *run, MPI_Comm comm, const char *label);
+CC_WUR cc_err cc_monitor_iteration(void *ctx, int iteration, double rel_residual,
+                                   int *stop); /* cc_monitor_fn */
+
 void cc_run_add_check(cc_run *run, const char *name, double value, double bound);
 int cc_run_checks_passed(const cc_run *run);
 
@@ -151,6 +189,7 @@ void cc_driver_ckpt_destroy(cc_driver_ckpt **dc);
 CC_WUR cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh,
                                      const cc_ordering *ord, const char *solver,
                                      cc_driver_ckpt **out, const cc_solver_state **state);
+const char *cc_driver_restart_path(const cc_driver_ckpt *dc); /* DIR/ckpt.<it> loaded */
 CC_WUR cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh,
                                         const double *u);
 

@@ -12,6 +12,9 @@ struct cc_driver_ckpt {
   cc_io_checkpointer *ckpt;
   cc_io_state restart_state;
   cc_solver_state restart;
+  char dir[1100]; /* where checkpoints go / the checkpoint a restart loaded */
+  char backend[CC_NAME_MAX];
+  int verbose; /* rank 0 without --quiet: one line per checkpoint */
 };
 
 /* global ids in the solver's ordering: new node n was old node old_of_new[n] */
@@ -74,7 +77,10 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   cc_io_metadata meta;
   metadata_fill(opts, mesh, ord, solver, &meta);
   CC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
-  *out = dc;
+  snprintf(dc->dir, sizeof dc->dir, "%s", params.dir);
+  snprintf(dc->backend, sizeof dc->backend, "%s", opts->checkpoint);
+  dc->verbose = !opts->quiet && mesh->comm.rank == 0;
+  *out        = dc;
   return CC_OK;
 }
 
@@ -99,7 +105,19 @@ cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *st)
     snprintf(state.scalar_name[i], CC_IO_NAME_LEN, "%s", st->scalar_name[i]);
     state.scalar[i] = st->scalar[i];
   }
+  cc_io_checkpoint_stats before, after;
+  cc_io_checkpointer_stats(dc->ckpt, &before);
+  double started = MPI_Wtime();
   CC_CALL(cc_io_checkpointer_write(dc->ckpt, &state));
+  if (dc->verbose) {
+    /* offload: this one is only staged (committed at the next checkpoint or at the end) */
+    cc_io_checkpointer_stats(dc->ckpt, &after);
+    int staged = after.last_iteration != st->iteration;
+    printf("  checkpoint %d -> %s/ckpt.%d (%s, %.1f MB, %.3f s%s)\n", st->iteration, dc->dir,
+           st->iteration, dc->backend, (after.bytes_all_ranks - before.bytes_all_ranks) / 1e6,
+           MPI_Wtime() - started, staged ? ", staged; bytes of the previous commit" : "");
+    fflush(stdout);
+  }
   return CC_OK;
 }
 
@@ -122,6 +140,8 @@ cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solv
   rec->ckpt_stall_s  = stall.max;
   rec->ckpt_write_s  = write.max;
   rec->ckpt_finish_s = finish_s;
+  if (stats.last_iteration >= 0)
+    snprintf(rec->ckpt_last, sizeof rec->ckpt_last, "%s/ckpt.%d", dc->dir, stats.last_iteration);
   return CC_OK;
 }
 
@@ -179,9 +199,15 @@ cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const
     st->scalar_name[i] = in->scalar_name[i];
     st->scalar[i]      = in->scalar[i];
   }
+  snprintf(dc->dir, sizeof dc->dir, "%s", info.checkpoint_dir);
   *state = st;
   *out   = dc;
   return CC_OK;
+}
+
+const char *cc_driver_restart_path(const cc_driver_ckpt *dc)
+{
+  return dc ? dc->dir : "";
 }
 
 /* --export-solution FILE: the displacements (original local numbering) to HDF5 + XDMF. */
@@ -192,6 +218,14 @@ cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh, co
                          .global_node_id  = mesh->global_id,
                          .n_global_nodes  = mesh->n_global_nodes,
                          .values_per_node = 3};
-  CC_CALL(cc_io_export_solution(&layout, mesh->nx, mesh->ny, mesh->nz, u, opts->export_solution));
+  /* recorded as attributes of the HDF5 file */
+  cc_io_export_params params = {.nx       = mesh->nx,
+                                .ny       = mesh->ny,
+                                .nz       = mesh->nz,
+                                .E        = opts->mesh.E,
+                                .nu       = opts->mesh.nu,
+                                .traction = opts->mesh.traction,
+                                .deformed = opts->export_deformed != 0};
+  CC_CALL(cc_io_export_solution(&layout, &params, u, opts->export_solution));
   return CC_OK;
 }

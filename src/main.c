@@ -5,7 +5,8 @@
 #include <omp.h>
 #include <stdlib.h>
 
-/* Exit codes: 0 success, 1 run error, 2 bad input, 3 built-in verification failed. */
+/* Exit codes: 0 success, 1 run error, 2 bad input, 3 built-in verification failed, 4 stopped by
+ * SIGTERM / SIGINT / SIGUSR1 (CC_EXIT_INTERRUPTED; the report holds what was done). */
 static int exit_code_of(cc_err err)
 {
   return err == CC_ERR_ARG ? 2 : 1;
@@ -34,6 +35,12 @@ int main(int argc, char **argv)
   }
   run.ranks   = size;
   run.threads = omp_get_max_threads();
+  run.rank    = rank;
+  err         = cc_signals_install();
+  if (err) {
+    cc_error_print(stderr, rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
 
   err = cc_run_pipeline(&run);
   if (err) {
@@ -51,7 +58,7 @@ int main(int argc, char **argv)
     else if (run.opts.report[0] && !run.opts.quiet)
       printf("  report: %s\n", run.opts.report);
   }
-  int code = err ? 1 : passed ? 0 : 3;
+  int code = err ? 1 : run.interrupted ? CC_EXIT_INTERRUPTED : passed ? 0 : 3;
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
   return code;

@@ -56,7 +56,7 @@ static const opt_spec option_table[] = {
     {"export-matrix", OPT_STRING, OFF(export_matrix), "", NULL,
      "write the global matrix (Matrix Market, global DOF numbering)"},
     {"export-solution", OPT_STRING, OFF(export_solution), "", NULL,
-     "write displacements to HDF5 (+ XDMF beside it for ParaView)"},
+     "write FILE.h5 + FILE.xmf (hexahedra, displacement) for ParaView/VisIt/meshio"},
     {"checkpoint", OPT_CHOICE, OFF(checkpoint), "",
      "|posix|uring|offload|offload-uring|hdf5|fortran",
      "checkpoint backend (empty = no checkpoints)"},
@@ -81,8 +81,13 @@ static const opt_spec option_table[] = {
      "refuse meshes whose estimate exceeds this fraction of the node's RAM"},
     {"placement", OPT_STRING, OFF(placement), "", NULL,
      "name of the rank/thread placement, echoed in the report (else CUBECG_PLACEMENT)"},
-    {"quiet", OPT_FLAG, OFF(quiet), "0", NULL, "no summary on stdout"},
+    {"quiet", OPT_FLAG, OFF(quiet), "0", NULL,
+     "no stage, checkpoint, summary lines (an explicit --monitor N still prints)"},
     {"help", OPT_FLAG, OFF(help), "0", NULL, "print this help"},
+    {"monitor", OPT_INT, OFF(monitor), "0", NULL,
+     "print |r|/|b|, ms/it, time left every N iterations (0 = after 3 s, then every 10 s; -1 off)"},
+    {"export-deformed", OPT_FLAG, OFF(export_deformed), "0", NULL,
+     "with --export-solution: also x + u (attribute, and FILE-deformed.xmf)"},
 };
 #define N_OPTIONS ((int)(sizeof option_table / sizeof option_table[0]))
 
@@ -223,7 +228,10 @@ void cc_options_help(FILE *out)
       out,
       "\nenvironment: OMP_NUM_THREADS (threads per rank), MPIR_CVAR_ASYNC_PROGRESS=1 or\n"
       "MPICH_ASYNC_PROGRESS=1 (MPICH progress thread; cubecg then asks for MPI_THREAD_MULTIPLE),\n"
-      "MPIR_CVAR_PROGRESS_THREAD_AFFINITY (pin it), CUBECG_IO_INJECT (I/O test seams)\n");
+      "MPIR_CVAR_PROGRESS_THREAD_AFFINITY (pin it), CUBECG_IO_INJECT (I/O test seams),\n"
+      "CUBECG_SIGNAL_CHECK_EVERY (iterations between signal checks, default 10)\n"
+      "signals: SIGTERM, SIGINT, SIGUSR1 stop after the current iteration (last checkpoint,\n"
+      "report marked interrupted, exit code 4); a second one kills at once\n");
 }
 
 void cc_options_json(const cc_options *opts, cc_json *js)
@@ -268,6 +276,9 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
            opts->checkpoint_keep);
   CC_CHECK(opts->io_buffer >= 512 && opts->io_buffer <= (1LL << 30), CC_ERR_ARG,
            "--io-buffer %lld must be between 512 bytes and 1 GiB", (long long)opts->io_buffer);
+  CC_CHECK(opts->monitor >= -1, CC_ERR_ARG, "--monitor %d must be >= -1", opts->monitor);
+  CC_CHECK(!opts->export_deformed || opts->export_solution[0], CC_ERR_ARG,
+           "--export-deformed needs --export-solution FILE");
   CC_CHECK(opts->analytic_tol > 0, CC_ERR_ARG, "--analytic-tol %g must be > 0", opts->analytic_tol);
   CC_CHECK(opts->memory_fraction > 0 && opts->memory_fraction <= 1, CC_ERR_ARG,
            "--memory-fraction %g must be in (0, 1]", opts->memory_fraction);

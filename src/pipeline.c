@@ -53,6 +53,29 @@ static cc_err record_breakdown(MPI_Comm comm, const cc_solve_result *res, cc_sol
   return CC_OK;
 }
 
+/* Collective: did any rank catch SIGTERM/SIGINT/SIGUSR1? Then the run stops here. */
+static cc_err stop_requested(cc_run *run, MPI_Comm comm)
+{
+  int sig;
+  CC_CALL(cc_signals_agree(comm, &sig));
+  if (sig && !run->interrupted) {
+    run->interrupted = 1;
+    run->signal      = sig;
+    cc_stage(run, "%s received: stopping", cc_signal_name(sig));
+  }
+  return CC_OK;
+}
+
+/* Rank 0 rewrites the report after each solve so that a killed job keeps what it finished. */
+static cc_err report_rewrite(cc_run *run, MPI_Comm comm)
+{
+  if (!run->opts.report[0]) return CC_OK;
+  cc_err local = run->rank == 0 ? cc_report_write(run, run->opts.report) : CC_OK, global;
+  CC_CALL(cc_error_agree(comm, local, &global));
+  CC_CHECK(global == CC_OK, global, "rewriting the report '%s' after a solve", run->opts.report);
+  return CC_OK;
+}
+
 static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, const cc_ordering *ord,
                          cc_precond *pc, double *b)
 {
@@ -68,6 +91,13 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                       opts->inject_latency_us);
   run->analytic_error = 0;
   for (int s = 0; s < n_plan; s++) {
+    CC_CALL(stop_requested(run, mesh->comm.comm));
+    if (run->interrupted) break;
+    char label[32];
+    snprintf(label, sizeof label, "%s-%s", plan[s].variant->name,
+             plan[s].reduction == CC_REDUCTION_IAR ? "iar" : "ar");
+    cc_stage(run, "solve %d/%d: %s (%s), tol %g, maxit %d", s + 1, n_plan, label,
+             plan[s].variant->description, opts->tol, opts->maxit);
     cc_krylov_opts kopts = {.tol           = opts->tol,
                             .maxit         = opts->maxit,
                             .reduction     = plan[s].reduction,
@@ -76,9 +106,12 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     memset(rec, 0, sizeof *rec);
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
     cc_driver_ckpt *restart = NULL, *ckpt = NULL;
-    if (opts->restart[0])
+    if (opts->restart[0]) {
       CC_CALL(
           cc_driver_restart_load(opts, mesh, ord, plan[s].variant->name, &restart, &kopts.restart));
+      snprintf(rec->restart_from, sizeof rec->restart_from, "%s", cc_driver_restart_path(restart));
+      cc_stage(run, "resumed from %s at iteration %d", rec->restart_from, kopts.restart->iteration);
+    }
     if (opts->checkpoint[0]) {
       /* several solves in one run checkpoint into one subdirectory each */
       char subdir[48];
@@ -90,6 +123,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       kopts.checkpoint_ctx   = ckpt;
       kopts.checkpoint_every = opts->checkpoint_every;
     }
+    cc_monitor monitor;
+    cc_monitor_init(&monitor, run, mesh->comm.comm, label);
+    kopts.monitor     = cc_monitor_iteration; /* also where a signal is noticed: always on */
+    kopts.monitor_ctx = &monitor;
     CC_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
     if (ckpt) CC_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
     cc_driver_ckpt_destroy(&ckpt);
@@ -97,6 +134,16 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_ordering_unpermute(ord, x, u);
     CC_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
     CC_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
+    if (rec->result.interrupted) {
+      /* the iterate of an unfinished solve is no answer: no checks, no export, report it */
+      run->interrupted = 1;
+      run->signal      = monitor.signal;
+      cc_stage(run, "%s received: %s stopped after iteration %d%s%s", cc_signal_name(run->signal),
+               label, rec->result.iterations, rec->ckpt_last[0] ? ", last checkpoint " : "",
+               rec->ckpt_last);
+      CC_CALL(report_rewrite(run, mesh->comm.comm));
+      break;
+    }
     if (rec->analytic_error > run->analytic_error) run->analytic_error = rec->analytic_error;
 
     char name[48];
@@ -106,8 +153,11 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_run_add_check(run, name, rec->result.true_rel_residual, 10 * opts->tol);
     snprintf(name, sizeof name, "%s_%s_analytic_error", rec->result.solver, rec->result.reduction);
     cc_run_add_check(run, name, rec->analytic_error, opts->analytic_tol);
+    CC_CALL(report_rewrite(run, mesh->comm.comm));
   }
-  if (opts->export_solution[0]) {
+  if (!run->interrupted) CC_CALL(stop_requested(run, mesh->comm.comm));
+  if (opts->export_solution[0] && !run->interrupted) {
+    cc_stage(run, "export: %s", opts->export_solution);
     cc_timer_start(CC_T_EXPORT);
     CC_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
     cc_timer_stop(CC_T_EXPORT);
@@ -130,6 +180,10 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_timers_reset();
   cc_timing_enabled = strcmp(opts->timing, "on") == 0;
   double started    = MPI_Wtime();
+  if (run->started == 0) run->started = started;
+  run->in_progress = 1;
+  cc_stage(run, "mesh + partition: %d x %d x %d nodes, %s partition, %d ranks x %d threads",
+           opts->mesh.nx, opts->mesh.ny, opts->mesh.nz, opts->partition, run->ranks, run->threads);
   CC_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
   run->dof      = 3 * mesh.n_global_nodes;
   run->px       = mesh.px;
@@ -138,6 +192,7 @@ cc_err cc_run_pipeline(cc_run *run)
   run->edge_cut = mesh.edge_cut;
   if (opts->export_matrix[0]) {
     /* the export speaks the natural numbering: a natural assembly of its own, freed at once */
+    cc_stage(run, "export: matrix %s", opts->export_matrix);
     CC_CALL(cc_mesh_assemble(&mesh, &opts->mesh, &a, &b));
     CC_CALL(cc_mesh_export_matrix(&mesh, &a, opts->export_matrix)); /* timed as CC_T_EXPORT */
     cc_bcrs_free(&a);
@@ -146,24 +201,34 @@ cc_err cc_run_pipeline(cc_run *run)
 
   /* The ordering comes from the sparsity pattern alone; the matrix is then assembled once, in the
    * final order, rows first-touched color by color: one copy of the matrix is ever held. */
+  CC_CALL(stop_requested(run, comm));
+  if (run->interrupted) goto finish;
+  cc_stage(run, "ordering: %s", opts->ordering);
   cc_bcrs pattern;
   CC_CALL(cc_mesh_pattern(&mesh, &pattern));
   CC_CALL(cc_ordering_create(opts->ordering, opts->colors, &pattern, &ord));
   cc_bcrs_free(&pattern);
   cc_ordering_apply_comm(&ord, &mesh.comm);
+  cc_stage(run, "assembly: %lld DOF", (long long)run->dof);
   CC_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new, ord.n_colors,
                                    ord.n_colors > 0 ? ord.color_ptr : NULL, 1, &a, &b));
   snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
   run->colors_used = ord.n_colors;
 
+  CC_CALL(stop_requested(run, comm));
+  if (run->interrupted) goto finish;
+  cc_stage(run, "setup: preconditioner %s", opts->precond);
   cc_precond_params pparams = {
       .name = opts->precond, .asdd_iters = opts->asdd_iters, .ordering = &ord};
   CC_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
 
   CC_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
-  cc_timers solve_excluded = cc_timer_table; /* stages so far; solves keep their own timers */
-  CC_CALL(run_solves(run, &mesh, &a, &ord, pc, b));
-  cc_timer_table = solve_excluded;
+  {
+    cc_timers solve_excluded = cc_timer_table; /* stages so far; solves keep their own timers */
+    CC_CALL(run_solves(run, &mesh, &a, &ord, pc, b));
+    cc_timer_table = solve_excluded;
+  }
+finish:
   for (int s = 0; s < run->n_solves; s++)
     cc_timer_table.seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];
   cc_timer_table.seconds[CC_T_TOTAL] = MPI_Wtime() - started;
@@ -179,6 +244,7 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_stat rss_stat;
   CC_CALL(cc_stat_reduce(comm, rss, &rss_stat));
   run->peak_rss_max = (int64_t)rss_stat.max;
+  run->in_progress  = 0;
 
   cc_precond_destroy(&pc);
   cc_ordering_free(&ord);

@@ -34,6 +34,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_string(js, "reduction", r->reduction);
   cc_json_int(js, "iterations", r->iterations);
   cc_json_int(js, "start_iteration", r->start_iteration);
+  cc_json_bool(js, "interrupted", r->interrupted);
   cc_json_bool(js, "converged", r->converged);
   cc_json_string(js, "failure", r->failure);
   cc_json_double(js, "rel_residual", r->rel_residual);
@@ -59,6 +60,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_double(js, "stall_s", rec->ckpt_stall_s);
     cc_json_double(js, "write_s", rec->ckpt_write_s);
     cc_json_int(js, "bytes", rec->ckpt_bytes);
+    cc_json_string(js, "last", rec->ckpt_last);
     cc_json_end_object(js);
   } else {
     cc_json_string(js, "checkpoint", NULL);
@@ -78,6 +80,10 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
   cc_json_string(&js, "kind", "run");
   cc_json_string(&js, "cubecg_version", CC_VERSION);
+  /* partial results: rewritten after each solve; a signal stops the run with exit code 4 */
+  cc_json_bool(&js, "in_progress", run->in_progress);
+  cc_json_bool(&js, "interrupted", run->interrupted);
+  cc_json_string(&js, "signal", run->interrupted ? cc_signal_name(run->signal) : NULL);
   cc_options_json(&run->opts, &js);
   cc_provenance_json(&js); /* date, build, platform */
   cc_topology_json(&run->topo, &js);
@@ -224,6 +230,13 @@ void cc_summary_print(const cc_run *run, FILE *out)
             b[CC_BRK_REDUCTION] / total, b[CC_BRK_AXPY] / total, b[CC_BRK_OTHER] / total,
             r->converged ? "" : "  NOT CONVERGED");
     if (!r->converged && r->failure[0]) fprintf(out, "          %s\n", r->failure);
+    if (rec->restart_from[0])
+      fprintf(out, "          resumed from %s at iteration %d\n", rec->restart_from,
+              r->start_iteration);
+    if (rec->ckpt_enabled)
+      fprintf(out, "          checkpoints: %lld (%s, %.1f MB, stall %.3f s), last %s\n",
+              (long long)rec->ckpt_count, rec->ckpt_backend, rec->ckpt_bytes / 1e6,
+              rec->ckpt_stall_s, rec->ckpt_last[0] ? rec->ckpt_last : "none");
   }
   fprintf(out,
           "  (breakdown: max over ranks of each part; 'vs A1' = time per iteration / Alg.1-AR)\n");
@@ -234,6 +247,9 @@ void cc_summary_print(const cc_run *run, FILE *out)
               run->checks[i].value, run->checks[i].bound);
       failed++;
     }
+  if (run->interrupted)
+    fprintf(out, "\n  INTERRUPTED by %s: the run stopped early (exit code %d)\n",
+            cc_signal_name(run->signal), CC_EXIT_INTERRUPTED);
   fprintf(out, "\n  verification: %s (%d checks, analytic max rel error %.3e)\n",
           failed ? "FAILED" : "PASSED", run->n_checks, run->analytic_error);
 }

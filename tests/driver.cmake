@@ -171,3 +171,45 @@ foreach(solver cgcg pipecg gropp)
   set_tests_properties(driver_ckpt_${solver}_restart PROPERTIES PROCESSORS 2
                        ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_REQUIRED ckpt_${solver})
 endforeach()
+
+# Partial results: a real signal (SIGTERM to mpiexec, forwarded by Hydra; SIGUSR1 to one rank only,
+# so the ranks must agree) stops the solve after an iteration: exit 4, report "interrupted", a last
+# checkpoint that a restart resumes from. The iteration monitor prints |r|/|b|, ms/it, time left.
+add_test(NAME driver_signal_term
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/signal_stop.sh ${MPIEXEC_EXECUTABLE} ${CUBECG}
+                 ${Python3_EXECUTABLE} ${OUT}/signal_term TERM mpiexec 10)
+add_test(NAME driver_signal_usr1_one_rank
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/signal_stop.sh ${MPIEXEC_EXECUTABLE} ${CUBECG}
+                 ${Python3_EXECUTABLE} ${OUT}/signal_usr1 USR1 one-rank 0)
+set_tests_properties(driver_signal_term driver_signal_usr1_one_rank PROPERTIES PROCESSORS 2
+                     TIMEOUT 300)
+add_test(NAME driver_monitor_lines
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 12 --ny 12 --nz 12 --monitor 5)
+set_tests_properties(driver_monitor_lines PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+  PASS_REGULAR_EXPRESSION "mesh \\+ partition.*ordering.*assembly.*setup.*solve 1/1: pcg-ar.*pcg-ar +5  \\|r\\|/\\|b\\| [0-9.e+-]+ +[0-9.]+ ms/it  left \\?.*pcg-ar +10  \\|r\\|/\\|b\\| [0-9.e+-]+ +[0-9.]+ ms/it  left [0-9.]+ s.*verification: PASSED")
+add_test(NAME driver_monitor_quiet
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 12 --ny 12 --nz 12 --quiet)
+set_tests_properties(driver_monitor_quiet PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+                     FAIL_REGULAR_EXPRESSION "ms/it|mesh \\+ partition|solve 1/1")
+
+# The solution export opens in the viewers: meshio (XDMF Hexahedron grid, HDF5 attributes via h5py)
+# and VTK's vtkXdmfReader (ParaView's XDMF reader); skipped with a message when the Python package
+# is absent (tests/ensure-viewers.sh installs them).
+add_test(NAME driver_export_solution
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 7 --ny 6 --nz 5 --E 2 --nu 0.25
+                 --traction 3 --export-solution ${OUT}/export_sol --export-deformed --quiet)
+set_tests_properties(driver_export_solution PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+                     FIXTURES_SETUP export_solution)
+foreach(viewer meshio vtk)
+  add_test(NAME export_viewer_${viewer}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_export_viewers.py ${viewer}
+                   ${OUT}/export_sol 7 6 5 2 0.25 3)
+  set_tests_properties(export_viewer_${viewer} PROPERTIES FIXTURES_REQUIRED export_solution
+                       SKIP_RETURN_CODE 77)
+endforeach()
+
+# The report is rewritten after each solve: SIGKILL during the second solve leaves the first.
+add_test(NAME driver_partial_report_sigkill
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/partial_report.sh ${MPIEXEC_EXECUTABLE} ${CUBECG}
+                 ${Python3_EXECUTABLE} ${OUT}/partial_report)
+set_tests_properties(driver_partial_report_sigkill PROPERTIES PROCESSORS 2 TIMEOUT 300)

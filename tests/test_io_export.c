@@ -1,6 +1,7 @@
-/* test_io_export.c: the solution export (HDF5 /displacement and /coordinates [NZ][NY][NX][3] +
- * XDMF) from a shuffled layout, read back serially on rank 0 and compared with the values each
- * global node was given; and the hdf5 checkpoint's state.xmf (ParaView view) beside state.h5. */
+/* test_io_export.c: the solution export (HDF5 /displacement, /coordinates,
+ * /deformed_coordinates [N][3], /cells [C][8] + XDMF Hexahedron grid) from a shuffled layout, read
+ * back serially on rank 0 and compared with the values each global node was given; and the hdf5
+ * checkpoint's state.xmf (ParaView view) beside state.h5. */
 #include "io_internal.h" /* io_h5_* to read back without the HDF5 headers */
 #include "test_io_util.h"
 
@@ -32,22 +33,47 @@ int main(int argc, char **argv)
   tio_layout(MPI_COMM_WORLD, (int64_t)nx * ny * nz, 7, &layout, &ids);
   cc_io_state state;
   tio_state(&layout, 1, 3, 0, &state);
-  snprintf(path, sizeof path, "%s/solution.h5", dir);
-  TIO_OK(cc_io_export_solution(&layout, nx, ny, nz, state.vector[0], path));
-  cc_err bad = cc_io_export_solution(&layout, nx + 1, ny, nz, state.vector[0], path);
+  /* FILE without .h5: FILE.h5, FILE.xmf and FILE-deformed.xmf */
+  snprintf(path, sizeof path, "%s/solution", dir);
+  cc_io_export_params ep = {
+      .nx = nx, .ny = ny, .nz = nz, .E = 2.5, .nu = 0.25, .traction = 3, .deformed = true};
+  TIO_OK(cc_io_export_solution(&layout, &ep, state.vector[0], path));
+  cc_io_export_params wrong_size = ep;
+  wrong_size.nx                  = nx + 1;
+  cc_err bad = cc_io_export_solution(&layout, &wrong_size, state.vector[0], path);
   TIO_CHECK(bad && strstr(cc_error_message(), "6 x 4 x 3"), "wrong size accepted: %s",
             cc_error_message());
   cc_error_clear();
 
   if (rank == 0) {
     int64_t file;
+    snprintf(path, sizeof path, "%s/solution.h5", dir);
     TIO_OK(io_h5_open(path, MPI_COMM_SELF, CC_IO_READ, &file));
-    int64_t n = (int64_t)nx * ny * nz;
+    int64_t n = (int64_t)nx * ny * nz, n_cells = (int64_t)(nx - 1) * (ny - 1) * (nz - 1);
     double *u = malloc((size_t)n * 3 * sizeof *u), *xyz = malloc((size_t)n * 3 * sizeof *xyz);
-    uint64_t dims[4] = {nz, ny, nx, 3}, start[4] = {0, 0, 0, 0};
-    TIO_OK(io_h5_read(file, "displacement", 4, dims, start, dims, u));
-    TIO_OK(io_h5_read(file, "coordinates", 4, dims, start, dims, xyz));
+    double *def = malloc((size_t)n * 3 * sizeof *def), *cells = malloc((size_t)n_cells * 8 * 8);
+    uint64_t dims[2] = {(uint64_t)n, 3}, start[2] = {0, 0}, cdims[2] = {(uint64_t)n_cells, 8};
+    TIO_OK(io_h5_read(file, "displacement", 2, dims, start, dims, u));
+    TIO_OK(io_h5_read(file, "coordinates", 2, dims, start, dims, xyz));
+    TIO_OK(io_h5_read(file, "deformed_coordinates", 2, dims, start, dims, def));
+    TIO_OK(io_h5_read(file, "cells", 2, cdims, start, cdims, cells)); /* int64 read as double */
     TIO_OK(io_h5_close(&file));
+    for (int64_t i = 0; i < 3 * n; i++)
+      TIO_CHECK(def[i] == xyz[i] + u[i], "deformed coordinate %lld", (long long)i);
+    /* every cell is a unit cube of nodes, first node (i,j,k), VTK order */
+    int64_t c = 0;
+    for (int k = 0; k + 1 < nz; k++)
+      for (int j = 0; j + 1 < ny; j++)
+        for (int i = 0; i + 1 < nx; i++, c++) {
+          int64_t g = i + (int64_t)nx * (j + (int64_t)ny * k), pl = (int64_t)nx * ny;
+          int64_t want[8] = {g,      g + 1,      g + 1 + nx,      g + nx,
+                             g + pl, g + 1 + pl, g + 1 + nx + pl, g + nx + pl};
+          for (int v = 0; v < 8; v++)
+            TIO_CHECK(cells[8 * c + v] == (double)want[v], "cell %lld node %d: %g, expected %lld",
+                      (long long)c, v, cells[8 * c + v], (long long)want[v]);
+        }
+    free(def);
+    free(cells);
     for (int k = 0; k < nz; k++)
       for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++) {
@@ -65,11 +91,18 @@ int main(int argc, char **argv)
     free(xyz);
     snprintf(path, sizeof path, "%s/solution.xmf", dir);
     const char *xmf = slurp(path);
-    TIO_CHECK(strstr(xmf, "TopologyType=\"3DSMesh\" Dimensions=\"3 4 5\"") &&
+    TIO_CHECK(strstr(xmf, "TopologyType=\"Hexahedron\" NumberOfElements=\"24\"") &&
+                  strstr(xmf, "Dimensions=\"24 8\"") && strstr(xmf, "solution.h5:/cells") &&
                   strstr(xmf, "solution.h5:/coordinates") &&
                   strstr(xmf, "solution.h5:/displacement") && strstr(xmf, "Center=\"Node\"") &&
-                  strstr(xmf, "Dimensions=\"3 4 5 3\""),
+                  strstr(xmf, "Dimensions=\"60 3\"") && !strstr(xmf, "3DSMesh"),
               "unexpected XDMF:\n%s", xmf);
+    snprintf(path, sizeof path, "%s/solution-deformed.xmf", dir);
+    xmf = slurp(path);
+    TIO_CHECK(strstr(xmf, "<Geometry GeometryType=\"XYZ\">\n    <DataItem Dimensions=\"60 3\" "
+                          "NumberType=\"Float\" Precision=\"8\" "
+                          "Format=\"HDF\">solution.h5:/deformed_coordinates"),
+              "unexpected deformed XDMF:\n%s", xmf);
   }
 
   /* an hdf5 checkpoint of a mesh-shaped layout carries its own XDMF view, listed in the manifest */
