@@ -341,8 +341,8 @@ def fit_hidden(inputs, cores_list, form="reduction"):
     def sse(h):
         return sum((preset_gain(inputs[(c, s)], h, form) - PUBLISHED_TABLE7[s][c]) ** 2
                    for c in cores_list for s in ("pipecg", "gropp"))
-    best = min((i / 1000 for i in range(1001)), key=sse)
-    lo, hi = max(0.0, best - 0.001), min(1.0, best + 0.001)
+    best = min((i / 200 for i in range(201)), key=sse)  # a grid, then a golden section
+    lo, hi = max(0.0, best - 0.005), min(1.0, best + 0.005)
     for _ in range(60):                                # golden-section refinement
         m1, m2 = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
         if sse(m1) < sse(m2):
@@ -708,7 +708,7 @@ def main(argv=None):
     print(f"  target: mesh {args.mesh} ({ctx['dof']:,} DOF), {args.cores_per_node} cores and "
           f"{args.ranks_per_node} ranks per node, node bandwidth {node_bw / 1e9:.1f} GB/s, "
           f"alpha {args.alpha_us} us, beta {args.beta_gbs} GB/s, eta off/on "
-          f"{args.eta_off}/{args.eta_on}")
+          f"{args.eta_off}/{args.eta_on:.3f}")
 
     variants = [("pcg", "ar"), ("cgcg", "ar"), ("cgcg", "iar"), ("pipecg", "ar"), ("pipecg", "iar"),
                 ("gropp", "ar"), ("gropp", "iar")]
@@ -730,7 +730,7 @@ def main(argv=None):
              f"{args.ranks_per_node} ranks per node, node memory bandwidth "
              f"{node_bw / 1e9:.1f} GB/s, alpha {args.alpha_us} us, beta {args.beta_gbs} GB/s, "
              f"extra allreduce latency {args.extra_latency_us} us, overlap eta off "
-             f"{args.eta_off} / on {args.eta_on}, compute calibration kappa {kappa:.2f}.\n\n",
+             f"{args.eta_off} / on {args.eta_on:.3f}, compute calibration kappa {kappa:.2f}.\n\n",
              an.md_table(TABLE_HEAD, [table_row(r) for r in proj]),
              "\nThe paper's Table 4 (Alg.1 strong scaling on Oakforest-PACS) gives the measured share of "
              "MPI_Allreduce in the CG loop; where the modelled share is far below it, the real "
