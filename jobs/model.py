@@ -257,12 +257,16 @@ def traffic_bytes_per_row(asdd_iterations):
     return dict(spmv=spmv, precond=precond, dot=48, axpy=72)
 
 
-def fit_compute_scaling():
-    """C(P) = CG loop - Allreduce of Table 4 as c0 * 8192 / P + c1, least squares on its five
-    rows: c0 * 8192 / P strong-scales (memory traffic), c1 does not (halo latency)."""
-    ps = sorted(PUBLISHED_TABLE4)
-    xs = [8192 / p for p in ps]
-    ys = [PUBLISHED_TABLE4[p][0] - PUBLISHED_TABLE4[p][1] for p in ps]
+def fit_compute_scaling(table4=None):
+    """C(P) = CG loop - Allreduce of Table 4 as c0 * P0 / P + c1 (P0 its smallest core count),
+    least squares on its rows: c0 * P0 / P strong-scales (memory traffic), c1 does not (halo
+    latency, thread synchronisation). (c0, c1); c0 = C(P0), c1 = 0 with a single row."""
+    table4 = table4 or PUBLISHED_TABLE4
+    ps = sorted(table4)
+    if len(ps) < 2:
+        return table4[ps[0]][0] - table4[ps[0]][1], 0.0
+    xs = [ps[0] / p for p in ps]
+    ys = [table4[p][0] - table4[p][1] for p in ps]
     n, sx, sy = len(xs), sum(xs), sum(ys)
     sxx, sxy = sum(x * x for x in xs), sum(x * y for x, y in zip(xs, ys))
     c0 = (n * sxy - sx * sy) / (n * sxx - sx * sx)
@@ -295,25 +299,26 @@ def exposed(a, w, h, form="reduction"):
     return a - (min(h * a, w) if form == "reduction" else h * min(a, w))
 
 
-def preset_inputs(preset, halo_in_spmv=False):
+def preset_inputs(preset, halo_in_spmv=False, table4=None, bpr=None):
     """Per core count and variant: C(v), a and the overlap windows, all from Table 4 + Table 1.
     C is split into kernels by bytes (halo and thread synchronisation in the same proportion).
     halo_in_spmv (sensitivity only): the part of C that does not strong-scale (c1 of
     fit_compute_scaling) is taken as the SpMV's halo exchange, in the SpMV's window."""
-    bpr = traffic_bytes_per_row(preset["asdd_iterations"])
+    bpr = bpr or traffic_bytes_per_row(preset["asdd_iterations"])
+    table4 = table4 or PUBLISHED_TABLE4
     base = TABLE1["pcg"]
     bytes_alg1 = sum(base[k] * bpr[k] for k in ("spmv", "precond", "dot", "axpy"))
-    c0, _ = fit_compute_scaling()
+    c0, _ = fit_compute_scaling(table4)
     out = {}
     for cores in preset["cores"]:
-        if cores in PUBLISHED_TABLE4:
-            loop, allreduce = PUBLISHED_TABLE4[cores]
+        if cores in table4:
+            loop, allreduce = table4[cores]
             extrap = None
         else:
             loop, allreduce, extrap = extrapolate_table4(cores)
         comp1 = loop - allreduce                       # compute + halo left in Alg.1's loop
         a = allreduce / base["reductions"]             # one reduction (Alg.1 has two)
-        memory = min(comp1, c0 * 8192 / cores) if halo_in_spmv else comp1  # strong-scales
+        memory = min(comp1, c0 * min(table4) / cores) if halo_in_spmv else comp1
         halo_t = comp1 - memory                        # the rest: the SpMV's halo exchange
         per_byte = memory / bytes_alg1                 # time per byte/row: Table 4 calibrates
         for s in ("pipecg", "gropp"):
@@ -598,6 +603,42 @@ def run_preset(args):
     return 0
 
 
+def local_table7(rows, km, precond, h, replace_every=50):
+    """The Table 7 model on the user's own runs: their Alg.1-AR runs with the progress thread on
+    play Table 4 (time per iteration, reduction wait per iteration), kernel bytes from their
+    kernel benchmark; modelled T(AR) / T(IAR) beside the measured ratio of the same runs."""
+    names = {"spmv": "spmv", "precond": PRECOND_KERNEL.get(precond, precond), "dot": "dot",
+             "axpy": "axpy"}
+    if any(k not in km["kernels"] for k in names.values() if k):
+        return []
+    bpr = {op: (km["kernels"][k]["bpd"] if k else 0.0) for op, k in names.items()}
+    plain = [r for r in rows if r["progress"] == "on" and not r["ckpt"]
+             and (r["latency"] == 0 or math.isnan(r["latency"])) and r["converged"]]
+    groups = {}
+    for r in plain:
+        groups.setdefault((r["mesh"], r["ranks"], r["threads"]), []).append(r)
+    out = []
+    for (mesh, ranks, threads), rs in sorted(groups.items(), key=lambda kv: kv[0][1] * kv[0][2]):
+        def med(solver, red, f):
+            v = [f(r) for r in rs if r["solver"] == solver and r["reduction"] == red]
+            v = [x for x in v if not math.isnan(x)]
+            return statistics.median(v) if v else math.nan
+        tpi = med("pcg", "ar", lambda r: r["tpi"])
+        red = med("pcg", "ar", lambda r: r["breakdown"].get("reduction", math.nan)
+                  / max(1, r["iterations"]))
+        if math.isnan(tpi) or math.isnan(red) or ranks < 2:
+            continue
+        cores = ranks * threads
+        preset = dict(cores=[cores], asdd_iterations=2, replace_every=replace_every)
+        inp = preset_inputs(preset, table4={cores: (tpi, red)}, bpr=bpr)[0]
+        for s in ("pipecg", "gropp"):
+            ar, iar = med(s, "ar", lambda r: r["time"]), med(s, "iar", lambda r: r["time"])
+            out.append(dict(mesh=mesh, rt=f"{ranks}x{threads}", cores=cores, solver=s,
+                            share=red / tpi, modelled=preset_gain(inp[(cores, s)], h),
+                            measured=ar / iar if ar > 0 and iar > 0 else math.nan))
+    return out
+
+
 # ---------------------------------------------------------------- output
 
 
@@ -739,6 +780,18 @@ def main(argv=None):
              "explore that regime. Table 7 columns: time per iteration of Alg.x-AR / Alg.x-IAR, both "
              "with the progress thread on (the published Table 7's ratio; the thread changes "
              "only the IAR run in this model).\n\n"]
+    lt7 = local_table7(rows, km, precond, args.eta_on)
+    lt7_head = ["mesh", "ranks x threads", "solver", "Alg.1-AR reduction share",
+                "modelled T(AR) / T(IAR)", "measured T(AR) / T(IAR)"]
+    lt7_body = [[t["mesh"], t["rt"], ALG_NAME[t["solver"]], f"{100 * t['share']:.1f}%",
+                 f"{t['modelled']:.3f}", f"{t['measured']:.3f}"] for t in lt7]
+    lines.append("## Table 7 on the local runs (the same model, your runs as Table 4)\n\n"
+                 "The local Alg.1-AR runs with the progress thread on give a and C as Table 4 "
+                 "does (reduction wait and time per iteration), the local kernel benchmark the "
+                 f"kernel split; h = {args.eta_on:.3f}. Beside it, the measured ratio of the same "
+                 "runs (median solve times, progress thread on in both).\n\n"
+                 + (an.md_table(lt7_head, lt7_body) if lt7 else
+                    "(no local Alg.1-AR run with the progress thread on and 2+ ranks)\n") + "\n")
     res = preset_model("oakforest-pacs")
     lines.append(preset_report(res)[1].replace("# Model of Table 7", "## Model of Table 7"))
     if not an.use_agg():
@@ -762,6 +815,11 @@ def main(argv=None):
     print("  " + " | ".join(TABLE_HEAD))
     for r in proj:
         print("  " + " | ".join(str(c) for c in table_row(r)))
+    if lt7:
+        print(f"  Table 7 on the local runs (their Alg.1-AR as Table 4, h = {args.eta_on:.3f}): "
+              + " | ".join(lt7_head))
+        for b in lt7_body:
+            print("    " + " | ".join(b))
     return 0
 
 

@@ -108,10 +108,12 @@ EOF
 # bad input: exit 2 with one line
 python3 "$repo/jobs/model.py" --preset oakforest-pacs >"$work/noout.out" 2>&1
 rc=$?
-[[ $rc == 2 ]] && grep -q -- "--out" "$work/noout.out" || { echo "FAIL --preset without --out: exit $rc"; fail=1; }
+[[ $rc == 2 ]] && grep -q -- "--out" "$work/noout.out" ||
+  { echo "FAIL --preset without --out: exit $rc"; fail=1; }
 python3 "$repo/jobs/model.py" --preset nosuchmachine --out "$work/x" >"$work/bad.out" 2>&1
 rc=$?
-[[ $rc == 2 ]] && grep -q "nosuchmachine" "$work/bad.out" || { echo "FAIL unknown preset: exit $rc"; fail=1; }
+[[ $rc == 2 ]] && grep -q "nosuchmachine" "$work/bad.out" ||
+  { echo "FAIL unknown preset: exit $rc"; fail=1; }
 [[ ! -e $work/x ]] || { echo "FAIL unknown preset created its output folder"; fail=1; }
 
 # the local path: the same ratio, calibrated on real reports
@@ -126,10 +128,21 @@ bad = [] if len(rows) == 12 else [f"{len(rows)} rows, expected 6 node counts x 2
 for r in rows:
     ratio = float(r["t_ar_us"]) / float(r["t_iar_on_us"])
     if abs(float(r["modelled"]) - ratio) > 1e-4:
-        bad.append(f"{r['cores']} {r['solver']}: modelled {r['modelled']} != T(AR) / T(IAR, on) {ratio}")
+        bad.append(f"{r['cores']} {r['solver']}: modelled {r['modelled']} "
+                   f"!= T(AR) / T(IAR, on) {ratio}")
 md = open(sys.argv[2]).read()
 if "progress off / on (the paper's Table 7 metric)" in md or "T(Alg.x-AR) / T(Alg.x-IAR)" not in md:
     bad.append("model.md labels Table 7 as progress off / on")
+# the same model on the local runs as Table 4: a row per solver with a modelled and measured ratio
+sec = md.split("## Table 7 on the local runs", 1)
+lrows = [l for l in (sec[1].split("\n## ")[0] if len(sec) == 2 else "").splitlines()
+         if l.startswith("| ") and ("Alg.3" in l or "Alg.4" in l)]
+if len(lrows) < 2:
+    bad.append("model.md has no 'Table 7 on the local runs' rows")
+for l in lrows:
+    cells = [c.strip() for c in l.strip("|").split("|")]
+    if not 1.0 <= float(cells[4]) < 3.0:
+        bad.append(f"local Table 7 row {cells}: modelled out of range")
 for b in bad:
     print("FAIL", b)
 print("ok   local projection: AR / IAR, thread on in both" if not bad else "local path failed")
