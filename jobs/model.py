@@ -873,6 +873,7 @@ def plot(proj, args, kappa, fw):
     ax1.set_title(f"MODEL: time per iteration, mesh {args.mesh}", fontsize=9)
     ax1.grid(True, alpha=0.3)
     ax1.legend(fontsize=7)
+    preset = preset_model("oakforest-pacs")
     for s in ("pipecg", "gropp"):
         gain = [table7_of(r, s) for r in proj]
         ax2.plot(cores, gain, marker="o", color=an.SOLVER_COLOR[s],
@@ -881,6 +882,12 @@ def plot(proj, args, kappa, fw):
         ax2.plot(pc, [PUBLISHED_TABLE7[s][c] for c in pc], marker="s", linestyle="none",
                  markersize=8, markerfacecolor="none", color=an.SOLVER_COLOR[s],
                  label=f"published Table 7 ({an.SOLVER_SHORT[s]} AR / IAR)")
+        loo = sorted((r["cores"], r["modelled"]) for r in preset["rows"] if r["solver"] == s)
+        ax2.plot([c for c, _ in loo], [m for _, m in loo], marker="x", linestyle="--",
+                 color=an.SOLVER_COLOR[s],
+                 label=f"model from Table 4, leave-one-out ({an.SOLVER_SHORT[s]})")
+    ax2.axvspan(max(PUBLISHED_TABLE4) * 1.41, max(PUBLISHED_TABLE7["gropp"]) * 1.2, color="grey",
+                alpha=0.12, label="beyond Table 4: inputs extrapolated")
     ax2.axhline(1.0, color="black", linewidth=0.8)
     ax2.set_xscale("log", base=2)
     ax2.set_xlabel("cores")
