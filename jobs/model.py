@@ -812,6 +812,9 @@ def main(argv=None):
                         f"{1e6 * r[(s, 'iar', 'off')]['total']:.3f},{table7_of(r, s):.6f},"
                         f"{pub if pub else ''}\n")
     print(f"  wrote {path}: data of model_projection.png")
+    path = fw.target("model_table7.csv")
+    write_preset_csv(path, res)
+    print(f"  wrote {path}: the Table 7 model from Table 4 (leave-one-out), as --preset")
     print("  " + " | ".join(TABLE_HEAD))
     for r in proj:
         print("  " + " | ".join(str(c) for c in table_row(r)))
