@@ -46,3 +46,13 @@ add_test(NAME jobs_batchfail
 set_tests_properties(jobs_batchfail PROPERTIES PROCESSORS 2 TIMEOUT 300)
 set_tests_properties(jobs_syntax jobs_dryrun jobs_fixtures jobs_analyze jobs_malformed jobs_batchfail
                      PROPERTIES LABELS jobs)
+
+# issue 11 item 5: model.py --preset oakforest-pacs models the published Table 7 (AR / IAR, thread
+# on in both) from Table 4, leave-one-out; jobs_model_local: the same ratio from the local reports
+add_test(NAME jobs_model
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_model.sh ${JOBS_SRC} ${JOBS_OUT}/model)
+add_test(NAME jobs_model_local
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_model.sh ${JOBS_SRC}
+                 ${JOBS_OUT}/model_local ${JOBS_FIXTURES})
+set_tests_properties(jobs_model_local PROPERTIES FIXTURES_REQUIRED jobs_reports TIMEOUT 300)
+set_tests_properties(jobs_model jobs_model_local PROPERTIES LABELS jobs)
