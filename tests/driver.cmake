@@ -171,3 +171,29 @@ foreach(solver cgcg pipecg gropp)
   set_tests_properties(driver_ckpt_${solver}_restart PROPERTIES PROCESSORS 2
                        ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_REQUIRED ckpt_${solver})
 endforeach()
+
+# Issue 9.1, physical units: the analytic solution at E = 1, 2.1e11 (steel in Pa, traction 1e6)
+# and 1e-3 with nu = 0 and 0.49, every variant; the eliminated Dirichlet rows keep their own
+# diagonal, so the iteration counts at fixed nu do not depend on E (compared between reports).
+foreach(nu 0 0.49)
+  foreach(case "E1|1|1" "Esteel|2.1e11|1e6" "Esmall|1e-3|1")
+    string(REPLACE "|" ";" parts "${case}")
+    list(GET parts 0 tag)
+    list(GET parts 1 E)
+    list(GET parts 2 traction)
+    set(name driver_units_${tag}_nu${nu})
+    add_test(NAME ${name}
+             COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 8 --ny 7 --nz 9 --E ${E} --nu ${nu}
+                     --traction ${traction} --solver all --reduction all --analytic-tol 1e-6
+                     --report ${OUT}/units_${tag}_nu${nu}.json --quiet)
+    set_tests_properties(${name} PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+                         FIXTURES_SETUP units_nu${nu})
+  endforeach()
+  foreach(tag Esteel Esmall)
+    add_test(NAME driver_units_${tag}_nu${nu}_same_iterations
+             COMMAND ${CHECK} same-iterations ${OUT}/units_E1_nu${nu}.json
+                     ${OUT}/units_${tag}_nu${nu}.json)
+    set_tests_properties(driver_units_${tag}_nu${nu}_same_iterations PROPERTIES
+                         FIXTURES_REQUIRED units_nu${nu})
+  endforeach()
+endforeach()
