@@ -77,6 +77,9 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_breakdown(k, it, first ? "(w,u)" : "delta - beta gamma / alpha", denom))
       return CC_OK;
     double alpha = g[0] / denom;
+    if (cc_krylov_breakdown(k, it, "alpha", alpha) ||
+        (!first && cc_krylov_breakdown(k, it, "beta", beta)))
+      return CC_OK;
     pipecg_update(len, alpha, beta, m, n, z, q, s, p, x, r, u, w);
     sc[0] = g[0];
     sc[1] = alpha;

@@ -197,3 +197,39 @@ foreach(nu 0 0.49)
                          FIXTURES_REQUIRED units_nu${nu})
   endforeach()
 endforeach()
+
+# Issue 9.7, failures that fail. A zero or underflowing load is bad input: exit 2, one line naming
+# the traction, before any allocation. A NaN / Inf in the iteration (test seam
+# CUBECG_KRYLOV_INJECT poisons r on rank 0) is a numerical error: exit 1, the message on stderr
+# saying NaN or overflow, no report -- for every variant.
+foreach(case "zero|0|--traction 0" "tiny|1e-160|--traction 1e-160.*underflows"
+             "tinier|1e-300|--traction 1e-300.*underflows" "huge|1e160|--traction 1e\\+160.*overflows")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 tag)
+  list(GET parts 1 value)
+  list(GET parts 2 pattern)
+  add_test(NAME driver_bad_traction_${tag}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "${pattern}"
+                   ${OUT}/bad_traction_${tag}.json -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG}
+                   --traction ${value} --report ${OUT}/bad_traction_${tag}.json)
+  set_tests_properties(driver_bad_traction_${tag} PROPERTIES PROCESSORS 2
+                       ENVIRONMENT "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
+endforeach()
+foreach(solver pcg cgcg pipecg gropp)
+  set(red iar)
+  if(solver STREQUAL "pcg")
+    set(red ar)
+  endif()
+  foreach(inject "nan|NaN" "inf|overflow")
+    string(REPLACE "|" ";" parts "${inject}")
+    list(GET parts 0 kind)
+    list(GET parts 1 word)
+    add_test(NAME driver_breakdown_${solver}_${kind}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "numerical error: ${solver}.*${word}"
+                     ${OUT}/breakdown_${solver}_${kind}.json -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG}
+                     --nx 8 --ny 7 --nz 6 --solver ${solver} --reduction ${red}
+                     --report ${OUT}/breakdown_${solver}_${kind}.json)
+    set_tests_properties(driver_breakdown_${solver}_${kind} PROPERTIES PROCESSORS 2 ENVIRONMENT
+                         "OMP_NUM_THREADS=1;EXPECT_EXIT=1;CUBECG_KRYLOV_INJECT=${kind}@5")
+  endforeach()
+endforeach()
