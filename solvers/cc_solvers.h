@@ -24,8 +24,8 @@
 CC_WUR cc_err cc_halo_exchange(const cc_comm_table *comm, double *x);
 /* y = A x on the internal rows; exchanges x's halo first (timed CC_T_SPMV, halo CC_T_HALO). */
 CC_WUR cc_err cc_spmv(const cc_bcrs *a, const cc_comm_table *comm, double *x, double *y);
-void cc_spmv_local(const cc_bcrs *a, const double *x, double *y); /* OpenMP, no comm */
-void cc_spmv_ref(const cc_bcrs *a, const double *x, double *y);   /* plain loop */
+void          cc_spmv_local(const cc_bcrs *a, const double *x, double *y); /* OpenMP, no comm */
+void          cc_spmv_ref(const cc_bcrs *a, const double *x, double *y);   /* plain loop */
 /* Local dot product over n doubles (OpenMP reduction, counted as CC_T_DOT). */
 double cc_dot_local(int64_t n, const double *x, const double *y);
 /* k <= 4 local dot products out[j] = (x[j], y[j]) in one pass over memory (counted as k CC_T_DOT;
@@ -41,9 +41,9 @@ void cc_halo_release(void);
 
 /* Vector updates over n doubles (OpenMP static), timed CC_T_AXPY and counted as one AXPY-type
  * operation per vector written (Table 1). */
-void cc_vec_axpy(int64_t n, double alpha, const double *x, double *y);   /* y <- y + alpha x */
-void cc_vec_xpby(int64_t n, const double *x, double beta, double *y);    /* y <- x + beta y */
-void cc_vec_copy(int64_t n, const double *x, double *y);                 /* y <- x */
+void cc_vec_axpy(int64_t n, double alpha, const double *x, double *y); /* y <- y + alpha x */
+void cc_vec_xpby(int64_t n, const double *x, double beta, double *y);  /* y <- x + beta y */
+void cc_vec_copy(int64_t n, const double *x, double *y);               /* y <- x */
 void cc_vec_sub(int64_t n, const double *x, const double *y, double *z); /* z <- x - y */
 /* Not timed nor counted: zero-fill with the threads that stream the vector later (first touch). */
 void cc_vec_zero(int64_t n, double *x);
@@ -58,18 +58,18 @@ typedef enum { CC_REDUCTION_AR, CC_REDUCTION_IAR } cc_reduction_mode;
 typedef enum { CC_PROGRESS_NONE, CC_PROGRESS_POLL } cc_progress_mode;
 
 typedef struct {
-  MPI_Comm comm;
+  MPI_Comm    comm;
   MPI_Request request;
-  int active;
-  double posted_at;
-  double buffer[8];
+  int         active;
+  double      posted_at;
+  double      buffer[8];
 } cc_reduction;
 
-void cc_reduce_configure(cc_progress_mode progress, double inject_latency_us);
+void          cc_reduce_configure(cc_progress_mode progress, double inject_latency_us);
 CC_WUR cc_err cc_reduce_blocking(MPI_Comm comm, double *values, int n); /* AR, in place */
 CC_WUR cc_err cc_reduce_begin(MPI_Comm comm, const double *values, int n, cc_reduction *red);
 CC_WUR cc_err cc_reduce_end(cc_reduction *red, double *values, int n);
-void cc_reduce_poll(void); /* MPI_Test on the active request when progress = poll */
+void          cc_reduce_poll(void); /* MPI_Test on the active request when progress = poll */
 /* Number of MPI_Test calls cc_reduce_poll made since cc_reduce_configure (for reports/tests). */
 int64_t cc_reduce_poll_count(void);
 
@@ -79,14 +79,14 @@ int64_t cc_reduce_poll_count(void);
  * are permuted in and out with the helpers below.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
-  char kind[16];        /* "natural", "rcm", "mc", "cm-rcm" */
-  int colors_requested; /* K */
-  int n_colors;         /* colors actually used (0: sequential sweep, no independent sets) */
-  int n_levels;         /* RCM levels (rcm, cm-rcm) */
-  int n_nodes;          /* internal nodes */
-  int *color_ptr;       /* [n_colors + 1] node ranges in the new numbering */
-  int *new_of_old;      /* [n_nodes] */
-  int *old_of_new;      /* [n_nodes] */
+  char  kind[16];          /* "natural", "rcm", "mc", "cm-rcm" */
+  int   colors_requested;  /* K */
+  int   n_colors;          /* colors actually used (0: sequential sweep, no independent sets) */
+  int   n_levels;          /* RCM levels (rcm, cm-rcm) */
+  int   n_nodes;           /* internal nodes */
+  int  *color_ptr;         /* [n_colors + 1] node ranges in the new numbering */
+  int  *new_of_old;        /* [n_nodes] */
+  int  *old_of_new;        /* [n_nodes] */
 } cc_ordering;
 
 CC_WUR cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ordering *ord);
@@ -94,24 +94,24 @@ CC_WUR cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a,
 CC_WUR cc_err cc_ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *comm);
 /* Only the communication table's export items, for a matrix assembled in the new order by its
  * producer (cc_mesh_assemble_ordered): no second copy of the matrix is ever held. */
-void cc_ordering_apply_comm(const cc_ordering *ord, cc_comm_table *comm);
-void cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new);
-void cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old);
-void cc_ordering_free(cc_ordering *ord);
+void          cc_ordering_apply_comm(const cc_ordering *ord, cc_comm_table *comm);
+void          cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new);
+void          cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old);
+void          cc_ordering_free(cc_ordering *ord);
 
 /* ------------------------------------------------------------------------------------------------
  * Preconditioners: z = M^-1 r on internal DOFs (r, z of length 3*n_cols). Chosen by name.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
-  const char *name;            /* "asdd", "sgs", "jacobi", "none" */
-  int asdd_iters;              /* >= 1; default 2 */
-  const cc_ordering *ordering; /* colors for the multicolor sweep (NULL: natural sequential) */
+  const char        *name;      /* "asdd", "sgs", "jacobi", "none" */
+  int                asdd_iters; /* >= 1; default 2 */
+  const cc_ordering *ordering;   /* colors for the multicolor sweep (NULL: natural sequential) */
 } cc_precond_params;
 
 typedef struct cc_precond cc_precond;
 struct cc_precond {
   const char *name;
-  void *ctx;
+  void       *ctx;
   cc_err (*apply)(cc_precond *pc, double *r, double *z);
   void (*destroy)(cc_precond *pc);
 };
@@ -120,7 +120,7 @@ CC_WUR cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *
                                 const cc_comm_table *comm, cc_precond **pc);
 /* Timed (CC_T_PRECOND) and counted wrapper around pc->apply. */
 CC_WUR cc_err cc_precond_apply(cc_precond *pc, double *r, double *z);
-void cc_precond_destroy(cc_precond **pc);
+void          cc_precond_destroy(cc_precond **pc);
 
 /* ------------------------------------------------------------------------------------------------
  * Krylov solvers (Alg.1-4) behind one signature, chosen by name.
@@ -130,48 +130,54 @@ void cc_precond_destroy(cc_precond **pc);
 /* The solver state handed to a checkpoint callback or given back for a restart: named vectors of
  * 3*n_rows doubles (internal DOFs, in the solver's ordering) and named scalars. */
 typedef struct {
-  char solver[16];
-  int iteration;
-  int n_vectors;
+  char        solver[16];
+  int         iteration;
+  int         n_vectors;
   const char *vector_name[CC_STATE_MAX_VECTORS];
-  double *vector[CC_STATE_MAX_VECTORS];
-  int n_scalars;
+  double     *vector[CC_STATE_MAX_VECTORS];
+  int         n_scalars;
   const char *scalar_name[CC_STATE_MAX_SCALARS];
-  double scalar[CC_STATE_MAX_SCALARS];
-  int64_t n_local; /* doubles per vector = 3 * n_rows */
+  double      scalar[CC_STATE_MAX_SCALARS];
+  int64_t     n_local; /* doubles per vector = 3 * n_rows */
+  /* 1: written by this very operator and preconditioner (same ranks and partition): the restart
+   * continues exactly. 0 (e.g. hdf5 read on another rank count, where ASDD's M^-1 differs): only
+   * x is taken, and the variant starts its recurrences afresh from it (r = b - A x, u = M^-1 r,
+   * w = A u, p = u, ...), since every other saved vector or scalar holds the old M^-1 or A. */
+  int         same_operator;
 } cc_solver_state;
 
 typedef cc_err (*cc_checkpoint_fn)(void *ctx, const cc_solver_state *state);
 
 typedef struct {
-  double tol; /* |r|/|b| < tol; default 1e-8 */
-  int maxit;  /* default 20000 */
+  double            tol;           /* |r|/|b| < tol; default 1e-8 */
+  int               maxit;         /* default 20000 */
   cc_reduction_mode reduction;
-  int replace_every;           /* residual replacement period (0 = off); default 50 */
-  cc_checkpoint_fn checkpoint; /* called every checkpoint_every iterations, NULL = never */
-  void *checkpoint_ctx;
-  int checkpoint_every;
+  int               replace_every; /* residual replacement period (0 = off); default 50 */
+  cc_checkpoint_fn  checkpoint;    /* called every checkpoint_every iterations, NULL = never */
+  void             *checkpoint_ctx;
+  int               checkpoint_every;
   const cc_solver_state *restart; /* resume from this state (NULL = x0 = 0) */
 } cc_krylov_opts;
 
 typedef struct {
-  char solver[16];
-  char reduction[8];
-  int iterations;
-  int converged;
-  char failure[160];          /* breakdown / maxit reason, "" when converged */
-  int breakdown;              /* 1: stopped on a NaN, overflowed, subnormal or non-positive value
+  char    solver[16];
+  char    reduction[8];
+  int     iterations;
+  int     converged;
+  char    failure[160];       /* breakdown / maxit reason, "" when converged */
+  int     breakdown;          /* 1: stopped on a NaN, overflowed, subnormal or non-positive value
                                * (failure says which): a numerical error, not a slow solve */
-  double rel_residual;        /* recursive |r|/|b| */
-  double true_rel_residual;   /* |b - A x| / |b| after the solve */
-  double time_s;              /* max over ranks */
-  double seconds[CC_T_COUNT]; /* this rank's timers for the solve */
-  int64_t count[CC_T_COUNT];  /* this rank's operation counts for the solve */
-  int start_iteration;        /* > 0 after a restart */
+  double  rel_residual;       /* recursive |r|/|b| */
+  double  true_rel_residual;  /* |b - A x| / |b| after the solve */
+  double  time_s;             /* max over ranks */
+  double  seconds[CC_T_COUNT]; /* this rank's timers for the solve */
+  int64_t count[CC_T_COUNT];   /* this rank's operation counts for the solve */
+  int     start_iteration;    /* > 0 after a restart */
+  int     restart_rebuilt;    /* 1: restarted from x alone (state of another operator) */
   /* Operation counts per iteration measured inside the loop, between the end of the first and of
    * the last completed iteration (set-up, the final convergence check and the true residual
    * excluded; residual replacement amortised): Table 1 as run. 0 with fewer than 2 iterations. */
-  double ops_per_iteration[CC_T_COUNT];
+  double  ops_per_iteration[CC_T_COUNT];
 } cc_solve_result;
 
 /* Solve A x = b. x holds the initial guess on entry (used only when opts->restart is NULL and
@@ -190,9 +196,9 @@ typedef cc_err (*cc_krylov_fn)(const cc_bcrs *a, const cc_comm_table *comm, cc_p
  * - Restart continues exactly from the saved vectors and scalars (same recurrences, same
  *   replacement/checkpoint schedule by global iteration index). */
 typedef struct {
-  const char *name;        /* "pcg", "cgcg", "pipecg", "gropp" */
-  const char *description; /* "Alg.1 original PCG", ... */
-  int supports_iar;        /* pcg: 0 */
+  const char  *name;         /* "pcg", "cgcg", "pipecg", "gropp" */
+  const char  *description;  /* "Alg.1 original PCG", ... */
+  int          supports_iar; /* pcg: 0 */
   cc_krylov_fn solve;
 } cc_krylov;
 

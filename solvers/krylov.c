@@ -330,9 +330,10 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
   cc_solver_state st;
   memset(&st, 0, sizeof st);
   snprintf(st.solver, sizeof st.solver, "%s", k->solver);
-  st.iteration = iteration;
-  st.n_local   = k->n;
-  st.n_vectors = n_vectors;
+  st.iteration     = iteration;
+  st.n_local       = k->n;
+  st.same_operator = 1; /* for a callback that hands the state straight back */
+  st.n_vectors     = n_vectors;
   for (int j = 0; j < n_vectors; j++) {
     st.vector_name[j] = names[j];
     st.vector[j]      = vectors[j];
@@ -346,6 +347,19 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
   cc_err err = o->checkpoint(o->checkpoint_ctx, &st);
   cc_timer_stop(CC_T_CHECKPOINT);
   CC_CHECK(err == CC_OK, err, "%s: checkpoint at iteration %d", k->solver, iteration);
+  return CC_OK;
+}
+
+cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact)
+{
+  *exact = 0;
+  if (!k->opts->restart) return CC_OK;
+  if (k->opts->restart->same_operator) {
+    *exact = 1;
+    return CC_OK;
+  }
+  CC_CALL(cc_krylov_restore(k, 1, (const char *const[]){"x"}, (double *const[]){x}, 0, NULL, NULL));
+  k->result->restart_rebuilt = 1;
   return CC_OK;
 }
 

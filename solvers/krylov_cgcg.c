@@ -47,9 +47,10 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   const int64_t n           = k->n;
   const int maxit           = k->opts->maxit;
   double sc[3]; /* gamma_i, alpha_i, beta_i at the top of iteration i */
-  int it = k->start;
+  int it = k->start, exact;
 
-  if (k->opts->restart) {
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact)); /* another operator: from x alone, below */
+  if (exact) {
     CC_CALL(cc_krylov_restore(k, 6, cgcg_vector_names, (double *const[]){x, r, u, w, p, s}, 3,
                               cgcg_scalar_names, sc));
   } else {

@@ -46,9 +46,11 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
   const int maxit           = k->opts->maxit;
   double gamma; /* (r_i, u_i) */
   cc_reduction red;
-  int it = k->start;
+  int it = k->start, exact;
 
-  if (k->opts->restart) {
+  /* another operator: u, s, gamma hold the old M^-1; start afresh from x alone (below) */
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact));
+  if (exact) {
     CC_CALL(cc_krylov_restore(k, 5, gropp_vector_names, (double *const[]){x, r, u, p, s}, 1,
                               gropp_scalar_names, &gamma));
   } else {

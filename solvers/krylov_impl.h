@@ -76,6 +76,10 @@ CC_WUR cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vec
                                       const char *const names[], double *const vectors[],
                                       int n_scalars, const char *const scalar_names[],
                                       const double scalars[]);
+/* 1 when opts->restart is a state of this very operator (restore it all and continue exactly); 0
+ * without a restart; with a restart of another operator it loads x alone (collectively checked),
+ * sets result->restart_rebuilt and returns 0: the variant then starts afresh from that x. */
+CC_WUR cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact);
 /* Copy a restart state into the vectors/scalars; its names must match (same solver). */
 CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const names[],
                                 double *const vectors[], int n_scalars,

@@ -30,9 +30,10 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   const int maxit           = k->opts->maxit;
   double rho;       /* (r_i, u_i) */
   cc_reduction red; /* AR only: never posted as IAR */
-  int it = k->start;
+  int it = k->start, exact;
 
-  if (k->opts->restart) {
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact)); /* another operator: from x alone, below */
+  if (exact) {
     /* exact continuation: u_i is not needed at the top of the loop */
     CC_CALL(cc_krylov_restore(k, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
                               pcg_scalar_names, &rho));

@@ -4,6 +4,8 @@
   check_report.py expect REPORT EXPR [EXPR ...]   each EXPR is a Python expression over r (the report)
   check_report.py same-iterations A B [--within N]  every solve in A has the iteration count of the
                                                     same solver/reduction in B (within N, default 0)
+  check_report.py same-values A B KEY [KEY ...]     every solve in A has the same values of KEYs (as
+                                                    written, 9 digits) as the same solve in B
 Exit 0 when every assertion holds, 1 otherwise (the failing assertion is printed)."""
 import json
 import sys
@@ -40,12 +42,28 @@ def same_iterations(a, b, within):
     return ok
 
 
+def same_values(a, b, keys):
+    ra, rb = load(a), load(b)
+    index = {(s["solver"], s["reduction"]): s for s in rb["solves"]}
+    ok = len(ra["solves"]) > 0
+    for s in ra["solves"]:
+        other = index.get((s["solver"], s["reduction"]))
+        for k in keys:
+            good = other is not None and k in s and s[k] == other.get(k)
+            print(f"{'PASS' if good else 'FAIL'} {s['solver']}/{s['reduction']} {k}: "
+                  f"{s.get(k)} vs {other.get(k) if other else None}")
+            ok = ok and good
+    return ok
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "expect":
         return 0 if expect(argv[1], argv[2:]) else 1
     if len(argv) >= 3 and argv[0] == "same-iterations":
         within = int(argv[4]) if len(argv) >= 5 and argv[3] == "--within" else 0
         return 0 if same_iterations(argv[1], argv[2], within) else 1
+    if len(argv) >= 4 and argv[0] == "same-values":
+        return 0 if same_values(argv[1], argv[2], argv[3:]) else 1
     print(__doc__, file=sys.stderr)
     return 2
 

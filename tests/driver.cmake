@@ -233,3 +233,62 @@ foreach(solver pcg cgcg pipecg gropp)
                          "OMP_NUM_THREADS=1;EXPECT_EXIT=1;CUBECG_KRYLOV_INJECT=${kind}@5")
   endforeach()
 endforeach()
+
+# Issue 9.3: an hdf5 checkpoint of pipecg / gropp written at 2 ranks restarts on 1, 3 and 4 ranks
+# (another partition, so ASDD's M^-1 differs: the solver restarts its recurrences from x, reported
+# as restart_rebuilt) and converges to the analytic solution; on the same 2 ranks it stays exact:
+# the same iteration count and the same final residuals and error as the uninterrupted run.
+foreach(solver pipecg gropp)
+  set(dir ${OUT}/ckpt_ranks_${solver})
+  set(args --nx 16 --ny 16 --nz 16 --solver ${solver} --reduction iar --maxit 400
+           --analytic-tol 1e-6 --quiet)
+  add_test(NAME driver_ckpt_ranks_${solver}_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${dir})
+  set_tests_properties(driver_ckpt_ranks_${solver}_clean PROPERTIES
+                       FIXTURES_SETUP ckpt_ranks_${solver}_clean)
+  add_test(NAME driver_ckpt_ranks_${solver}_write
+           COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} ${args} --checkpoint hdf5 --checkpoint-dir
+                   ${dir} --checkpoint-every 20 --checkpoint-keep 10
+                   --report ${OUT}/ckpt_ranks_${solver}_full.json)
+  set_tests_properties(driver_ckpt_ranks_${solver}_write PROPERTIES PROCESSORS 2
+                       ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_SETUP ckpt_ranks_${solver}
+                       FIXTURES_REQUIRED ckpt_ranks_${solver}_clean)
+  foreach(np 1 2 3 4)
+    set(name driver_ckpt_ranks_${solver}_restart_np${np})
+    set(report ${OUT}/ckpt_ranks_${solver}_np${np}.json)
+    add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} -n ${np} ${CUBECG} ${args} --restart
+                                  ${dir}/ckpt.20 --report ${report})
+    set_tests_properties(${name} PROPERTIES PROCESSORS ${np} ENVIRONMENT OMP_NUM_THREADS=1
+                         FIXTURES_REQUIRED ckpt_ranks_${solver}
+                         FIXTURES_SETUP ckpt_ranks_${solver}_np${np})
+    if(np EQUAL 2)
+      set(rebuilt False)
+    else()
+      set(rebuilt True)
+    endif()
+    add_test(NAME ${name}_report
+             COMMAND ${CHECK} expect ${report} "r['solves'][0]['start_iteration'] == 20"
+                     "r['solves'][0]['restart_rebuilt'] == ${rebuilt}"
+                     "r['solves'][0]['converged']" "r['checks']['passed']"
+                     "r['solves'][0]['analytic_max_rel_error'] < 1e-6")
+    set_tests_properties(${name}_report PROPERTIES FIXTURES_REQUIRED ckpt_ranks_${solver}_np${np})
+  endforeach()
+  add_test(NAME driver_ckpt_ranks_${solver}_np2_exact
+           COMMAND ${CHECK} same-values ${OUT}/ckpt_ranks_${solver}_full.json
+                   ${OUT}/ckpt_ranks_${solver}_np2.json iterations converged rel_residual
+                   true_rel_residual analytic_max_rel_error)
+  set_tests_properties(driver_ckpt_ranks_${solver}_np2_exact PROPERTIES FIXTURES_REQUIRED
+                       "ckpt_ranks_${solver};ckpt_ranks_${solver}_np2")
+endforeach()
+# the same 2 ranks on another box partition (1x1x2 instead of 2x1x1): not the same operator either
+add_test(NAME driver_ckpt_ranks_pipecg_other_box
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 16 --ny 16 --nz 16 --solver pipecg
+                 --reduction iar --px 1 --py 1 --pz 2 --analytic-tol 1e-6 --quiet --restart
+                 ${OUT}/ckpt_ranks_pipecg/ckpt.20 --report ${OUT}/ckpt_ranks_pipecg_other_box.json)
+set_tests_properties(driver_ckpt_ranks_pipecg_other_box PROPERTIES PROCESSORS 2
+                     ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_REQUIRED ckpt_ranks_pipecg
+                     FIXTURES_SETUP ckpt_ranks_pipecg_other_box)
+add_test(NAME driver_ckpt_ranks_pipecg_other_box_report
+         COMMAND ${CHECK} expect ${OUT}/ckpt_ranks_pipecg_other_box.json
+                 "r['solves'][0]['restart_rebuilt']" "r['checks']['passed']")
+set_tests_properties(driver_ckpt_ranks_pipecg_other_box_report PROPERTIES
+                     FIXTURES_REQUIRED ckpt_ranks_pipecg_other_box)
