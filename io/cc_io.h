@@ -241,6 +241,7 @@ typedef struct {
   char backend[24];
   char checkpoint_dir[1100];
   int ranks_written;
+  char partition[32]; /* the manifest's partition, e.g. "box 1x1x2" (same operator test) */
   int iteration;
 } cc_io_restart_info;
 CC_WUR cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *params,

@@ -725,6 +725,7 @@ cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *par
     snprintf(info_out->checkpoint_dir, sizeof info_out->checkpoint_dir, "%s", cdir);
     info_out->ranks_written = m.ranks;
     info_out->iteration     = m.iteration;
+    snprintf(info_out->partition, sizeof info_out->partition, "%s", m.partition);
   }
   io_manifest_free(&m);
   if (err) cc_io_state_free(state);

@@ -35,6 +35,11 @@ void cc_mesh_params_default(cc_mesh_params *params);
  * and a mesh whose estimated memory per rank (see cc_mesh_estimate_bytes) exceeds memory_limit
  * bytes (0 = no limit); the message names the bad value and the estimate. */
 CC_WUR cc_err cc_mesh_params_validate(const cc_mesh_params *params, int n_ranks, int64_t memory_limit);
+/* |b| of the assembled right-hand side, computed from the parameters without forming b (and
+ * without squaring p, so it neither overflows nor underflows): |p|/4 sqrt(Sx Sy), Sx = 2 + 4 (nx-2)
+ * the consistent nodal forces of the top face. cc_mesh_params_validate refuses a load whose
+ * squared norms cannot be computed (see there). */
+double cc_mesh_rhs_norm(const cc_mesh_params *params);
 
 /* Estimated peak bytes on the largest rank for mesh + matrix + solver vectors (used by validate). */
 int64_t cc_mesh_estimate_bytes(const cc_mesh_params *params, int n_ranks);

@@ -1,7 +1,8 @@
 /* mesh_assemble.c: 3x3 block CRS assembly of the GeoFEM/Cube stiffness matrix, row by row (each
  * internal node sums the element blocks around it), so OpenMP threads first-touch the rows they
  * later stream. Boundary conditions: symmetric elimination of u_x (x=0), u_y (y=0), u_z (z=0);
- * uniform traction p on z = zmax as consistent nodal forces of the bilinear face.
+ * uniform traction p on z = zmax as consistent nodal forces of the bilinear face. An eliminated row
+ * keeps its own diagonal entry (scale-invariant: see assemble_row).
  */
 #include "mesh_internal.h"
 
@@ -84,8 +85,15 @@ static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_o
   bv[2] = k == m->nz - 1 ? 0.25 * p * ((i > 0) + (i < m->nx - 1)) * ((j > 0) + (j < m->ny - 1)) : 0;
 
   /* symmetric elimination of u_c = g (g = 0 here): b_r -= A(r, c) g for the column, then zero the
-   * row and column, diagonal 1, b_c = g */
+   * row and column, keep the row's own diagonal entry d, b_c = d g. The diagonal is the row's own
+   * A(c, c) rather than 1 (PETSc's MatZeroRows puts the mean diagonal there): like 1, it leaves the
+   * solution unchanged, but it scales with E, so the eliminated rows sit inside the spectrum
+   * whatever the units (a 1 beside E = 2.1e11 made the diagonal blocks look singular and the
+   * condition number depend on E). The own entry needs no global reduction, so A is bitwise the
+   * same on every partition, and block Jacobi/SGS map the eliminated DOF to itself exactly. */
   const double g = 0.0;
+  double d_own[3];
+  for (int r = 0; r < 3; r++) d_own[r] = row[9 * pos[13] + 4 * r];
   for (int t = 0; t < n; t++) {
     int s = sten[t], x = i + s % 3 - 1, y = j + (s / 3) % 3 - 1, z = k + s / 9 - 1;
     int col_fixed[3] = {x == 0, y == 0, z == 0};
@@ -102,8 +110,8 @@ static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_o
     if (!row_fixed[r]) continue;
     for (int t = 0; t < n; t++)
       for (int c = 0; c < 3; c++) row[9 * t + 3 * r + c] = 0;
-    row[9 * pos[13] + 4 * r] = 1; /* diagonal entry (r, r) of the diagonal block */
-    bv[r]                    = g;
+    row[9 * pos[13] + 4 * r] = d_own[r]; /* diagonal entry (r, r) of the diagonal block */
+    bv[r]                    = d_own[r] * g;
   }
   if (n_lower) memcpy(a->l_val + 9 * a->l_ptr[v], row, 9 * (size_t)n_lower * sizeof(double));
   memcpy(a->val + 9 * start, row + 9 * n_lower, 9 * (size_t)(n - n_lower) * sizeof(double));

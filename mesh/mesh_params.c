@@ -3,6 +3,7 @@
  */
 #include "mesh_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -82,13 +83,47 @@ static cc_err check_partition(const cc_mesh_params *params, int n_ranks)
   return CC_OK;
 }
 
+double cc_mesh_rhs_norm(const cc_mesh_params *params)
+{
+  double sx = 2.0 + 4.0 * (params->nx - 2), sy = 2.0 + 4.0 * (params->ny - 2);
+  return 0.25 * fabs(params->traction) * sqrt(sx * sy);
+}
+
+/* The load must give a right-hand side whose squared norms CG can compute. The solvers form
+ * |r|^2 = (r, r) and the energy products (r, M^-1 r), (p, A p), which scale as |b|^2 / E, and
+ * follow them from |b| down to the attainable eps |b|. Criterion: every such square, from
+ * max(1, 1/E) |b|^2 down to min(1, 1/E) (eps |b|)^2, is a normal double (no overflow to Inf, no
+ * underflow to a subnormal or 0, where the recurrences lose their digits or divide by 0). With
+ * E = 1 this accepts about 6.7e-139 <= |b| <= 1.3e154. p = 0 (b = 0, solution 0) is refused too. */
+static cc_err check_load(const cc_mesh_params *params)
+{
+  CC_CHECK(params->traction != 0.0, CC_ERR_ARG,
+           "--traction 0: a zero load gives b = 0 and the solution u = 0 (nothing to solve)");
+  double bnorm = cc_mesh_rhs_norm(params), E = params->E;
+  /* in logarithms: the squares themselves are what may not be representable */
+  double hi = 2 * log2(bnorm) + fmax(0.0, -log2(E));
+  double lo = 2 * log2(DBL_EPSILON * bnorm) + fmin(0.0, -log2(E));
+  CC_CHECK(
+      hi < log2(DBL_MAX), CC_ERR_ARG,
+      "--traction %g: |b| = %.3g with E = %g overflows: |b|^2 (or |b|^2/E) exceeds the largest "
+      "double %.3g",
+      params->traction, bnorm, E, DBL_MAX);
+  CC_CHECK(
+      lo >= log2(DBL_MIN), CC_ERR_ARG,
+      "--traction %g: |b| = %.3g with E = %g underflows: the squared residual norms CG computes "
+      "(down to (eps |b|)^2 min(1, 1/E) = 2^%.0f) would be subnormal (< %.3g)",
+      params->traction, bnorm, E, lo, DBL_MIN);
+  return CC_OK;
+}
+
 cc_err cc_mesh_params_validate(const cc_mesh_params *params, int n_ranks, int64_t memory_limit)
 {
   int nx = params->nx, ny = params->ny, nz = params->nz;
   const char *axis = nx < 2 ? "nx" : ny < 2 ? "ny" : "nz";
-  int         bad  = nx < 2 ? nx : ny < 2 ? ny : nz;
+  int bad          = nx < 2 ? nx : ny < 2 ? ny : nz;
   CC_CHECK(nx >= 2 && ny >= 2 && nz >= 2, CC_ERR_ARG,
-           "--%s %d: every direction needs at least 2 nodes (mesh %dx%dx%d)", axis, bad, nx, ny, nz);
+           "--%s %d: every direction needs at least 2 nodes (mesh %dx%dx%d)", axis, bad, nx, ny,
+           nz);
   CC_CHECK(n_ranks >= 1, CC_ERR_ARG, "number of ranks %d < 1", n_ranks);
   double global = (double)nx * ny * nz;
   /* 3*N global DOFs as int64 with a wide margin (products like 3*N*8 bytes must not overflow) */
@@ -101,6 +136,7 @@ cc_err cc_mesh_params_validate(const cc_mesh_params *params, int n_ranks, int64_
            "Poisson ratio nu = %g outside [0, 0.5)", params->nu);
   CC_CHECK(isfinite(params->traction), CC_ERR_ARG, "traction p = %g is not finite",
            params->traction);
+  CC_CALL(check_load(params));
   CC_CHECK((double)n_ranks <= global, CC_ERR_ARG, "%d ranks for only %.0f nodes (mesh %dx%dx%d)",
            n_ranks, global, nx, ny, nz);
   double owned = 0, local = largest_rank_nodes(params, n_ranks, &owned);

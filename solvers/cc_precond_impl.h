@@ -7,6 +7,8 @@
 
 #include "cc_solvers.h"
 
+#include <float.h>
+
 /* Each preconditioner's create function (registered by name in precond.c). */
 typedef cc_err (*cc_precond_create_fn)(const cc_precond_params *params, const cc_bcrs *a,
                                        const cc_comm_table *comm, cc_precond *pc);
@@ -19,10 +21,17 @@ CC_WUR cc_err cc_precond_create_sgs(const cc_precond_params *params, const cc_bc
 CC_WUR cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
                                      const cc_comm_table *comm, cc_precond *pc);
 
-/* inv = a^-1 for a 3x3 row-major block (thread-safe, no error chain); returns 1 when the block is
- * singular (|det| <= 1e-14 max|a_ij|^3) or not finite. */
+/* inv = a^-1 for a 3x3 row-major block (thread-safe, no error chain). Scale-invariant: the
+ * singularity test is a pivoted LU of a with each row divided by its own largest |entry|, refused
+ * when a pivot is <= CC_BLOCK3_PIVOT_TOL (the assembled entries carry rounding errors of a few eps
+ * of their row: a pivot below 64 eps cannot be told from 0). Returns CC_BLOCK3_OK (0), or
+ * CC_BLOCK3_NONFINITE (an entry is NaN/Inf: not called singular), CC_BLOCK3_SINGULAR, or
+ * CC_BLOCK3_OVERFLOW (the inverse is not representable); cc_block3_error says which. */
+#define CC_BLOCK3_PIVOT_TOL (64 * DBL_EPSILON)
+enum { CC_BLOCK3_OK = 0, CC_BLOCK3_SINGULAR = 1, CC_BLOCK3_NONFINITE = 2, CC_BLOCK3_OVERFLOW = 3 };
 int cc_block3_inverse(const double *a, double *inv);
-/* The CC_ERR_NUMERIC error for a singular diagonal block a of local node `node` (current
+/* The CC_ERR_NUMERIC error for a diagonal block a that cc_block3_inverse refused (NaN/Inf entry,
+ * singular, or overflowing inverse) of local node `node` (current
  * numbering; the original id via ord when given), called outside parallel regions. */
 /* dinv[9 i] = inverse of row i's diagonal block, rows [groups[g], groups[g+1]) split statically
  * over the threads group by group (the schedule of the kernel that reads dinv, so first touch
@@ -30,8 +39,8 @@ int cc_block3_inverse(const double *a, double *inv);
 CC_WUR cc_err cc_block3_invert_diagonal(const cc_bcrs *a, int n_groups, const int *groups,
                                         const cc_ordering *ord, const cc_comm_table *comm,
                                         double *dinv);
-CC_WUR cc_err cc_block3_singular_error(const double *a, int node, const cc_ordering *ord,
-                                       const cc_comm_table *comm);
+CC_WUR cc_err cc_block3_error(const double *a, int node, const cc_ordering *ord,
+                              const cc_comm_table *comm);
 
 /* Localized symmetric Gauss-Seidel M = (D + L) D^-1 (D + U) over the internal columns of a
  * (external columns ignored: block Jacobi across ranks). With colors (ordering->n_colors >= 1),

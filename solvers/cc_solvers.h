@@ -139,6 +139,11 @@ typedef struct {
   const char *scalar_name[CC_STATE_MAX_SCALARS];
   double      scalar[CC_STATE_MAX_SCALARS];
   int64_t     n_local; /* doubles per vector = 3 * n_rows */
+  /* 1: written by this very operator and preconditioner (same ranks and partition): the restart
+   * continues exactly. 0 (e.g. hdf5 read on another rank count, where ASDD's M^-1 differs): only
+   * x is taken, and the variant starts its recurrences afresh from it (r = b - A x, u = M^-1 r,
+   * w = A u, p = u, ...), since every other saved vector or scalar holds the old M^-1 or A. */
+  int         same_operator;
 } cc_solver_state;
 
 typedef cc_err (*cc_checkpoint_fn)(void *ctx, const cc_solver_state *state);
@@ -168,6 +173,8 @@ typedef struct {
   int     iterations;
   int     converged;
   char    failure[160];       /* breakdown / maxit reason, "" when converged */
+  int     breakdown;          /* 1: stopped on a NaN, overflowed, subnormal or non-positive value
+                               * (failure says which): a numerical error, not a slow solve */
   double  rel_residual;       /* recursive |r|/|b| */
   double  true_rel_residual;  /* |b - A x| / |b| after the solve */
   double  time_s;             /* max over ranks */
@@ -175,6 +182,7 @@ typedef struct {
   int64_t count[CC_T_COUNT];   /* this rank's operation counts for the solve */
   int     start_iteration;    /* > 0 after a restart */
   int     interrupted;        /* the monitor hook stopped the solve (signal); converged = 0 */
+  int     restart_rebuilt;    /* 1: restarted from x alone (state of another operator) */
   /* Operation counts per iteration measured inside the loop, between the end of the first and of
    * the last completed iteration (set-up, the final convergence check and the true residual
    * excluded; residual replacement amortised): Table 1 as run. 0 with fewer than 2 iterations. */

@@ -4,7 +4,9 @@
  */
 #include "krylov_impl.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
 extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
 
@@ -16,6 +18,35 @@ const cc_krylov *cc_krylov_find(const char *name)
   if (!name) return NULL;
   for (int i = 0; cc_krylov_list[i]; i++)
     if (strcmp(cc_krylov_list[i]->name, name) == 0) return cc_krylov_list[i];
+  return NULL;
+}
+
+/* Test seam (tests only, like CUBECG_IO_INJECT): CUBECG_KRYLOV_INJECT=nan@N or inf@N sets r[0] of
+ * rank 0 to NaN / Inf at the end of iteration N, so the driver's breakdown path can be tested on a
+ * valid problem. Anything else in the variable is refused. */
+static cc_err krylov_inject_parse(cc_krylov_ctx *k)
+{
+  k->inject_it    = -1;
+  const char *env = getenv("CUBECG_KRYLOV_INJECT");
+  if (!env || !env[0]) return CC_OK;
+  char kind[4] = "";
+  int it = -1, used = 0;
+  int ok = sscanf(env, "%3[a-z]@%d%n", kind, &it, &used) == 2 && env[used] == '\0' && it >= 1 &&
+           (strcmp(kind, "nan") == 0 || strcmp(kind, "inf") == 0);
+  CC_CHECK(ok, CC_ERR_ARG, "CUBECG_KRYLOV_INJECT='%s': expected nan@N or inf@N with N >= 1", env);
+  k->inject_it    = it;
+  k->inject_value = strcmp(kind, "nan") == 0 ? NAN : INFINITY;
+  return CC_OK;
+}
+
+/* What is wrong with a value that must be a positive normal number. */
+static const char *krylov_value_problem(double v)
+{
+  if (isnan(v)) return "NaN";
+  if (isinf(v)) return "overflow (Inf)";
+  if (v == 0.0) return "zero";
+  if (v < 0.0) return "negative";
+  if (v < DBL_MIN) return "subnormal (underflow)";
   return NULL;
 }
 
@@ -54,6 +85,7 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const char *solver, int supports_iar, c
   k->n        = 3 * (int64_t)a->n_rows;
   k->n_alloc  = 3 * (int64_t)a->n_cols;
   k->first_it = k->last_it = -1;
+  CC_CALL(krylov_inject_parse(k));
   if (opts->restart) {
     /* a state loaded per rank may be wrong on one rank only: all ranks agree before going on */
     const cc_solver_state *st = opts->restart;
@@ -85,9 +117,17 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const char *solver, int supports_iar, c
   double bb;
   cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){b}, &bb);
   cc_err err = cc_reduce_blocking(comm->comm, &bb, 1);
-  if (!err && !isfinite(bb))
-    err = cc_error_push(CC_ERR_NUMERIC, __FILE__, __LINE__, __func__,
-                        "%s: |b|^2 = %g (b holds NaN or Inf)", solver, bb);
+  /* b = 0 is allowed here (x = 0 at once; the driver refuses a zero load as bad input) */
+  if (!err && isnan(bb))
+    err = cc_error_push(CC_ERR_NUMERIC, __FILE__, __LINE__, __func__, "%s: |b|^2 = %g: b holds NaN",
+                        solver, bb);
+  else if (!err && isinf(bb))
+    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                        "%s: |b|^2 overflows (Inf): b is too large or holds Inf", solver);
+  else if (!err && bb > 0.0 && bb < DBL_MIN)
+    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                        "%s: |b|^2 = %g is subnormal: b is too small for CG's squared norms",
+                        solver, bb);
   if (err) {
     cc_timer_stop(CC_T_SOLVE);
     CC_CALL(err);
@@ -215,13 +255,15 @@ void cc_krylov_toc(cc_timer_id id, double t0, int64_t ops)
  * ---------------------------------------------------------------------------------------------- */
 int cc_krylov_breakdown(cc_krylov_ctx *k, int iteration, const char *what, double value)
 {
-  if (isfinite(value) && value > 0.0) return 0;
+  const char *problem = krylov_value_problem(value);
+  if (!problem) return 0;
   cc_solve_result *res = k->result;
   res->converged       = 0;
+  res->breakdown       = 1;
   res->iterations      = iteration;
   snprintf(res->failure, sizeof res->failure,
-           "breakdown at iteration %d: %s = %.6g (must be positive and finite)", iteration, what,
-           value);
+           "breakdown at iteration %d: %s = %.6g is %s (must be a positive normal number)",
+           iteration, what, value, problem);
   return 1;
 }
 
@@ -233,13 +275,22 @@ int cc_krylov_converged(cc_krylov_ctx *k, int iteration, double rr)
   res->iterations   = iteration;
   if (!isfinite(rr)) {
     res->converged = 0;
-    snprintf(res->failure, sizeof res->failure, "|r|^2 = %g at iteration %d (NaN/Inf)", rr,
-             iteration);
+    res->breakdown = 1;
+    snprintf(res->failure, sizeof res->failure, "breakdown at iteration %d: |r|^2 = %g is %s",
+             iteration, rr, krylov_value_problem(rr));
     return 1;
   }
   if (res->rel_residual < k->opts->tol) {
     res->converged  = 1;
     res->failure[0] = '\0';
+    return 1;
+  }
+  if (rr < DBL_MIN) { /* 0 or subnormal, yet not below tol |b|: the digits are gone */
+    res->converged = 0;
+    res->breakdown = 1;
+    snprintf(res->failure, sizeof res->failure,
+             "breakdown at iteration %d: |r|^2 = %g is %s while |r|/|b| = %.3g >= tol", iteration,
+             rr, rr == 0.0 ? "zero (underflow)" : "subnormal (underflow)", res->rel_residual);
     return 1;
   }
   return 0;
@@ -274,9 +325,10 @@ static cc_err krylov_checkpoint(cc_krylov_ctx *k, int iteration, int n_vectors,
   cc_solver_state st;
   memset(&st, 0, sizeof st);
   snprintf(st.solver, sizeof st.solver, "%s", k->solver);
-  st.iteration = iteration;
-  st.n_local   = k->n;
-  st.n_vectors = n_vectors;
+  st.iteration     = iteration;
+  st.n_local       = k->n;
+  st.same_operator = 1; /* for a callback that hands the state straight back */
+  st.n_vectors     = n_vectors;
   for (int j = 0; j < n_vectors; j++) {
     st.vector_name[j] = names[j];
     st.vector[j]      = vectors[j];
@@ -303,6 +355,9 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
   }
   k->last_it = iteration;
   memcpy(k->last_count, cc_timer_table.count, sizeof k->last_count);
+  if (iteration == k->inject_it && k->comm->rank == 0 && n_vectors > 1 &&
+      strcmp(names[1], "r") == 0)
+    vectors[1][0] = k->inject_value; /* test seam: poison r (see krylov_inject_parse) */
   const cc_krylov_opts *o = k->opts;
   int due                 = o->checkpoint && iteration % o->checkpoint_every == 0;
   if (due)
@@ -323,6 +378,19 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
   snprintf(res->failure, sizeof res->failure, "interrupted after iteration %d (signal)", iteration);
   /* leaves the variant's loop through its CC_CALL; cc_krylov_end turns it back into CC_OK */
   return CC_ERR_INTERRUPTED;
+}
+
+cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact)
+{
+  *exact = 0;
+  if (!k->opts->restart) return CC_OK;
+  if (k->opts->restart->same_operator) {
+    *exact = 1;
+    return CC_OK;
+  }
+  CC_CALL(cc_krylov_restore(k, 1, (const char *const[]){"x"}, (double *const[]){x}, 0, NULL, NULL));
+  k->result->restart_rebuilt = 1;
+  return CC_OK;
 }
 
 cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const names[],

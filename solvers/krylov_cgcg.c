@@ -47,9 +47,10 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   const int64_t n           = k->n;
   const int maxit           = k->opts->maxit;
   double sc[3]; /* gamma_i, alpha_i, beta_i at the top of iteration i */
-  int it = k->start;
+  int it = k->start, exact;
 
-  if (k->opts->restart) {
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact)); /* another operator: from x alone, below */
+  if (exact) {
     CC_CALL(cc_krylov_restore(k, 6, cgcg_vector_names, (double *const[]){x, r, u, w, p, s}, 3,
                               cgcg_scalar_names, sc));
   } else {
@@ -63,7 +64,8 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_breakdown(k, it, "(w,u)", g[1])) return CC_OK;
     sc[0] = g[0];        /* gamma0 = (r0,u0) */
     sc[1] = g[0] / g[1]; /* alpha0 = (r0,u0)/(w0,u0) */
-    sc[2] = 0.0;         /* beta0 = 0 (p, s start at zero) */
+    if (cc_krylov_breakdown(k, it, "alpha", sc[1])) return CC_OK;
+    sc[2] = 0.0; /* beta0 = 0 (p, s start at zero) */
   }
 
   while (it < maxit) {
@@ -85,6 +87,8 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     sc[0] = g[0];
     sc[1] = g[0] / denom; /* alpha_{i+1} */
     sc[2] = beta;
+    if (cc_krylov_breakdown(k, it, "alpha", sc[1]) || cc_krylov_breakdown(k, it, "beta", beta))
+      return CC_OK;
     CC_CALL(cc_krylov_iteration_end(k, it, 6, cgcg_vector_names,
                                     (double *const[]){x, r, u, w, p, s}, 3, cgcg_scalar_names, sc));
   }

@@ -46,9 +46,11 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
   const int maxit           = k->opts->maxit;
   double gamma; /* (r_i, u_i) */
   cc_reduction red;
-  int it = k->start;
+  int it = k->start, exact;
 
-  if (k->opts->restart) {
+  /* another operator: u, s, gamma hold the old M^-1; start afresh from x alone (below) */
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact));
+  if (exact) {
     CC_CALL(cc_krylov_restore(k, 5, gropp_vector_names, (double *const[]){x, r, u, p, s}, 1,
                               gropp_scalar_names, &gamma));
   } else {
@@ -73,6 +75,7 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     CC_CALL(cc_krylov_wait(k, &delta, 1, &red));
     if (cc_krylov_breakdown(k, it, "(p,s)", delta)) return CC_OK;
     double alpha = gamma / delta; /* alpha_i = gamma_i / delta */
+    if (cc_krylov_breakdown(k, it, "alpha", alpha)) return CC_OK;
     gropp_update_xru(n, alpha, p, s, q, x, r, u);
     it++;
     int replace = cc_krylov_replace_due(k, it);
@@ -88,7 +91,8 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_converged(k, it, g[1])) return CC_OK;
     if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
     double beta = g[0] / gamma; /* beta_{i+1} = gamma_{i+1} / gamma_i */
-    gamma       = g[0];
+    if (cc_krylov_breakdown(k, it, "beta", beta)) return CC_OK;
+    gamma = g[0];
     gropp_update_ps(n, beta, u, w, p, s); /* p_{i+1} = u + beta p_i; s_{i+1} = w + beta s_i */
     /* s = A p (q = M^-1 s follows at the top of the next iteration) */
     if (replace) CC_CALL(cc_spmv(a, comm, p, s));

@@ -26,6 +26,8 @@ typedef struct {
   int64_t first_count[CC_T_COUNT], last_count[CC_T_COUNT];
   int n_vec;
   double *vec[CC_KRYLOV_MAX_VECTORS];
+  int inject_it;       /* test seam CUBECG_KRYLOV_INJECT: poison r after this iteration, -1 off */
+  double inject_value; /* NaN or Inf */
 } cc_krylov_ctx;
 
 /* Validate the options, snapshot the timers, start CC_T_SOLVE and compute |b| (one reduction). */
@@ -56,10 +58,11 @@ CC_WUR cc_err cc_krylov_wait(cc_krylov_ctx *k, double *values, int n, cc_reducti
 double cc_krylov_tic(void);
 void cc_krylov_toc(cc_timer_id id, double t0, int64_t ops);
 
-/* 1 (and result->failure set) when value is not a positive finite number: CG breakdown. */
+/* 1 (and result->failure, result->breakdown set) when value is not a positive normal finite
+ * number: CG breakdown; the text says NaN, overflow (Inf), subnormal, zero or negative. */
 int cc_krylov_breakdown(cc_krylov_ctx *k, int iteration, const char *what, double value);
 /* Record the recursive residual |r|^2 of iteration `iteration`; 1 when |r|/|b| < tol (converged),
- * also 1 with a failure text when |r|^2 is NaN/Inf; 0 to go on. */
+ * also 1 with a failure text (breakdown) when |r|^2 is NaN, Inf or subnormal; 0 to go on. */
 int cc_krylov_converged(cc_krylov_ctx *k, int iteration, double rr);
 /* Set the maxit failure text. */
 void cc_krylov_maxit(cc_krylov_ctx *k, int iteration);
@@ -75,6 +78,10 @@ CC_WUR cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vec
                                       const char *const names[], double *const vectors[],
                                       int n_scalars, const char *const scalar_names[],
                                       const double scalars[]);
+/* 1 when opts->restart is a state of this very operator (restore it all and continue exactly); 0
+ * without a restart; with a restart of another operator it loads x alone (collectively checked),
+ * sets result->restart_rebuilt and returns 0: the variant then starts afresh from that x. */
+CC_WUR cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact);
 /* Copy a restart state into the vectors/scalars; its names must match (same solver). */
 CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const names[],
                                 double *const vectors[], int n_scalars,

@@ -30,9 +30,10 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   const int maxit           = k->opts->maxit;
   double rho;       /* (r_i, u_i) */
   cc_reduction red; /* AR only: never posted as IAR */
-  int it = k->start;
+  int it = k->start, exact;
 
-  if (k->opts->restart) {
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact)); /* another operator: from x alone, below */
+  if (exact) {
     /* exact continuation: u_i is not needed at the top of the loop */
     CC_CALL(cc_krylov_restore(k, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
                               pcg_scalar_names, &rho));
@@ -57,6 +58,7 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     CC_CALL(cc_krylov_wait(k, &sp, 1, &red));
     if (cc_krylov_breakdown(k, it, "(s,p)", sp)) return CC_OK;
     double alpha = rho / sp; /* alpha = (r_i,u_i) / (s,p_i) */
+    if (cc_krylov_breakdown(k, it, "alpha", alpha)) return CC_OK;
     pcg_update_xr(n, alpha, p, s, x, r);
     it++;
     if (cc_krylov_replace_due(k, it)) CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
@@ -68,7 +70,8 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_converged(k, it, g[1])) return CC_OK;
     if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
     double beta = g[0] / rho; /* beta = (r_{i+1},u_{i+1}) / (r_i,u_i) */
-    rho         = g[0];
+    if (cc_krylov_breakdown(k, it, "beta", beta)) return CC_OK;
+    rho = g[0];
     cc_vec_xpby(n, u, beta, p); /* p_{i+1} = u_{i+1} + beta p_i */
     CC_CALL(cc_krylov_iteration_end(k, it, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
                                     pcg_scalar_names, &rho));

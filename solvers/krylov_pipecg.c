@@ -45,9 +45,12 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
   const int maxit           = k->opts->maxit;
   double sc[2]              = {0.0, 0.0}; /* gamma_{i-1}, alpha_{i-1} */
   int first                 = 1;          /* i = 0: beta = 0 */
-  int it                    = k->start;
+  int it                    = k->start, exact;
 
-  if (k->opts->restart) {
+  /* another operator (e.g. hdf5 on another rank count: ASDD's M^-1 differs): u, w, s, q, z and the
+   * scalars hold the old M^-1 and A; start afresh from x alone (first = 1: beta = 0) */
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact));
+  if (exact) {
     /* exact continuation from the top of iteration `it` (> 0) */
     CC_CALL(cc_krylov_restore(k, 8, pipecg_vector_names, (double *const[]){x, r, u, w, p, s, q, z},
                               2, pipecg_scalar_names, sc));
@@ -77,6 +80,9 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_breakdown(k, it, first ? "(w,u)" : "delta - beta gamma / alpha", denom))
       return CC_OK;
     double alpha = g[0] / denom;
+    if (cc_krylov_breakdown(k, it, "alpha", alpha) ||
+        (!first && cc_krylov_breakdown(k, it, "beta", beta)))
+      return CC_OK;
     pipecg_update(len, alpha, beta, m, n, z, q, s, p, x, r, u, w);
     sc[0] = g[0];
     sc[1] = alpha;

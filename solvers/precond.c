@@ -5,6 +5,7 @@
 
 #include <limits.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -67,40 +68,92 @@ void cc_precond_destroy(cc_precond **pc)
   cc_free(pc);
 }
 
-int cc_block3_inverse(const double *a, double *inv)
+/* Smallest pivot of a's pivoted LU after each row is divided by its own largest |entry|: 1 for a
+ * diagonal block, 0 for a singular one, the same for a and s*a (and for rows scaled apart: a block
+ * whose rows differ by 1e11 in scale is not near-singular). Inputs finite. */
+static double block3_scaled_pivot(const double *a)
 {
-  /* adjugate / determinant (cofactor expansion); symmetric a gives a bitwise symmetric inverse */
-  double c00  = a[4] * a[8] - a[5] * a[7];
-  double c01  = a[5] * a[6] - a[3] * a[8];
-  double c02  = a[3] * a[7] - a[4] * a[6];
-  double det  = a[0] * c00 + a[1] * c01 + a[2] * c02;
-  double amax = 0.0;
-  for (int k = 0; k < 9; k++) amax = fmax(amax, fabs(a[k]));
-  if (!(isfinite(det) && fabs(det) > 1e-14 * amax * amax * amax)) return 1;
-  double id = 1.0 / det;
-  inv[0]    = c00 * id;
-  inv[1]    = (a[2] * a[7] - a[1] * a[8]) * id;
-  inv[2]    = (a[1] * a[5] - a[2] * a[4]) * id;
-  inv[3]    = c01 * id;
-  inv[4]    = (a[0] * a[8] - a[2] * a[6]) * id;
-  inv[5]    = (a[2] * a[3] - a[0] * a[5]) * id;
-  inv[6]    = c02 * id;
-  inv[7]    = (a[1] * a[6] - a[0] * a[7]) * id;
-  inv[8]    = (a[0] * a[4] - a[1] * a[3]) * id;
-  return 0;
+  double m[3][3];
+  for (int r = 0; r < 3; r++) {
+    double rmax = fmax(fabs(a[3 * r]), fmax(fabs(a[3 * r + 1]), fabs(a[3 * r + 2])));
+    if (rmax == 0.0) return 0.0; /* a zero row */
+    for (int c = 0; c < 3; c++) m[r][c] = a[3 * r + c] / rmax;
+  }
+  double pmin = INFINITY;
+  for (int k = 0; k < 3; k++) {
+    int piv = k; /* partial pivoting: the largest |m[r][k]| of the remaining rows */
+    for (int r = k + 1; r < 3; r++)
+      if (fabs(m[r][k]) > fabs(m[piv][k])) piv = r;
+    for (int c = 0; c < 3; c++) {
+      double t = m[k][c];
+      m[k][c] = m[piv][c], m[piv][c] = t;
+    }
+    pmin = fmin(pmin, fabs(m[k][k]));
+    if (m[k][k] == 0.0) return 0.0;
+    for (int r = k + 1; r < 3; r++) {
+      double l = m[r][k] / m[k][k];
+      for (int c = k; c < 3; c++) m[r][c] -= l * m[k][c]; /* row_r <- row_r - l row_k */
+    }
+  }
+  return pmin;
 }
 
-cc_err cc_block3_singular_error(const double *a, int node, const cc_ordering *ord,
-                                const cc_comm_table *comm)
+int cc_block3_inverse(const double *a, double *inv)
 {
-  double c00 = a[4] * a[8] - a[5] * a[7];
-  double det = a[0] * c00 + a[1] * (a[5] * a[6] - a[3] * a[8]) + a[2] * (a[3] * a[7] - a[4] * a[6]);
-  int rank   = comm ? comm->rank : 0;
-  int orig   = ord && ord->old_of_new ? ord->old_of_new[node] : node;
+  for (int k = 0; k < 9; k++)
+    if (!isfinite(a[k])) return CC_BLOCK3_NONFINITE;
+  if (!(block3_scaled_pivot(a) > CC_BLOCK3_PIVOT_TOL)) return CC_BLOCK3_SINGULAR;
+  /* a^-1 = s (s a)^-1 with s a power of 2 bringing max|a_ij| to [0.5, 1): exact, so no overflow of
+   * the cubic determinant at any E, and the adjugate of a symmetric block stays bitwise symmetric
+   */
+  double amax = 0.0;
+  for (int k = 0; k < 9; k++) amax = fmax(amax, fabs(a[k]));
+  int e;
+  (void)frexp(amax, &e);
+  double s = ldexp(1.0, -e), b[9];
+  for (int k = 0; k < 9; k++) b[k] = s * a[k];
+  /* adjugate / determinant (cofactor expansion) of b */
+  double c00 = b[4] * b[8] - b[5] * b[7];
+  double c01 = b[5] * b[6] - b[3] * b[8];
+  double c02 = b[3] * b[7] - b[4] * b[6];
+  double det = b[0] * c00 + b[1] * c01 + b[2] * c02;
+  double id  = s / det; /* s det(b)^-1 */
+  inv[0]     = c00 * id;
+  inv[1]     = (b[2] * b[7] - b[1] * b[8]) * id;
+  inv[2]     = (b[1] * b[5] - b[2] * b[4]) * id;
+  inv[3]     = c01 * id;
+  inv[4]     = (b[0] * b[8] - b[2] * b[6]) * id;
+  inv[5]     = (b[2] * b[3] - b[0] * b[5]) * id;
+  inv[6]     = c02 * id;
+  inv[7]     = (b[1] * b[6] - b[0] * b[7]) * id;
+  inv[8]     = (b[0] * b[4] - b[1] * b[3]) * id;
+  for (int k = 0; k < 9; k++)
+    if (!isfinite(inv[k])) return CC_BLOCK3_OVERFLOW; /* a block near DBL_MIN in scale */
+  return CC_BLOCK3_OK;
+}
+
+cc_err cc_block3_error(const double *a, int node, const cc_ordering *ord, const cc_comm_table *comm)
+{
+  int rank = comm ? comm->rank : 0;
+  int orig = ord && ord->old_of_new ? ord->old_of_new[node] : node;
+  int bad  = -1;
+  for (int k = 0; k < 9 && bad < 0; k++)
+    if (!isfinite(a[k])) bad = k;
+  /* a non-finite entry is not a singular block: say which entry and whether NaN or overflow */
+  CC_CHECK(bad < 0, CC_ERR_NUMERIC,
+           "3x3 diagonal block at rank %d, local node %d (original local id %d) holds %s: "
+           "entry (%d, %d) = %g",
+           rank, node, orig, isnan(a[bad]) ? "NaN" : "an overflowed value (Inf)", bad / 3, bad % 3,
+           a[bad]);
+  double pivot = block3_scaled_pivot(a);
+  CC_CHECK(pivot > CC_BLOCK3_PIVOT_TOL, CC_ERR_NUMERIC,
+           "singular 3x3 diagonal block at rank %d, local node %d (original local id %d): "
+           "smallest pivot %.3g relative to its row (need > %.3g), diagonal = (%g, %g, %g)",
+           rank, node, orig, pivot, CC_BLOCK3_PIVOT_TOL, a[0], a[4], a[8]);
   CC_FAIL(CC_ERR_NUMERIC,
-          "singular 3x3 diagonal block at rank %d, local node %d (original local id %d): det = %g, "
-          "diagonal = (%g, %g, %g)",
-          rank, node, orig, det, a[0], a[4], a[8]);
+          "3x3 diagonal block at rank %d, local node %d (original local id %d): its inverse "
+          "overflows (diagonal = (%g, %g, %g))",
+          rank, node, orig, a[0], a[4], a[8]);
 }
 
 cc_err cc_block3_invert_diagonal(const cc_bcrs *a, int n_groups, const int *groups,
@@ -116,7 +169,6 @@ cc_err cc_block3_invert_diagonal(const cc_bcrs *a, int n_groups, const int *grou
     for (int i = g[c]; i < g[c + 1]; i++)
       if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], dinv + 9 * (int64_t)i) && i < bad) bad = i;
   }
-  if (bad != INT_MAX)
-    CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
+  if (bad != INT_MAX) CC_CALL(cc_block3_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
   return CC_OK;
 }

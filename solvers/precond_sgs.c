@@ -166,7 +166,7 @@ cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z)
     }
     double d[9];
     if (cc_block3_inverse(a->val + 9 * a->diag_pos[i], d))
-      CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[i], (int)i, NULL, NULL));
+      CC_CALL(cc_block3_error(a->val + 9 * a->diag_pos[i], (int)i, NULL, NULL));
     z[3 * i]     = d[0] * s0 + d[1] * s1 + d[2] * s2;
     z[3 * i + 1] = d[3] * s0 + d[4] * s1 + d[5] * s2;
     z[3 * i + 2] = d[6] * s0 + d[7] * s1 + d[8] * s2;
@@ -272,8 +272,7 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_tabl
   int bad = INT_MAX;
   for (int64_t i = 0; i < n; i++)
     if (sgs_fill_row(a, s, i) && i < bad) bad = (int)i;
-  if (bad != INT_MAX)
-    CC_CALL(cc_block3_singular_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
+  if (bad != INT_MAX) CC_CALL(cc_block3_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
   return CC_OK;
 }
 

@@ -166,6 +166,8 @@ cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const
   CC_CALL(layout_create(mesh, ord, dc));
   cc_io_metadata expect;
   metadata_fill(opts, mesh, ord, NULL, &expect);
+  char partition[sizeof expect.partition]; /* this run's, for the same-operator test below */
+  snprintf(partition, sizeof partition, "%s", expect.partition);
   expect.partition[0] = '\0'; /* hdf5 checkpoints may come from another partition */
   /* the reader honours the I/O options of this run (--io-fallback, --io-buffer): the backend
    * itself is the manifest's */
@@ -200,6 +202,12 @@ cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const
     st->scalar[i]      = in->scalar[i];
   }
   snprintf(dc->dir, sizeof dc->dir, "%s", info.checkpoint_dir);
+  /* exact continuation only on the decomposition it was written on: otherwise (hdf5 on another
+   * rank count or partition) ASDD's M^-1 differs and the solver rebuilds from x */
+  int ranks;
+  CC_MPI(MPI_Comm_size(mesh->comm.comm, &ranks));
+  st->same_operator = info.ranks_written == ranks && strcmp(info.partition, partition) == 0;
+
   *state = st;
   *out   = dc;
   return CC_OK;

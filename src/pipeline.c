@@ -131,6 +131,14 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     if (ckpt) CC_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
     cc_driver_ckpt_destroy(&ckpt);
     cc_driver_ckpt_destroy(&restart);
+    /* a NaN / overflow / underflow / non-positive scalar is a numerical error (exit 1, stderr), not
+     * a failed verification; the scalars are global, so every rank agrees */
+    if (rec->result.breakdown) {
+      cc_free(&x);
+      cc_free(&u);
+      CC_FAIL(CC_ERR_NUMERIC, "%s %s: %s", rec->result.solver, rec->result.reduction,
+              rec->result.failure);
+    }
     cc_ordering_unpermute(ord, x, u);
     CC_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
     CC_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));

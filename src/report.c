@@ -35,6 +35,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_int(js, "iterations", r->iterations);
   cc_json_int(js, "start_iteration", r->start_iteration);
   cc_json_bool(js, "interrupted", r->interrupted);
+  cc_json_bool(js, "restart_rebuilt", r->restart_rebuilt);
   cc_json_bool(js, "converged", r->converged);
   cc_json_string(js, "failure", r->failure);
   cc_json_double(js, "rel_residual", r->rel_residual);

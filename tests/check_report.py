@@ -8,6 +8,8 @@
                                                     analytic_max_rel_error and true_rel_residual agree
                                                     within relative R (default 1e-6)
 In expect, ncpus('0-3,8') counts the CPUs of a CPU list.
+  check_report.py same-values A B KEY [KEY ...]     every solve in A has the same values of KEYs (as
+                                                    written, 9 digits) as the same solve in B
 Exit 0 when every assertion holds, 1 otherwise (the failing assertion is printed)."""
 import json
 import sys
@@ -68,6 +70,20 @@ def same_solution(a, b, within, rtol):
     return ok
 
 
+def same_values(a, b, keys):
+    ra, rb = load(a), load(b)
+    index = {(s["solver"], s["reduction"]): s for s in rb["solves"]}
+    ok = len(ra["solves"]) > 0
+    for s in ra["solves"]:
+        other = index.get((s["solver"], s["reduction"]))
+        for k in keys:
+            good = other is not None and k in s and s[k] == other.get(k)
+            print(f"{'PASS' if good else 'FAIL'} {s['solver']}/{s['reduction']} {k}: "
+                  f"{s.get(k)} vs {other.get(k) if other else None}")
+            ok = ok and good
+    return ok
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "expect":
         return 0 if expect(argv[1], argv[2:]) else 1
@@ -78,6 +94,8 @@ def main(argv):
         opts = dict(zip(argv[3::2], argv[4::2]))
         return 0 if same_solution(argv[1], argv[2], int(opts.get("--within", 0)),
                                   float(opts.get("--rtol", 1e-6))) else 1
+    if len(argv) >= 4 and argv[0] == "same-values":
+        return 0 if same_values(argv[1], argv[2], argv[3:]) else 1
     print(__doc__, file=sys.stderr)
     return 2
 

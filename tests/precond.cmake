@@ -3,6 +3,7 @@
 cc_add_unit(test_precond_ordering test_precond_ordering.c)
 cc_add_unit(test_precond_sgs test_precond_sgs.c)
 cc_add_unit(test_precond_errors test_precond_errors.c)
+cc_add_unit(test_precond_block3 test_precond_block3.c)
 
 # colors valid and permutations consistent for every ordering, K = 2, 3, 10, 50
 foreach(size "8;8;8" "9;5;7")
@@ -27,6 +28,7 @@ cc_add_mpi_test(NAME precond_sgs_metis RANKS 2 THREADS 2 ENV OMP_WAIT_POLICY=pas
 
 # bad input: clear errors naming the bad value
 cc_add_mpi_test(NAME precond_errors RANKS 1 COMMAND $<TARGET_FILE:test_precond_errors>)
+cc_add_mpi_test(NAME precond_block3 RANKS 1 COMMAND $<TARGET_FILE:test_precond_block3>)
 
 # kernel benchmark smoke test (tiny mesh, small STREAM arrays), then its JSON report's contents
 find_package(Python3 COMPONENTS Interpreter)

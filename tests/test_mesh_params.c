@@ -92,6 +92,21 @@ int main(int argc, char **argv)
   expect_refused(&p, 1, 0, "p = inf", "infinite traction");
   p = d, p.traction = NAN;
   expect_refused(&p, 1, 0, "p = nan", "NaN traction");
+  /* issue 9.7: a zero or underflowing load is bad input, named by its value; physical units pass */
+  p = d, p.traction = 0;
+  expect_refused(&p, 1, 0, "--traction 0", "zero traction");
+  p = d, p.traction = 1e-160;
+  expect_refused(&p, 1, 0, "--traction 1e-160: |b| = ", "traction 1e-160 (|b|^2 subnormal)");
+  p = d, p.traction = 1e-300;
+  expect_refused(&p, 1, 0, "underflows", "traction 1e-300");
+  p = d, p.traction = 1e160;
+  expect_refused(&p, 1, 0, "overflows", "traction 1e160 (|b|^2 overflows)");
+  p = d, p.E = 2.1e11, p.traction = 1e6;
+  expect_accepted(&p, 1, 0, "steel: E = 2.1e11, traction 1e6");
+  p = d, p.E = 1e-3, p.traction = -1;
+  expect_accepted(&p, 1, 0, "E = 1e-3, traction -1");
+  p = d, p.E = 1e300, p.traction = 1;
+  expect_refused(&p, 1, 0, "underflows", "E = 1e300: |b|^2/E underflows");
 
   printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
   MPI_Finalize();
