@@ -61,9 +61,21 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   int n_plan = plan_solves(opts, plan);
   CC_CHECK(n_plan > 0, CC_ERR_ARG, "no solver matches --solver %s --reduction %s", opts->solver,
            opts->reduction);
-  double *x, *u;
-  CC_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
-  CC_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
+  double *x = NULL, *u = NULL;
+  cc_driver_ckpt *restart = NULL, *ckpt = NULL;
+  /* On an error: free what this function holds. The checkpoint handles only when every rank agreed
+   * on the error (their destruction may be collective; otherwise the driver aborts the job). */
+#define SOLVES_CALL(expr)                                                                          \
+  do {                                                                                             \
+    cc_err solves_err_ = (expr);                                                                   \
+    if (solves_err_) {                                                                             \
+      if (cc_error_agreed()) cc_driver_ckpt_destroy(&ckpt), cc_driver_ckpt_destroy(&restart);      \
+      cc_free(&x), cc_free(&u);                                                                    \
+      return cc_error_push(solves_err_, __FILE__, __LINE__, __func__, "%s", #expr);                \
+    }                                                                                              \
+  } while (0)
+  SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
+  SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
   cc_reduce_configure(strcmp(opts->progress, "poll") == 0 ? CC_PROGRESS_POLL : CC_PROGRESS_NONE,
                       opts->inject_latency_us);
   run->analytic_error = 0;
@@ -75,28 +87,27 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
-    cc_driver_ckpt *restart = NULL, *ckpt = NULL;
     if (opts->restart[0])
-      CC_CALL(
+      SOLVES_CALL(
           cc_driver_restart_load(opts, mesh, ord, plan[s].variant->name, &restart, &kopts.restart));
     if (opts->checkpoint[0]) {
       /* several solves in one run checkpoint into one subdirectory each */
       char subdir[48];
       snprintf(subdir, sizeof subdir, "%s-%s", plan[s].variant->name,
                plan[s].reduction == CC_REDUCTION_IAR ? "iar" : "ar");
-      CC_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
-                                    n_plan > 1 ? subdir : NULL, &ckpt));
+      SOLVES_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
+                                        n_plan > 1 ? subdir : NULL, &ckpt));
       kopts.checkpoint       = cc_driver_ckpt_write;
       kopts.checkpoint_ctx   = ckpt;
       kopts.checkpoint_every = opts->checkpoint_every;
     }
-    CC_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
-    if (ckpt) CC_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
+    SOLVES_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
+    if (ckpt) SOLVES_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
     cc_driver_ckpt_destroy(&ckpt);
     cc_driver_ckpt_destroy(&restart);
     cc_ordering_unpermute(ord, x, u);
-    CC_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
-    CC_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
+    SOLVES_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
+    SOLVES_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
     if (rec->analytic_error > run->analytic_error) run->analytic_error = rec->analytic_error;
 
     char name[48];
@@ -109,9 +120,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   }
   if (opts->export_solution[0]) {
     cc_timer_start(CC_T_EXPORT);
-    CC_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
+    SOLVES_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
     cc_timer_stop(CC_T_EXPORT);
   }
+#undef SOLVES_CALL
   cc_free(&x);
   cc_free(&u);
   return CC_OK;
@@ -126,11 +138,23 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_ordering ord        = {0};
   cc_precond *pc         = NULL;
   double *b              = NULL;
+  cc_bcrs pattern        = {0};
+  /* On an error: free what the pipeline holds (memory only, no communication), so that a job whose
+   * ranks agreed on the failure ends cleanly with MPI_Finalize. */
+#define PIPELINE_CALL(expr)                                                                        \
+  do {                                                                                             \
+    cc_err pipeline_err_ = (expr);                                                                 \
+    if (pipeline_err_) {                                                                           \
+      cc_precond_destroy(&pc), cc_ordering_free(&ord), cc_free(&b);                                \
+      cc_bcrs_free(&a), cc_bcrs_free(&pattern), cc_mesh_free(&mesh);                               \
+      return cc_error_push(pipeline_err_, __FILE__, __LINE__, __func__, "%s", #expr);              \
+    }                                                                                              \
+  } while (0)
 
   cc_timers_reset();
   cc_timing_enabled = strcmp(opts->timing, "on") == 0;
   double started    = MPI_Wtime();
-  CC_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
+  PIPELINE_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
   run->dof      = 3 * mesh.n_global_nodes;
   run->px       = mesh.px;
   run->py       = mesh.py;
@@ -138,31 +162,31 @@ cc_err cc_run_pipeline(cc_run *run)
   run->edge_cut = mesh.edge_cut;
   if (opts->export_matrix[0]) {
     /* the export speaks the natural numbering: a natural assembly of its own, freed at once */
-    CC_CALL(cc_mesh_assemble(&mesh, &opts->mesh, &a, &b));
-    CC_CALL(cc_mesh_export_matrix(&mesh, &a, opts->export_matrix)); /* timed as CC_T_EXPORT */
+    PIPELINE_CALL(cc_mesh_assemble(&mesh, &opts->mesh, &a, &b));
+    PIPELINE_CALL(cc_mesh_export_matrix(&mesh, &a, opts->export_matrix)); /* timed as CC_T_EXPORT */
     cc_bcrs_free(&a);
     cc_free(&b);
   }
 
   /* The ordering comes from the sparsity pattern alone; the matrix is then assembled once, in the
    * final order, rows first-touched color by color: one copy of the matrix is ever held. */
-  cc_bcrs pattern;
-  CC_CALL(cc_mesh_pattern(&mesh, &pattern));
-  CC_CALL(cc_ordering_create(opts->ordering, opts->colors, &pattern, &ord));
+  PIPELINE_CALL(cc_mesh_pattern(&mesh, &pattern));
+  PIPELINE_CALL(cc_ordering_create(opts->ordering, opts->colors, &pattern, &ord));
   cc_bcrs_free(&pattern);
   cc_ordering_apply_comm(&ord, &mesh.comm);
-  CC_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new, ord.n_colors,
-                                   ord.n_colors > 0 ? ord.color_ptr : NULL, 1, &a, &b));
+  PIPELINE_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new,
+                                         ord.n_colors, ord.n_colors > 0 ? ord.color_ptr : NULL, 1,
+                                         &a, &b));
   snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
   run->colors_used = ord.n_colors;
 
   cc_precond_params pparams = {
       .name = opts->precond, .asdd_iters = opts->asdd_iters, .ordering = &ord};
-  CC_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
+  PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
 
-  CC_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
+  PIPELINE_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
   cc_timers solve_excluded = cc_timer_table; /* stages so far; solves keep their own timers */
-  CC_CALL(run_solves(run, &mesh, &a, &ord, pc, b));
+  PIPELINE_CALL(run_solves(run, &mesh, &a, &ord, pc, b));
   cc_timer_table = solve_excluded;
   for (int s = 0; s < run->n_solves; s++)
     cc_timer_table.seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];
@@ -170,14 +194,14 @@ cc_err cc_run_pipeline(cc_run *run)
 
   for (int i = 0; i < CC_T_COUNT; i++) {
     cc_stat stat;
-    CC_CALL(cc_stat_reduce(comm, cc_timer_table.seconds[i], &stat));
+    PIPELINE_CALL(cc_stat_reduce(comm, cc_timer_table.seconds[i], &stat));
     run->timings[i]      = stat.max;
     run->timings_min[i]  = stat.min;
     run->timings_mean[i] = stat.mean;
   }
   double rss = (double)cc_peak_rss_bytes();
   cc_stat rss_stat;
-  CC_CALL(cc_stat_reduce(comm, rss, &rss_stat));
+  PIPELINE_CALL(cc_stat_reduce(comm, rss, &rss_stat));
   run->peak_rss_max = (int64_t)rss_stat.max;
 
   cc_precond_destroy(&pc);
@@ -186,4 +210,5 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_bcrs_free(&a);
   cc_mesh_free(&mesh);
   return CC_OK;
+#undef PIPELINE_CALL
 }
