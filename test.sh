@@ -1,8 +1,25 @@
 #!/usr/bin/env bash
-# test.sh: install what is missing, build (release preset) and run the whole ctest suite.
+# test.sh [--release | --sanitize] [ctest arguments...]: install what is missing, then what CI runs:
+# the release suite (build/, release preset, fuzz targets included), then the sanitizer suite
+# (build-debug/, ASan + UBSan, LSan suppressions of cmake/lsan.supp). --release or --sanitize runs
+# only that half. Extra arguments go to both ctest calls (e.g. ./test.sh -R driver).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mode=all
+case "${1:-}" in
+--release) mode=release; shift ;;
+--sanitize) mode=sanitize; shift ;;
+esac
 "$here/setup.sh"
-"$here/build.sh" release
-cd "$here/build"
-ctest --output-on-failure -j "$(nproc)" "$@"
+status=0
+if [ "$mode" != sanitize ]; then
+  "$here/build.sh" release
+  (cd "$here/build" && ctest --output-on-failure -j "$(nproc)" "$@") || status=1
+fi
+if [ "$mode" != release ]; then
+  "$here/build.sh" debug
+  # label sanitize-skip: the few tests too slow under ASan (see tests/CMakeLists.txt)
+  (cd "$here/build-debug" && ctest --output-on-failure -j "$(nproc)" -LE sanitize-skip "$@") ||
+    status=1
+fi
+exit $status

@@ -6,6 +6,7 @@
 #include "cc_topology.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -70,6 +71,18 @@ static cc_err parse_list_bytes(const char *text, size_t *out, int *n)
   return CC_OK;
 }
 
+/* A strict decimal integer option (no "12abc", no "1e3", no overflow). */
+static cc_err parse_int(const char *key, const char *text, int *out)
+{
+  char *end;
+  errno      = 0;
+  long value = strtol(text, &end, 10);
+  CC_CHECK(end != text && *end == '\0' && errno == 0 && value >= INT_MIN && value <= INT_MAX,
+           CC_ERR_ARG, "%s: '%s' is not an integer", key, text);
+  *out = (int)value;
+  return CC_OK;
+}
+
 static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
 {
   memset(p, 0, sizeof *p);
@@ -114,9 +127,9 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
     else if (!strcmp(key, "--backends"))
       backends = value;
     else if (!strcmp(key, "--repeat"))
-      p->repeat = atoi(value);
+      CC_CALL(parse_int(key, value, &p->repeat));
     else if (!strcmp(key, "--queue-depth"))
-      p->queue_depth = atoi(value);
+      CC_CALL(parse_int(key, value, &p->queue_depth));
     else if (!strcmp(key, "--report"))
       snprintf(p->report, sizeof p->report, "%s", value);
     else
@@ -581,7 +594,9 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   cc_err err = bench(argc, argv);
-  if (err) cc_error_print(stderr, rank);
+  if (err && (rank == 0 || err != CC_ERR_ARG))
+    cc_error_print(stderr, rank); /* options: all alike */
+  cc_error_clear();
   MPI_Finalize();
-  return err == CC_ERR_ARG ? 2 : err ? 1 : 0;
+  return err == CC_ERR_ARG ? 2 : err ? 1 : 0; /* 2 = bad input, as cubecg */
 }

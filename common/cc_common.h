@@ -50,11 +50,15 @@ enum {
  * cc_error_push(..)`. */
 cc_err cc_error_push(cc_err code, const char *file, int line, const char *func, const char *fmt,
                      ...) CC_PRINTF(5, 6);
-/* Print the chain (innermost first) prefixed with the rank, then clear it. */
+/* Print the innermost message on one line (and the file:line chain when CUBECG_TRACE=1), prefixed
+ * with the rank; flush; clear the chain. */
 void cc_error_print(FILE *out, int rank);
 /* First message of the chain (the innermost, most specific); "" if none. */
 const char *cc_error_message(void);
 void cc_error_clear(void);
+/* 1 when the current chain holds a failure agreed on by cc_error_agree (every rank of that
+ * communicator fails with it): the driver may then end with MPI_Finalize rather than MPI_Abort. */
+int cc_error_agreed(void);
 const char *cc_error_name(cc_err code);
 
 #define CC_CALL(expr)                                                                              \
@@ -109,6 +113,11 @@ cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *f
 /* A collective decision: every rank passes its local error code; all ranks return CC_ERR_* of the
  * lowest-ranked failing process (or CC_OK). Used where ranks may disagree (e.g. a checkpoint). */
 CC_WUR cc_err cc_error_agree(MPI_Comm comm, cc_err local, cc_err *global);
+
+/* The one byte-size parser (cc_size.c): a decimal integer with an optional binary suffix k, M, G or
+ * T (optionally followed by "iB" or "B"); no sign, fraction, exponent or hex; at most 2^62 bytes.
+ * Errors are CC_ERR_ARG naming the text. */
+CC_WUR cc_err cc_parse_bytes(const char *text, int64_t *bytes);
 
 /* ------------------------------------------------------------------------------------------------
  * Memory: 64-byte aligned, zero-initialised where noted; size overflow checked.

@@ -3,6 +3,7 @@
 #include "cc_common.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 
 #define CC_ERROR_FRAMES 24
 #define CC_ERROR_TEXT 512
@@ -10,6 +11,7 @@
 static _Thread_local struct {
   int n_frames;
   int code;
+  int agreed; /* the chain ends in a failure every rank of a communicator agreed on */
   char text[CC_ERROR_FRAMES][CC_ERROR_TEXT];
 } error_chain;
 
@@ -65,6 +67,12 @@ void cc_error_clear(void)
 {
   error_chain.n_frames = 0;
   error_chain.code     = 0;
+  error_chain.agreed   = 0;
+}
+
+int cc_error_agreed(void)
+{
+  return error_chain.n_frames > 0 && error_chain.agreed;
 }
 
 void cc_error_print(FILE *out, int rank)
@@ -74,8 +82,12 @@ void cc_error_print(FILE *out, int rank)
   const char *innermost = strstr(error_chain.text[0], "(): ");
   fprintf(out, "cubecg: error on rank %d: %s: %s\n", rank, cc_error_name(error_chain.code),
           innermost ? innermost + 4 : error_chain.text[0]);
-  for (int i = 0; i < error_chain.n_frames; i++)
-    fprintf(out, "  [%d] %s\n", rank, error_chain.text[i]);
+  /* one line for the user; the file:line chain for developers on request */
+  const char *trace = getenv("CUBECG_TRACE");
+  if (trace && strcmp(trace, "0") != 0 && trace[0])
+    for (int i = 0; i < error_chain.n_frames; i++)
+      fprintf(out, "  [%d] %s\n", rank, error_chain.text[i]);
+  fflush(out);
   cc_error_clear();
 }
 
@@ -91,5 +103,21 @@ cc_err cc_error_agree(MPI_Comm comm, cc_err local, cc_err *global)
   int code = local;
   CC_MPI(MPI_Bcast(&code, 1, MPI_INT, out.rank, comm));
   *global = out.key == 0 ? code : CC_OK;
+  if (*global) {
+    /* every rank gets the failing rank's message, so rank 0 alone can print it and the job can
+     * end with MPI_Finalize instead of MPI_Abort (which may lose output) */
+    char message[CC_ERROR_TEXT] = "";
+    if (rank == out.rank) {
+      const char *inner = strstr(cc_error_message(), "(): ");
+      snprintf(message, sizeof message, "%s", inner ? inner + 4 : cc_error_message());
+    }
+    CC_MPI(MPI_Bcast(message, sizeof message, MPI_CHAR, out.rank, comm));
+    if (!local)
+      cc_error_push(*global, __FILE__, __LINE__, __func__, "rank %d: %s", out.rank, message);
+    int size, world;
+    CC_MPI(MPI_Comm_size(comm, &size));
+    CC_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world));
+    error_chain.agreed = size == world; /* only a job-wide agreement lets the job finalize */
+  }
   return CC_OK;
 }

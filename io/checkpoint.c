@@ -673,7 +673,8 @@ static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoin
     opt.fallback     = params->fallback;
   }
   const cc_io_backend_ops *ops;
-  CC_CALL(check_manifest(m, cdir, layout, expect, rank, size, &ops, &opt));
+  /* same manifest, same verdict on every rank: agreed, so the driver ends without MPI_Abort */
+  CC_CALL(io_agree(layout->comm, check_manifest(m, cdir, layout, expect, rank, size, &ops, &opt)));
   if (!ops->shared_file) {
     CC_CALL(io_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
     return CC_OK;
@@ -717,7 +718,7 @@ cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *par
   io_manifest m;
   cc_err err = io_manifest_parse(text, path, &m); /* same text, same verdict everywhere */
   cc_free(&text);
-  CC_CALL(err);
+  CC_CALL(io_agree(layout->comm, err));
   err = load(&m, cdir, params, layout, expect, state);
   if (!err && info_out) {
     memset(info_out, 0, sizeof *info_out);

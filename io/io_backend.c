@@ -54,38 +54,9 @@ void cc_io_state_free(cc_io_state *state)
 
 cc_err cc_io_parse_bytes(const char *text, size_t *bytes)
 {
-  CC_CHECK(text && *text, CC_ERR_ARG, "empty byte size");
-  char *end;
-  double value = strtod(text, &end);
-  CC_CHECK(end != text && value >= 0, CC_ERR_ARG, "bad byte size '%s' (e.g. 8k, 512k, 1M, 1G)",
-           text);
-  double scale = 1;
-  switch (toupper((unsigned char)*end)) {
-  case '\0':
-    break;
-  case 'K':
-    scale = 1024.0;
-    break;
-  case 'M':
-    scale = 1024.0 * 1024;
-    break;
-  case 'G':
-    scale = 1024.0 * 1024 * 1024;
-    break;
-  case 'T':
-    scale = 1024.0 * 1024 * 1024 * 1024;
-    break;
-  default:
-    CC_FAIL(CC_ERR_ARG, "bad unit in byte size '%s' (k, M, G, T)", text);
-  }
-  if (*end) {
-    end++;
-    if (toupper((unsigned char)*end) == 'I') end++; /* "KiB" */
-    if (toupper((unsigned char)*end) == 'B') end++;
-  }
-  CC_CHECK(*end == '\0', CC_ERR_ARG, "trailing characters in byte size '%s'", text);
-  CC_CHECK(value * scale < 9.0e18, CC_ERR_ARG, "byte size '%s' too large", text);
-  *bytes = (size_t)(value * scale);
+  int64_t value; /* the project's one strict parser (common/cc_size.c) */
+  CC_CALL(cc_parse_bytes(text, &value));
+  *bytes = (size_t)value;
   return CC_OK;
 }
 

@@ -10,6 +10,7 @@
 
 #define CC_PATH_MAX 1024
 #define CC_NAME_MAX 32
+#define CC_MAX_OPTIONS 96 /* entries of the option table (src/options.c) */
 
 /* One parameter struct with defaults (conventions item 9); echoed into the report. */
 typedef struct {
@@ -46,12 +47,19 @@ typedef struct {
   int help;
   int monitor;         /* iteration monitor: N > 0 every N iterations, 0 auto, -1 off */
   int export_deformed; /* export also the deformed coordinates x + u */
+  int version;
+  char options_file[CC_PATH_MAX];
+  unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
 } cc_options;
 
 /* Parse argv (--key value or --key=value) into opts (defaults first). Errors name the option and
  * the bad value. Same result on every rank (no communication). */
 CC_WUR cc_err cc_options_parse(int argc, char **argv, cc_options *opts);
 void cc_options_help(FILE *out);
+/* Apply an options file's text (words as on the command line, '#' comments to the end of the line;
+ * source names it in messages) on top of opts. Used by cc_options_parse and the fuzz target. */
+CC_WUR cc_err cc_options_parse_text(const char *text, size_t length, const char *source,
+                                    cc_options *opts);
 /* Cross-option checks that need the rank count; before any large allocation. */
 CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
 /* Echo every option into the report's "parameters" object. */

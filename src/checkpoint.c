@@ -157,12 +157,26 @@ void cc_driver_ckpt_destroy(cc_driver_ckpt **dcp)
 
 /* --restart DIR: the newest complete checkpoint, verified (sizes, CRC32C, mesh, ranks) by io/,
  * as a solver state in the solver's ordering. The handle owns the vectors. */
+static cc_err restart_load(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                           const char *solver, cc_driver_ckpt *dc, cc_driver_ckpt **out,
+                           const cc_solver_state **state);
+
 cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
                               const char *solver, cc_driver_ckpt **out,
                               const cc_solver_state **state)
 {
   cc_driver_ckpt *dc;
   CC_CALL(cc_calloc(1, sizeof *dc, &dc));
+  cc_err err = restart_load(opts, mesh, ord, solver, dc, out, state);
+  if (err) cc_driver_ckpt_destroy(&dc); /* a refused restart holds no checkpointer: memory only */
+  CC_CALL(err);
+  return CC_OK;
+}
+
+static cc_err restart_load(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                           const char *solver, cc_driver_ckpt *dc, cc_driver_ckpt **out,
+                           const cc_solver_state **state)
+{
   CC_CALL(layout_create(mesh, ord, dc));
   cc_io_metadata expect;
   metadata_fill(opts, mesh, ord, NULL, &expect);

@@ -12,6 +12,28 @@ static int exit_code_of(cc_err err)
   return err == CC_ERR_ARG ? 2 : 1;
 }
 
+/* End the job after an error. When every rank agreed on it (cc_error_agree), rank 0 prints the
+ * agreed message and all ranks finalize; otherwise ranks may be blocked in a collective, so each
+ * failing rank prints its own message, flushes, and aborts the job. */
+static int fail(cc_err err, int rank)
+{
+  int code = exit_code_of(err);
+  fflush(stdout);
+  if (cc_error_agreed()) {
+    if (rank == 0)
+      cc_error_print(stderr, rank);
+    else
+      cc_error_clear();
+    fflush(stderr);
+    MPI_Finalize();
+    return code;
+  }
+  cc_error_print(stderr, rank);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  return code;
+}
+
 int main(int argc, char **argv)
 {
   static cc_run run; /* large: keep it off the stack */
@@ -20,8 +42,12 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (!err) err = cc_options_parse(argc, argv, &run.opts);
-  if (!err && run.opts.help) {
-    if (rank == 0) cc_options_help(stdout);
+  if (!err && (run.opts.help || run.opts.version)) {
+    if (rank == 0 && run.opts.help) cc_options_help(stdout);
+    if (rank == 0 && !run.opts.help)
+      printf("cubecg %s (%s build, flags %s; %.60s)\n", CC_VERSION, cc_build_type, cc_build_flags,
+             run.mpi.library);
+    fflush(stdout);
     MPI_Finalize();
     return 0;
   }
@@ -30,6 +56,7 @@ int main(int argc, char **argv)
   if (!err) err = cc_run_topology(&run, MPI_COMM_WORLD);
   if (err) {
     if (rank == 0) cc_error_print(stderr, rank);
+    cc_error_clear();
     MPI_Finalize();
     return exit_code_of(err);
   }
@@ -43,23 +70,21 @@ int main(int argc, char **argv)
   }
 
   err = cc_run_pipeline(&run);
-  if (err) {
-    /* Ranks may disagree here (one rank's I/O failed): print, then abort the job. */
-    cc_error_print(stderr, rank);
-    MPI_Abort(MPI_COMM_WORLD, exit_code_of(err));
-    return exit_code_of(err);
-  }
+  if (err) return fail(err, rank);
   int passed = cc_run_checks_passed(&run);
   if (rank == 0) {
-    if (!run.opts.quiet) cc_summary_print(&run, stdout);
+    /* with --report - the JSON owns stdout: the summary goes to stderr */
+    int report_stdout = strcmp(run.opts.report, "-") == 0;
+    if (!run.opts.quiet) cc_summary_print(&run, report_stdout ? stderr : stdout);
     if (run.opts.report[0]) err = cc_report_write(&run, run.opts.report);
     if (err)
       cc_error_print(stderr, rank);
-    else if (run.opts.report[0] && !run.opts.quiet)
+    else if (run.opts.report[0] && !run.opts.quiet && !report_stdout)
       printf("  report: %s\n", run.opts.report);
   }
   int code = err ? 1 : run.interrupted ? CC_EXIT_INTERRUPTED : passed ? 0 : 3;
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  fflush(stdout);
   MPI_Finalize();
   return code;
 }

@@ -84,14 +84,26 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   int n_plan = plan_solves(opts, plan);
   CC_CHECK(n_plan > 0, CC_ERR_ARG, "no solver matches --solver %s --reduction %s", opts->solver,
            opts->reduction);
-  double *x, *u;
-  CC_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
-  CC_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
+  double *x = NULL, *u = NULL;
+  cc_driver_ckpt *restart = NULL, *ckpt = NULL;
+  /* On an error: free what this function holds. The checkpoint handles only when every rank agreed
+   * on the error (their destruction may be collective; otherwise the driver aborts the job). */
+#define SOLVES_CALL(expr)                                                                          \
+  do {                                                                                             \
+    cc_err solves_err_ = (expr);                                                                   \
+    if (solves_err_) {                                                                             \
+      if (cc_error_agreed()) cc_driver_ckpt_destroy(&ckpt), cc_driver_ckpt_destroy(&restart);      \
+      cc_free(&x), cc_free(&u);                                                                    \
+      return cc_error_push(solves_err_, __FILE__, __LINE__, __func__, "%s", #expr);                \
+    }                                                                                              \
+  } while (0)
+  SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
+  SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
   cc_reduce_configure(strcmp(opts->progress, "poll") == 0 ? CC_PROGRESS_POLL : CC_PROGRESS_NONE,
                       opts->inject_latency_us);
   run->analytic_error = 0;
   for (int s = 0; s < n_plan; s++) {
-    CC_CALL(stop_requested(run, mesh->comm.comm));
+    SOLVES_CALL(stop_requested(run, mesh->comm.comm));
     if (run->interrupted) break;
     char label[32];
     snprintf(label, sizeof label, "%s-%s", plan[s].variant->name,
@@ -105,9 +117,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
-    cc_driver_ckpt *restart = NULL, *ckpt = NULL;
     if (opts->restart[0]) {
-      CC_CALL(
+      SOLVES_CALL(
           cc_driver_restart_load(opts, mesh, ord, plan[s].variant->name, &restart, &kopts.restart));
       snprintf(rec->restart_from, sizeof rec->restart_from, "%s", cc_driver_restart_path(restart));
       cc_stage(run, "resumed from %s at iteration %d", rec->restart_from, kopts.restart->iteration);
@@ -117,7 +128,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       char subdir[48];
       snprintf(subdir, sizeof subdir, "%s-%s", plan[s].variant->name,
                plan[s].reduction == CC_REDUCTION_IAR ? "iar" : "ar");
-      CC_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
+      SOLVES_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
                                     n_plan > 1 ? subdir : NULL, &ckpt));
       kopts.checkpoint       = cc_driver_ckpt_write;
       kopts.checkpoint_ctx   = ckpt;
@@ -127,8 +138,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_monitor_init(&monitor, run, mesh->comm.comm, label);
     kopts.monitor     = cc_monitor_iteration; /* also where a signal is noticed: always on */
     kopts.monitor_ctx = &monitor;
-    CC_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
-    if (ckpt) CC_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
+    SOLVES_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
+    if (ckpt) SOLVES_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
     cc_driver_ckpt_destroy(&ckpt);
     cc_driver_ckpt_destroy(&restart);
     /* a NaN / overflow / underflow / non-positive scalar is a numerical error (exit 1, stderr), not
@@ -140,8 +151,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
               rec->result.failure);
     }
     cc_ordering_unpermute(ord, x, u);
-    CC_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
-    CC_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
+    SOLVES_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
+    SOLVES_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
     if (rec->result.interrupted) {
       /* the iterate of an unfinished solve is no answer: no checks, no export, report it */
       run->interrupted = 1;
@@ -149,7 +160,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       cc_stage(run, "%s received: %s stopped after iteration %d%s%s", cc_signal_name(run->signal),
                label, rec->result.iterations, rec->ckpt_last[0] ? ", last checkpoint " : "",
                rec->ckpt_last);
-      CC_CALL(report_rewrite(run, mesh->comm.comm));
+      SOLVES_CALL(report_rewrite(run, mesh->comm.comm));
       break;
     }
     if (rec->analytic_error > run->analytic_error) run->analytic_error = rec->analytic_error;
@@ -161,15 +172,16 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_run_add_check(run, name, rec->result.true_rel_residual, 10 * opts->tol);
     snprintf(name, sizeof name, "%s_%s_analytic_error", rec->result.solver, rec->result.reduction);
     cc_run_add_check(run, name, rec->analytic_error, opts->analytic_tol);
-    CC_CALL(report_rewrite(run, mesh->comm.comm));
+    SOLVES_CALL(report_rewrite(run, mesh->comm.comm));
   }
-  if (!run->interrupted) CC_CALL(stop_requested(run, mesh->comm.comm));
+  if (!run->interrupted) SOLVES_CALL(stop_requested(run, mesh->comm.comm));
   if (opts->export_solution[0] && !run->interrupted) {
     cc_stage(run, "export: %s", opts->export_solution);
     cc_timer_start(CC_T_EXPORT);
-    CC_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
+    SOLVES_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
     cc_timer_stop(CC_T_EXPORT);
   }
+#undef SOLVES_CALL
   cc_free(&x);
   cc_free(&u);
   return CC_OK;
@@ -184,6 +196,18 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_ordering ord        = {0};
   cc_precond *pc         = NULL;
   double *b              = NULL;
+  cc_bcrs pattern        = {0};
+  /* On an error: free what the pipeline holds (memory only, no communication), so that a job whose
+   * ranks agreed on the failure ends cleanly with MPI_Finalize. */
+#define PIPELINE_CALL(expr)                                                                        \
+  do {                                                                                             \
+    cc_err pipeline_err_ = (expr);                                                                 \
+    if (pipeline_err_) {                                                                           \
+      cc_precond_destroy(&pc), cc_ordering_free(&ord), cc_free(&b);                                \
+      cc_bcrs_free(&a), cc_bcrs_free(&pattern), cc_mesh_free(&mesh);                               \
+      return cc_error_push(pipeline_err_, __FILE__, __LINE__, __func__, "%s", #expr);              \
+    }                                                                                              \
+  } while (0)
 
   cc_timers_reset();
   cc_timing_enabled = strcmp(opts->timing, "on") == 0;
@@ -192,7 +216,7 @@ cc_err cc_run_pipeline(cc_run *run)
   run->in_progress = 1;
   cc_stage(run, "mesh + partition: %d x %d x %d nodes, %s partition, %d ranks x %d threads",
            opts->mesh.nx, opts->mesh.ny, opts->mesh.nz, opts->partition, run->ranks, run->threads);
-  CC_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
+  PIPELINE_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
   run->dof      = 3 * mesh.n_global_nodes;
   run->px       = mesh.px;
   run->py       = mesh.py;
@@ -201,39 +225,38 @@ cc_err cc_run_pipeline(cc_run *run)
   if (opts->export_matrix[0]) {
     /* the export speaks the natural numbering: a natural assembly of its own, freed at once */
     cc_stage(run, "export: matrix %s", opts->export_matrix);
-    CC_CALL(cc_mesh_assemble(&mesh, &opts->mesh, &a, &b));
-    CC_CALL(cc_mesh_export_matrix(&mesh, &a, opts->export_matrix)); /* timed as CC_T_EXPORT */
+    PIPELINE_CALL(cc_mesh_assemble(&mesh, &opts->mesh, &a, &b));
+    PIPELINE_CALL(cc_mesh_export_matrix(&mesh, &a, opts->export_matrix)); /* timed as CC_T_EXPORT */
     cc_bcrs_free(&a);
     cc_free(&b);
   }
 
   /* The ordering comes from the sparsity pattern alone; the matrix is then assembled once, in the
    * final order, rows first-touched color by color: one copy of the matrix is ever held. */
-  CC_CALL(stop_requested(run, comm));
+  PIPELINE_CALL(stop_requested(run, comm));
   if (run->interrupted) goto finish;
   cc_stage(run, "ordering: %s", opts->ordering);
-  cc_bcrs pattern;
-  CC_CALL(cc_mesh_pattern(&mesh, &pattern));
-  CC_CALL(cc_ordering_create(opts->ordering, opts->colors, &pattern, &ord));
+  PIPELINE_CALL(cc_mesh_pattern(&mesh, &pattern));
+  PIPELINE_CALL(cc_ordering_create(opts->ordering, opts->colors, &pattern, &ord));
   cc_bcrs_free(&pattern);
   cc_ordering_apply_comm(&ord, &mesh.comm);
   cc_stage(run, "assembly: %lld DOF", (long long)run->dof);
-  CC_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new, ord.n_colors,
+  PIPELINE_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new, ord.n_colors,
                                    ord.n_colors > 0 ? ord.color_ptr : NULL, 1, &a, &b));
   snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
   run->colors_used = ord.n_colors;
 
-  CC_CALL(stop_requested(run, comm));
+  PIPELINE_CALL(stop_requested(run, comm));
   if (run->interrupted) goto finish;
   cc_stage(run, "setup: preconditioner %s", opts->precond);
   cc_precond_params pparams = {
       .name = opts->precond, .asdd_iters = opts->asdd_iters, .ordering = &ord};
-  CC_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
+  PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
 
-  CC_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
+  PIPELINE_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
   {
     cc_timers solve_excluded = cc_timer_table; /* stages so far; solves keep their own timers */
-    CC_CALL(run_solves(run, &mesh, &a, &ord, pc, b));
+    PIPELINE_CALL(run_solves(run, &mesh, &a, &ord, pc, b));
     cc_timer_table = solve_excluded;
   }
 finish:
@@ -243,14 +266,14 @@ finish:
 
   for (int i = 0; i < CC_T_COUNT; i++) {
     cc_stat stat;
-    CC_CALL(cc_stat_reduce(comm, cc_timer_table.seconds[i], &stat));
+    PIPELINE_CALL(cc_stat_reduce(comm, cc_timer_table.seconds[i], &stat));
     run->timings[i]      = stat.max;
     run->timings_min[i]  = stat.min;
     run->timings_mean[i] = stat.mean;
   }
   double rss = (double)cc_peak_rss_bytes();
   cc_stat rss_stat;
-  CC_CALL(cc_stat_reduce(comm, rss, &rss_stat));
+  PIPELINE_CALL(cc_stat_reduce(comm, rss, &rss_stat));
   run->peak_rss_max = (int64_t)rss_stat.max;
   run->in_progress  = 0;
 
@@ -260,4 +283,5 @@ finish:
   cc_bcrs_free(&a);
   cc_mesh_free(&mesh);
   return CC_OK;
+#undef PIPELINE_CALL
 }

@@ -2,6 +2,7 @@
  * (conventions item 7: parameters, platform, build, checks PASSED/FAILED, timings, results). */
 #include "cc_driver.h"
 
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,10 +72,15 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
 
 cc_err cc_report_write(const cc_run *run, const char *path)
 {
-  /* Write to a temporary name and rename, so a failed run never leaves half a report. */
+  /* A regular file (or a new one) is written to a temporary name and renamed, so a failed run never
+   * leaves half a report. "-" is stdout; an existing non-regular target (fifo, device,
+   * /dev/stdout) is written directly: renaming over it would replace it with a regular file. */
   char tmp[CC_PATH_MAX + 8];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *out = fopen(tmp, "w");
+  struct stat st;
+  int to_stdout = strcmp(path, "-") == 0;
+  int direct    = to_stdout || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+  snprintf(tmp, sizeof tmp, "%s%s", to_stdout ? "stdout" : path, direct ? "" : ".tmp");
+  FILE *out = to_stdout ? stdout : fopen(direct ? path : tmp, "w");
   CC_CHECK(out != NULL, CC_ERR_SYS, "cannot create report '%s': %s", tmp, strerror(errno));
   cc_json js = {.out = out};
   cc_json_begin_object(&js, NULL);
@@ -162,9 +168,11 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_end_array(&js);
   cc_json_end_object(&js);
 
+  if (to_stdout) fputc('\n', out);
   int write_failed = ferror(out);
-  int close_failed = fclose(out);
+  int close_failed = to_stdout ? fflush(out) : fclose(out);
   CC_CHECK(!write_failed && !close_failed, CC_ERR_SYS, "writing report '%s' failed", tmp);
+  if (direct) return CC_OK;
   CC_CHECK(rename(tmp, path) == 0, CC_ERR_SYS, "cannot rename '%s' to '%s': %s", tmp, path,
            strerror(errno));
   return CC_OK;

@@ -31,6 +31,11 @@ cc_binaries()
   CC_CUBECG=$CC_BUILD/src/cubecg
   CC_BENCH=$CC_BUILD/bench/cubecg-bench
   CC_IOBENCH=$CC_BUILD/bench/cubecg-iobench
+  # installed (cmake --install): <prefix>/share/cubecg/jobs, programs in <prefix>/bin
+  if [[ -z ${CUBECG_BUILD:-} && ! -d $repo/build && -x $repo/../../bin/cubecg ]]; then
+    CC_BUILD=$(cd "$repo/../../bin" && pwd)
+    CC_CUBECG=$CC_BUILD/cubecg CC_BENCH=$CC_BUILD/cubecg-bench CC_IOBENCH=$CC_BUILD/cubecg-iobench
+  fi
   CC_MPIEXEC=${CUBECG_MPIEXEC:-mpiexec.mpich}
 }
 

@@ -1,0 +1,14 @@
+# Installable build (issue 12): cmake --install, find_package(cubecg), pkg-config, jobs/ from the
+# prefix; CUBECG_NATIVE gives way to user-given target flags. Release tree only: a consumer of the
+# sanitizer tree's libraries would need the sanitizer runtime.
+if(CUBECG_SANITIZE)
+  return()
+endif()
+add_test(NAME install_find_package_pkgconfig
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/test_install.sh ${CMAKE_SOURCE_DIR}
+                 ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/install-test)
+add_test(NAME install_native_flags_overridden
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/test_native_flags.sh ${CMAKE_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/native-flags-test)
+set_tests_properties(install_find_package_pkgconfig install_native_flags_overridden
+                     PROPERTIES LABELS "install" TIMEOUT 300)
