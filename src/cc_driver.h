@@ -159,9 +159,11 @@ CC_WUR cc_err cc_signals_agree(MPI_Comm comm, int *sig); /* collective: max sign
 const char *cc_signal_name(int sig);
 /* "[  elapsed s] <stage>" from rank 0 unless --quiet. */
 void cc_stage(const cc_run *run, const char *fmt, ...) CC_PRINTF(2, 3);
+FILE *cc_progress_stream(const cc_run *run);
 
 typedef struct {
   MPI_Comm comm;
+  FILE *out; /* stdout, or stderr when the report goes to stdout */
   int rank, every, print, maxit, check_every;
   double tol;
   char label[32];
@@ -203,6 +205,9 @@ CC_WUR cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *m
 
 /* Rank 0: JSON report (docs/report-schema.md) and the human summary on stdout. */
 CC_WUR cc_err cc_report_write(const cc_run *run, const char *path);
+/* 1 for a regular (or not yet existing) file; 0 for "-" (stdout) and fifos/devices, which get
+ * the one final report only (no partial rewrites, no rename). */
+int cc_report_target_is_file(const char *path);
 void cc_summary_print(const cc_run *run, FILE *out);
 
 #endif

@@ -51,15 +51,22 @@ cc_err cc_signals_agree(MPI_Comm comm, int *sig)
   return CC_OK;
 }
 
+/* Progress lines go to stdout, unless the JSON report owns it (--report -): then to stderr. */
+FILE *cc_progress_stream(const cc_run *run)
+{
+  return strcmp(run->opts.report, "-") == 0 ? stderr : stdout;
+}
+
 void cc_stage(const cc_run *run, const char *fmt, ...)
 {
   if (run->opts.quiet || run->rank != 0) return;
+  FILE *out = cc_progress_stream(run);
   va_list ap;
   va_start(ap, fmt);
-  printf("[%8.2f s] ", MPI_Wtime() - run->started);
-  vprintf(fmt, ap);
-  printf("\n");
-  fflush(stdout);
+  fprintf(out, "[%8.2f s] ", MPI_Wtime() - run->started);
+  vfprintf(out, fmt, ap);
+  fprintf(out, "\n");
+  fflush(out);
   va_end(ap);
 }
 
@@ -67,6 +74,7 @@ void cc_monitor_init(cc_monitor *m, const cc_run *run, MPI_Comm comm, const char
 {
   memset(m, 0, sizeof *m);
   m->comm   = comm;
+  m->out    = cc_progress_stream(run);
   m->rank   = run->rank;
   m->every  = run->opts.monitor;
   m->print  = run->opts.monitor > 0 || (run->opts.monitor == 0 && !run->opts.quiet);
@@ -124,9 +132,9 @@ cc_err cc_monitor_iteration(void *ctx, int iteration, double rel_residual, int *
       double left  = iterations_left(m, iteration, rel_residual);
       char eta[32] = "?";
       if (left >= 0 && done > 0) snprintf(eta, sizeof eta, "%.1f s", left * ms / 1e3);
-      printf("  %s %6d  |r|/|b| %.3e  %8.3f ms/it  left %s\n", m->label, iteration, rel_residual,
-             ms, eta);
-      fflush(stdout);
+      fprintf(m->out, "  %s %6d  |r|/|b| %.3e  %8.3f ms/it  left %s\n", m->label, iteration,
+              rel_residual, ms, eta);
+      fflush(m->out);
       m->last_print = now;
       m->printed++;
     }

@@ -69,7 +69,8 @@ static cc_err stop_requested(cc_run *run, MPI_Comm comm)
 /* Rank 0 rewrites the report after each solve so that a killed job keeps what it finished. */
 static cc_err report_rewrite(cc_run *run, MPI_Comm comm)
 {
-  if (!run->opts.report[0]) return CC_OK;
+  /* only a regular file is rewritten: stdout (-) or a fifo gets the one final report */
+  if (!run->opts.report[0] || !cc_report_target_is_file(run->opts.report)) return CC_OK;
   cc_err local = run->rank == 0 ? cc_report_write(run, run->opts.report) : CC_OK, global;
   CC_CALL(cc_error_agree(comm, local, &global));
   CC_CHECK(global == CC_OK, global, "rewriting the report '%s' after a solve", run->opts.report);
@@ -145,10 +146,12 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     /* a NaN / overflow / underflow / non-positive scalar is a numerical error (exit 1, stderr), not
      * a failed verification; the scalars are global, so every rank agrees */
     if (rec->result.breakdown) {
-      cc_free(&x);
-      cc_free(&u);
-      CC_FAIL(CC_ERR_NUMERIC, "%s %s: %s", rec->result.solver, rec->result.reduction,
-              rec->result.failure);
+      /* agreed (every rank holds the same global scalars), so rank 0 prints it once and the job
+       * ends with MPI_Finalize instead of MPI_Abort */
+      cc_err agreed = cc_error_push(CC_ERR_NUMERIC, __FILE__, __LINE__, __func__, "%s %s: %s",
+                                    rec->result.solver, rec->result.reduction, rec->result.failure);
+      SOLVES_CALL(cc_error_agree(mesh->comm.comm, agreed, &agreed));
+      SOLVES_CALL(agreed);
     }
     cc_ordering_unpermute(ord, x, u);
     SOLVES_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));

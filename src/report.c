@@ -70,6 +70,12 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_end_object(js);
 }
 
+int cc_report_target_is_file(const char *path)
+{
+  struct stat st;
+  return strcmp(path, "-") != 0 && (stat(path, &st) != 0 || S_ISREG(st.st_mode));
+}
+
 cc_err cc_report_write(const cc_run *run, const char *path)
 {
   /* A regular file (or a new one) is written to a temporary name and renamed, so a failed run never

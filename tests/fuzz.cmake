@@ -17,13 +17,16 @@ if(NOT CUBECG_SANITIZE)
   endforeach()
   set(fuzz_libs "")
   set(fuzz_lib_list ${MPI_C_LIBRARIES} ${HDF5_C_LIBRARIES} ${LIBURING_LINK_LIBRARIES} ${METIS_LIBRARY})
+  get_target_property(fuzz_cjson cjson LOCATION) # the manifest reader parses with cJSON
+  list(APPEND fuzz_lib_list ${fuzz_cjson})
   list(REMOVE_DUPLICATES fuzz_lib_list)
   foreach(l ${fuzz_lib_list})
     string(APPEND fuzz_libs " ${l}")
   endforeach()
   file(WRITE ${fuzz_out}/fuzz.env
        "SRC='${CMAKE_SOURCE_DIR}'\nOUT='${fuzz_out}'\nMPI_INC='${fuzz_mpi_inc}'\n"
-       "HDF5_INC='${fuzz_hdf5_inc}'\nLIBS='${fuzz_libs}'\n")
+       "HDF5_INC='${fuzz_hdf5_inc}'\nLIBS='${fuzz_libs}'\n"
+       "BUILD_INFO='${CMAKE_BINARY_DIR}/common/cc_build_info.c'\n")
   foreach(target options options_file manifest rankfile)
     add_test(NAME fuzz_${target}
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.sh ${fuzz_out}/fuzz.env ${target}
