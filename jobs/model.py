@@ -501,9 +501,11 @@ def preset_report(res):
                          "extrapolated" if i3["extrapolated"] else "Table 4"])
     ok = lambda b: "met" if b else "NOT met"  # noqa: E731
     h_all = res["h_all"]
-    lim = [c for c in pre["cores"] if any(
-        w < h_all ** n * res["inputs"][(c, "gropp")]["a"]
-        for w, n in zip(res["inputs"][(c, "gropp")]["windows"], res["inputs"][(c, "gropp")]["halos"]))]
+    lim = []
+    for c in pre["cores"]:
+        i4 = res["inputs"][(c, "gropp")]
+        if any(w < h_all ** n * i4["a"] for w, n in zip(i4["windows"], i4["halos"])):
+            lim.append(c)
     limited = ", ".join(f"{c:,}" for c in lim) + " cores" if lim else "no core count"
     ratios = [(c, float(s[3])) for c, s in zip(pre["cores"], goals["saved"])]
     cores_lo, ratio_lo = min(ratios, key=lambda x: x[1] if x[0] != 16384 else 9)
@@ -570,8 +572,8 @@ def preset_report(res):
              "iterations), solvers/precond_asdd.c (N - 1 halo exchanges in ASDD(N))"],
             ["progress thread's cost", "in both runs of a Table 7 ratio: its core and its "
              "Table 6 gain (4.5-6.7 %) cancel; what it costs per reduction (hand-off, contention "
-             "for the MPI library at the halo exchanges) is not published and is inside 1 - h^n_j", "Table 6, Table 7 "
-             "caption (thread on in both runs)"],
+             "for the MPI library at the halo exchanges) is not published and is inside "
+             "1 - h^n_j", "Table 6, Table 7 caption (thread on in both runs)"],
             [f"{pre['cores'][-1]:,} cores (beyond Table 4)",
              f"C = {ex['c0']:.3f} * 8192/P + {ex['c1']:.3f} s (least squares, five rows); "
              f"Allreduce = k * P^{ex['exponent']:.3f} (least squares in log-log through "

@@ -83,7 +83,8 @@ for c in cores:
     if inp[(c, "pipecg")]["halos"] != [2] or inp[(c, "gropp")]["halos"] != [1, 1]:
         bad.append(f"{c}: halo exchanges in the windows {inp[(c, 'pipecg')]['halos']} / "
                    f"{inp[(c, 'gropp')]['halos']}, expected [2] / [1, 1]")
-if model.preset_inputs(model.PRESETS["oakforest-pacs"], precond_halos=2)[0][(8192, "pipecg")]["halos"] != [3]:
+inp2 = model.preset_inputs(model.PRESETS["oakforest-pacs"], precond_halos=2)[0]
+if inp2[(8192, "pipecg")]["halos"] != [3]:
     bad.append("precond_halos=2 does not give Alg.3 three exchanges")
 # exposure: h^n of the reduction hidden, at most the window; blocking: all of it
 for (a, w, h, n), want in (((1.0, 10.0, 0.5, 2), 0.75), ((1.0, 10.0, 0.5, 1), 0.5),
@@ -94,7 +95,8 @@ for (a, w, h, n), want in (((1.0, 10.0, 0.5, 2), 0.75), ((1.0, 10.0, 0.5, 1), 0.
         bad.append(f"exposed(a={a}, W={w}, h={h}, n={n}) = {got}, expected {want}")
 # by hand at one point: 65,536 cores, Alg.3, with the h the CSV reports for it
 i3 = inp[(65536, "pipecg")]
-h = float(next(r for r in rows if r["cores"] == "65536" and r["solver"] == "pipecg")["hidden_fraction"])
+h = float(next(r for r in rows
+               if r["cores"] == "65536" and r["solver"] == "pipecg")["hidden_fraction"])
 t_ar = i3["comp"] + i3["a"]
 t_iar = i3["comp"] + i3["a"] - min(h * h * i3["a"], i3["windows"][0])
 if abs(t_ar / t_iar - g[(65536, "pipecg")]) > 2e-6:
@@ -127,8 +129,8 @@ if "extrapolated" not in md or "leave-one-out" not in md:
 # the per-point errors, and the first attempt's form among the sensitivities (worse than this one)
 for r in rows:
     c, s = int(r["cores"]), r["solver"]
-    cell = f"| {c:,} | {model.ALG_NAME[s]} | {float(r['modelled']):.3f} | {float(r['published']):.2f} | " \
-        f"{float(r['gain_error']):+.3f} |"
+    cell = f"| {c:,} | {model.ALG_NAME[s]} | {float(r['modelled']):.3f} | " \
+        f"{float(r['published']):.2f} | {float(r['gain_error']):+.3f} |"
     if cell not in md:
         bad.append(f"model.md lacks the per-point row '{cell}'")
 sens = model.preset_model("oakforest-pacs")["sensitivity"]
