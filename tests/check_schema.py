@@ -37,8 +37,8 @@ def flatten(value, prefix, out):
         out.add(prefix)
     if isinstance(value, dict):
         for key, item in value.items():
-            if prefix == "parameters":
-                out.add("parameters.*")
+            if prefix in ("parameters", "parameter_sources"):
+                out.add(prefix + ".*")
                 continue
             flatten(item, f"{prefix}.{key}" if prefix else key, out)
     elif isinstance(value, list):
@@ -89,6 +89,9 @@ def main(argv):
             if help_text is not None and "parameters" in report:
                 options = set(re.findall(r"^\s+--([A-Za-z][A-Za-z0-9-]*)", help_text, re.M))
                 params = set(report["parameters"])
+                if "parameter_sources" in report and set(report["parameter_sources"]) != params:
+                    print(f"FAIL {path}: parameter_sources does not name exactly the parameters")
+                    ok = False
                 for key in sorted(params - options):
                     print(f"FAIL {path}: parameters.{key} is not an option of cubecg --help")
                     ok = False
