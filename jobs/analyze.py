@@ -196,7 +196,16 @@ def load_reports(folder):
         except (OSError, UnicodeDecodeError) as e:
             raise ReportError(f"{p}: cannot read ({e})") from None
         validate(data, p)
+        if data.get("kind", "run") == "run" and (data.get("in_progress") or data.get("interrupted")):
+            # a partial report (the run was killed, or stopped by a signal): its solves are not
+            # whole runs, so it never enters a median
+            print(f"analyze.py: {p}: skipped, the run did not finish "
+                  f"({'interrupted by ' + str(data.get('signal')) if data.get('interrupted') else 'in progress'})",
+                  file=sys.stderr)
+            continue
         reports.append((p, data))
+    if not reports:
+        raise ReportError(f"{folder}: every report is partial (in progress or interrupted)")
     return reports
 
 

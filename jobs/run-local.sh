@@ -11,6 +11,9 @@
 #                    reduction latency 0/200/2000 us, checkpoint backends, small I/O and kernel bench
 #   --out DIR        report folder (default results/<timestamp>[-quick] in the repository)
 #   --mesh M         mesh nodes per direction (N or NXxNYxNZ; default 24 quick, 48 otherwise)
+#   --ckpt-mesh M    mesh of the checkpoint runs and their no-checkpoint baseline (default 40
+#                    quick, 64 otherwise: solves of several seconds, so the overhead is not lost
+#                    in start-up noise); these runs repeat max(--repeat, 3) times
 #   --oversubscribe  also run more ranks than cores (up to 2 x nproc); those reports go to
 #                    DIR/oversubscribed/ and are flagged in the analyzer's table
 #   --dry-run        print the command lines only
@@ -42,13 +45,14 @@ while (($#)); do
   --out) out=$2; shift 2 ;;
   --out=*) out=${1#--out=}; shift ;;
   --mesh) mesh=$2; shift 2 ;;
+  --ckpt-mesh) ckpt_mesh=$2; shift 2 ;;
   --oversubscribe) oversub=1; shift ;;
   --dry-run) CC_DRY_RUN=1; shift ;;
   --no-analyze) analyze=0; shift ;;
   --force) force=(--force); shift ;;
   --emulate-nodes) emulate=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
   --emulate-nodes=*) emulate=${1#--emulate-nodes=}; shift ;;
-  -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "run-local.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,6 +65,11 @@ repeat=${repeat:-1}
 [[ $mesh =~ ^[0-9]+$ ]] && mesh=${mesh}x${mesh}x${mesh}
 mesh=$(cc_preset_mesh "$mesh")
 read -r nx ny nz <<<"$mesh"
+[[ -n ${ckpt_mesh:-} ]] || { if ((quick)); then ckpt_mesh=40; else ckpt_mesh=64; fi; }
+[[ $ckpt_mesh =~ ^[0-9]+$ ]] && ckpt_mesh=${ckpt_mesh}x${ckpt_mesh}x${ckpt_mesh}
+ckpt_mesh=$(cc_preset_mesh "$ckpt_mesh")
+read -r cnx cny cnz <<<"$ckpt_mesh"
+ckpt_repeat=$((repeat > 3 ? repeat : 3))
 if [[ -z $out ]]; then
   out=$repo/results/$(date +%Y%m%d-%H%M%S)
   ((quick)) && out+=-quick
@@ -112,7 +121,8 @@ for lat in "${latencies[@]}"; do
   runs+=("$ncores 1 off $lat -" "$ncores 1 on $lat -")
   ((quick)) || runs+=("$ncores 1 poll $lat -")
 done
-for b in "${backends[@]}"; do runs+=("$ncores 1 off 0 $b"); done
+# checkpoint runs on their own mesh, beside a baseline without checkpoint ("none")
+for b in "${backends[@]}" none; do runs+=("$ncores 1 off 0 $b"); done
 
 [[ $CC_DRY_RUN == 1 ]] || mkdir -p "$out/logs"
 {
@@ -157,8 +167,11 @@ launch()
   fi
 }
 
-for ((rep = 1; rep <= repeat; rep++)); do for r in "${runs[@]}"; do
+for ((rep = 1; rep <= ckpt_repeat; rep++)); do for r in "${runs[@]}"; do
   read -r ranks threads progress lat ckpt <<<"$r"
+  reps=$repeat rnx=$nx rny=$ny rnz=$nz
+  [[ $ckpt != - ]] && reps=$ckpt_repeat rnx=$cnx rny=$cny rnz=$cnz
+  ((rep <= reps)) || continue
   dir=$out
   flags=()
   if ((ranks * threads > ncores)); then dir=$out/oversubscribed flags=(oversub); fi
@@ -172,17 +185,20 @@ for ((rep = 1; rep <= repeat; rep++)); do for r in "${runs[@]}"; do
   on) envs=(MPIR_CVAR_ASYNC_PROGRESS=1) ;;
   poll) opts+=(--progress poll) ;;
   esac
-  parts=("${nx}x${ny}x${nz}" "${ranks}x${threads}" "$layout" "progress-$progress" "${flags[@]}")
+  parts=("${rnx}x${rny}x${rnz}" "${ranks}x${threads}" "$layout" "progress-$progress" "${flags[@]}")
   ((lat > 0)) && parts+=("lat$lat")
   ((emulate > 1 && ranks % emulate == 0)) && parts+=("${emulate}nodes")
-  if [[ $ckpt != - ]]; then
+  if [[ $ckpt == none ]]; then
+    parts+=("ckpt-none")
+    opts=(--solver pcg --reduction ar)
+  elif [[ $ckpt != - ]]; then
     parts+=("ckpt-$ckpt")
     opts=(--solver pcg --reduction ar --checkpoint "$ckpt" --checkpoint-dir "$out/ckpt/$ckpt"
-      --checkpoint-every 20 --checkpoint-keep 2)
+      --checkpoint-every 20 --checkpoint-keep 2 --checkpoint-overwrite)
   fi
-  ((repeat > 1)) && parts+=("rep$rep")
+  ((reps > 1)) && parts+=("rep$rep")
   name=$(cc_report_name "${parts[@]}")
-  launch "$name" "$dir" "$ranks" "$threads" "${envs[@]}" -- "$CC_CUBECG" --nx "$nx" --ny "$ny" --nz "$nz" \
+  launch "$name" "$dir" "$ranks" "$threads" "${envs[@]}" -- "$CC_CUBECG" --nx "$rnx" --ny "$rny" --nz "$rnz" \
     "${opts[@]}" --inject-reduction-latency "$lat" --report "$dir/$name.json"
 done; done
 
