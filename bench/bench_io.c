@@ -28,6 +28,7 @@ typedef struct {
   char mapping[8];          /* "block" or "cyclic" */
   bool dir_leader;          /* the lowest rank of this directory: creates and removes */
   bool fio;                 /* --fio: each backend's fio twin beside it */
+  bool list_only;           /* --list-backends */
   size_t sizes[MAX_LIST];
   int n_sizes;
   char backends[MAX_LIST][24];
@@ -129,7 +130,8 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
     if (eq) value = eq + 1;
     bool flag = !strcmp(key, "--help") || !strcmp(key, "--durable") ||
                 !strcmp(key, "--no-durable") || !strcmp(key, "--checksum") ||
-                !strcmp(key, "--fallback") || !strcmp(key, "--fio");
+                !strcmp(key, "--fallback") || !strcmp(key, "--fio") ||
+                !strcmp(key, "--list-backends");
     if (!flag && !value) {
       CC_CHECK(i + 1 < argc, CC_ERR_ARG, "option %s needs a value (see --help)", key);
       value = argv[++i];
@@ -146,7 +148,11 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
       p->fallback = true;
     else if (!strcmp(key, "--fio"))
       p->fio = true;
-    else if (!strcmp(key, "--dirs"))
+    else if (!strcmp(key, "--list-backends")) {
+      if (rank == 0) printf("%s\n", cc_io_backend_names());
+      *help        = true; /* nothing else to do */
+      p->list_only = true;
+    } else if (!strcmp(key, "--dirs"))
       dirs = value;
     else if (!strcmp(key, "--mapping")) {
       CC_CHECK(!strcmp(value, "block") || !strcmp(value, "cyclic"), CC_ERR_ARG,
@@ -198,10 +204,7 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
     p->n_dirs = 1;
     snprintf(p->dirs[0], sizeof p->dirs[0], "%s", p->dir);
   }
-  p->dir_index  = dir_of_rank(p, rank);
-  p->dir_leader = true;
-  for (int r = 0; r < rank; r++)
-    if (dir_of_rank(p, r) == p->dir_index) p->dir_leader = false;
+  p->dir_index = dir_of_rank(p, rank);
   memcpy(p->dir, p->dirs[p->dir_index], sizeof p->dir); /* same size */
   for (int b = 0; b < p->n_backends; b++)
     CC_CHECK(p->n_dirs == 1 || strcmp(p->backends[b], "hdf5"), CC_ERR_ARG,
@@ -568,7 +571,7 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
   char why[300]   = "";
   for (int r = 0; r < R; r++) {
     cc_err local = CC_OK;
-    if (p->dir_leader && mkdir(dir, 0755) != 0 && errno != EEXIST)
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
       local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s", dir,
                             strerror(errno));
     cc_err global;
@@ -805,14 +808,29 @@ static cc_err bench(int argc, char **argv)
   bool help = false;
   CC_CALL(parse_args(argc, argv, &p, &help));
   if (help) {
-    if (rank == 0) usage();
+    if (rank == 0 && !p.list_only) usage();
     return CC_OK;
   }
   CC_CALL(cc_topology_setup(MPI_COMM_WORLD, NULL, 0, &topo));
   if (rank == 0 && topo.oversubscribed)
     printf("cubecg-iobench: WARNING: oversubscribed: %s\n", topo.oversubscribed_why);
+  MPI_Comm node_comm, dir_comm;
+  CC_MPI(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm));
+  /* the lowest rank of a directory on each node creates and removes (node-local disks too) */
+  int dir_rank, n_nodes, node_rank;
+  CC_MPI(MPI_Comm_split(node_comm, p.dir_index, rank, &dir_comm));
+  CC_MPI(MPI_Comm_rank(dir_comm, &dir_rank));
+  CC_MPI(MPI_Comm_free(&dir_comm));
+  p.dir_leader = dir_rank == 0;
+  CC_MPI(MPI_Comm_rank(node_comm, &node_rank));
+  n_nodes = node_rank == 0;
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &n_nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CC_CHECK(!p.fio || n_nodes == 1, CC_ERR_ARG,
+           "--fio runs its twin on one node: %d nodes here (run the fio comparison on one node)",
+           n_nodes);
   cc_err local = CC_OK;
-  if (p.dir_leader && mkdir(p.dir, 0755) != 0 && errno != EEXIST)
+  if (mkdir(p.dir, 0755) != 0 && errno != EEXIST)
     local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s", p.dir,
                           strerror(errno));
   cc_err global;
@@ -835,9 +853,6 @@ static cc_err bench(int argc, char **argv)
     }
   }
   CC_MPI(MPI_Bcast(&have_fio, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  MPI_Comm node_comm;
-  CC_MPI(
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm));
   char skipped[2048];
   CC_CALL(cap_sizes(&p, node_comm, skipped, sizeof skipped));
   int max_rows = p.n_backends * p.n_sizes * p.n_buffers * 5;
