@@ -915,9 +915,13 @@ def fig_breakdown(rows, fw):
 # ---------------------------------------------------------------- figure 5: I/O bandwidth
 
 
-IO_MODES = ("write/barrier", "write/ior", "read/barrier", "read/ior")
+IO_MODES = ("write/barrier", "write/ior", "read/barrier", "read/ior",
+            # issue 13 rows (jobs/analyze_io.py draws them in full)
+            "write/returned", "write/completed", "read/read-cold", "read/read-warm")
 IO_MODE_LABEL = {"write/barrier": "write+flush", "write/ior": "write+fsync (IOR)",
-                 "read/barrier": "read", "read/ior": "read (IOR)"}
+                 "read/barrier": "read", "read/ior": "read (IOR)",
+                 "write/returned": "write returned (seeds)", "write/completed": "write completed (fsync)",
+                 "read/read-cold": "read, cold", "read/read-warm": "read, warm"}
 
 
 def io_rows(reports):

@@ -81,6 +81,12 @@ elif [[ -x $CC_IOBENCH ]]; then
 else # dry run without a build: the full list
   backends=posix,uring,offload,offload-uring,hdf5,fortran
 fi
+# hdf5 writes one shared file: on several nodes the directories may be node-local, so it is left
+# out there unless CUBECG_IO_BACKENDS names it (a parallel file system)
+if ((nodes > 1)) && [[ -z ${CUBECG_IO_BACKENDS:-} ]] && grep -qx hdf5 <(tr , '\n' <<<"$backends"); then
+  backends=$(tr , '\n' <<<"$backends" | grep -vx hdf5 | paste -sd, -)
+  echo "iosweep.sh: $nodes nodes: hdf5 left out (one shared file; set CUBECG_IO_BACKENDS on a parallel file system)" >&2
+fi
 # the mapping runs spread per-rank files over the directories: hdf5 writes one shared file
 mapping_backends=$(tr , '\n' <<<"$backends" | grep -vx hdf5 | paste -sd, -)
 if ((quick)); then sizes=${CUBECG_IO_SIZES:-64k,1M}; else sizes=${CUBECG_IO_SIZES:-1M,8M,32M,128M,512M,1G}; fi
