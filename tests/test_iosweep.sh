@@ -46,7 +46,7 @@ fi
 
 # real quick sweep
 if ! bash "$repo/jobs/iosweep.sh" --quick --out "$work/sweep" >"$work/sweep.txt" 2>&1; then
-  echo "FAIL the quick sweep failed"; cat "$work/sweep.txt"; find "$work/sweep/logs" -name '*.log' -exec tail -5 {} +; exit 1
+  echo "FAIL the quick sweep failed"; cat "$work/sweep.txt"; for l in "$work"/sweep/logs/*.log; do tail -5 "$l"; done; exit 1
 fi
 cat "$work/sweep.txt"
 grep -q "skipped" "$work/sweep.txt" && { echo "FAIL an I/O figure was skipped"; fail=1; }
