@@ -7,7 +7,7 @@
 #   jobs/iosweep.sh [--quick] [--out DIR] [--dirs D1,D2,...] [--repeat R] [--fio] [--dry-run]
 #                   [--emulate-nodes N] [--no-analyze] [--force]
 #
-#   --quick          tiny grid for tests: sizes 64k,1M, --repeat 2, ranks 1 and 2
+#   --quick          tiny grid for tests: sizes 64k,1M, --repeat 2, ranks 1 and 2 always
 #   --out DIR        report folder (default results/iosweep-<timestamp>[-quick] in the repository)
 #   --dirs D1,...    directories (devices) for the files; the first one for the rank and size
 #                    sweep, all of them for the mapping runs (block and cyclic, hdf5 left out: one
@@ -56,7 +56,8 @@ done
 [[ $emulate =~ ^[1-9][0-9]*$ ]] || { echo "iosweep.sh: --emulate-nodes '$emulate' is not a node count (1, 2, ...)" >&2; exit 2; }
 ((quick)) && [[ $repeat == 10 ]] && repeat=2
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "iosweep.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
-ncores=${CUBECG_MAX_CORES:-$(nproc)}
+# nproc honours OMP_NUM_THREADS (set to 1 for these runs): ask for the cores without it
+ncores=${CUBECG_MAX_CORES:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
 nodes=${CUBECG_NODES:-${SLURM_NNODES:-1}}
 [[ $ncores =~ ^[1-9][0-9]*$ ]] || { echo "iosweep.sh: CUBECG_MAX_CORES '$ncores' (a positive integer)" >&2; exit 2; }
 [[ $nodes =~ ^[1-9][0-9]*$ ]] || { echo "iosweep.sh: CUBECG_NODES '$nodes' (a positive integer)" >&2; exit 2; }
@@ -94,7 +95,7 @@ buffers=8k,512k
 
 # rank counts 1, 2, 4, ... and cores x nodes (the --quick grid stops at 2)
 max=$((ncores * nodes))
-((quick && max > 2)) && max=2
+((quick)) && max=2 # the test grid: 1 and 2 ranks (oversubscribed on one core)
 counts=()
 for ((c = 1; c < max; c *= 2)); do counts+=("$c"); done
 counts+=("$max")

@@ -53,7 +53,7 @@ grep -q "skipped" "$work/sweep.txt" && { echo "FAIL an I/O figure was skipped"; 
 for f in io1_size io2_c_fortran io3_modes io4_ranks io5_mapping; do
   png=$work/sweep/$f.png csv=$work/sweep/$f.csv
   if [[ $(od -An -tx1 -N8 "$png" 2>/dev/null | tr -d ' \n') == 89504e470d0a1a0a ]]; then echo "ok   $f.png"; else echo "FAIL $f.png missing or not a PNG"; fail=1; fi
-  if (($(grep -vc "published, SX-Aurora" "$csv") >= 2)) && grep -q "published, SX-Aurora" "$csv"; then
+  if [[ -s $csv ]] && (($(grep -vc "published, SX-Aurora" "$csv") >= 2)) && grep -q "published, SX-Aurora" "$csv"; then
     echo "ok   $f.csv: measured rows and the published values, labelled"
   else
     echo "FAIL $f.csv lacks measured rows or the labelled published values"; fail=1
