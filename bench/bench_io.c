@@ -705,16 +705,19 @@ static void print_table(const bench_params *p, const bench_row *rows, int n, con
          "buffer", "timing", "mean", "med", "min", "max", "s/rank", "fio", "path");
   for (int i = 0; i < n; i++) {
     const bench_row *r = &rows[i];
-    char buf[24], fio[24] = "-";
+    char buf[24], fio[24] = "-", sz[24];
+    if (r->size >= (1u << 20))
+      snprintf(sz, sizeof sz, "%.0fM", (double)r->size / 1048576);
+    else
+      snprintf(sz, sizeof sz, "%.0fk", (double)r->size / 1024);
     if (r->buffer)
       snprintf(buf, sizeof buf, "%zuk", r->buffer >> 10);
     else
       snprintf(buf, sizeof buf, "-");
     if (r->fio.mean > 0) snprintf(fio, sizeof fio, "%.2fx", r->aggregate.mean / r->fio.mean);
-    printf("%-14s %-5s %6.0fM %6s %-16s %8.3f %8.3f %8.3f %8.3f %9.4f %6s  %s", r->backend, r->op,
-           (double)r->size / 1048576, buf, r->timing, r->per_rank.mean * size / 1e9,
-           r->aggregate.median / 1e9, r->aggregate.min / 1e9, r->aggregate.max / 1e9,
-           r->seconds.mean, fio, r->path);
+    printf("%-14s %-5s %7s %6s %-16s %8.3f %8.3f %8.3f %8.3f %9.4f %6s  %s", r->backend, r->op, sz,
+           buf, r->timing, r->per_rank.mean * size / 1e9, r->aggregate.median / 1e9,
+           r->aggregate.min / 1e9, r->aggregate.max / 1e9, r->seconds.mean, fio, r->path);
     if (!strncmp(r->backend, "offload", 7) && !strcmp(r->op, "write") && r->write_median > 0)
       printf(" (stall %.1f%% of write)", 100.0 * r->stall_median / r->write_median);
     if (r->resident_max >= 0) printf(" (cached before read: %.0f%%)", 100.0 * r->resident_max);
