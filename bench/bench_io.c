@@ -1,13 +1,20 @@
 /* bench_io.c: cubecg-iobench, the seeds' checkpoint I/O experiment (normal / accelerated / offload
  * I/O, file sizes 1 MB - 1 GB, I/O buffers 8 KB and 512 KB) on the io/ backends: every rank writes
- * then reads its file, timed as the seeds did (MPI_Barrier + MPI_Wtime around write + flush) and as
- * IOR does (earliest open to latest close, fsync included when durable, slowest rank). */
+ * then reads its file. Rows (issue 13): "returned" (MPI_Barrier + MPI_Wtime around write + flush,
+ * as the seeds; offload: "handover", the snapshot handed to the helper), "completed" (until the
+ * data is on the device, fsync included; offload: the helper's finish), "ior" (earliest open to
+ * latest close, slowest rank, as IOR), "read-warm" (just written) and "read-cold" (after
+ * posix_fadvise(DONTNEED), verified with mincore). Statistic: the mean over ranks and repetitions
+ * (the seeds'), with median, min and max. --fio runs each backend's fio twin beside it. */
 #include "cc_io.h"
 #include "cc_topology.h"
 
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -15,7 +22,13 @@
 #define MAX_LIST 16
 
 typedef struct {
-  char dir[200];
+  char dir[200];            /* this rank's directory (from --dir or --dirs and --mapping) */
+  char dirs[MAX_LIST][200]; /* --dirs */
+  int n_dirs, dir_index;    /* this rank's entry of dirs */
+  char mapping[8];          /* "block" or "cyclic" */
+  bool dir_leader;          /* the lowest rank of this directory: creates and removes */
+  bool fio;                 /* --fio: each backend's fio twin beside it */
+  bool list_only;           /* --list-backends */
   size_t sizes[MAX_LIST];
   int n_sizes;
   char backends[MAX_LIST][24];
@@ -28,34 +41,41 @@ typedef struct {
 } bench_params;
 
 typedef struct { /* one measured quantity over repetitions (and ranks) */
-  double median, min, max;
+  double mean, median, min, max;
 } bench_stat;
 
 typedef struct {
-  char backend[24], op[8], timing[8], path[48], detail[160];
+  char backend[24], op[8], timing[24], path[48], detail[160], cache_note[240];
   size_t size, buffer;
   bool durable;
-  bench_stat aggregate, per_rank;
-  double stall_median, write_median; /* offload: caller stall vs helper write */
+  bench_stat aggregate, per_rank, seconds; /* seconds: per rank and repetition */
+  double stall_median, write_median;       /* offload: caller stall vs helper write */
+  double resident_max;                     /* reads: page-cache share of the file before the read */
+  bench_stat fio;                          /* write rows with --fio: the twin (mean < 0: none) */
 } bench_row;
 
 static int rank, size;
 
 static void usage(void)
 {
-  printf("cubecg-iobench: checkpoint I/O benchmark (issue 5)\n"
-         "  --dir DIR             directory for the files (default ./cubecg-iobench.tmp)\n"
-         "  --sizes LIST          per-rank file sizes (default 1M,8M,32M,128M,256M,1G)\n"
-         "  --backends LIST       of %s (default posix,uring,offload,hdf5)\n"
-         "  --buffers LIST        I/O buffer sizes: posix setvbuf, uring request size\n"
-         "                        (default 8k,512k; hdf5/fortran ignore it)\n"
-         "  --repeat R            repetitions (default 5)\n"
-         "  --queue-depth Q       uring requests in flight (default 4)\n"
-         "  --durable | --no-durable  fsync inside the IOR-style timing (default durable)\n"
-         "  --checksum            CRC32C while writing/reading, as checkpoints do (default off)\n"
-         "  --fallback            allow the uring fallback chain\n"
-         "  --report FILE         JSON report (kind \"iobench\", docs/report-schema.md)\n",
-         cc_io_backend_names());
+  printf(
+      "cubecg-iobench: checkpoint I/O benchmark (issues 5, 13)\n"
+      "  --dir DIR             directory for the files (default ./cubecg-iobench.tmp)\n"
+      "  --dirs D1,D2,...      spread the ranks over several directories/devices (hdf5: one)\n"
+      "  --mapping block|cyclic  rank r -> D[r*n/ranks] (block) or D[r%%n] (default block)\n"
+      "  --fio                 run each backend's fio twin (posix: psync+end_fsync; uring:\n"
+      "                        io_uring+direct+fixedbufs) on the same directory, sizes, buffers\n"
+      "  --sizes LIST          per-rank file sizes (default 1M,8M,32M,128M,256M,1G)\n"
+      "  --backends LIST       of %s (default posix,uring,offload,hdf5)\n"
+      "  --buffers LIST        I/O buffer sizes: posix setvbuf, uring request size\n"
+      "                        (default 8k,512k; hdf5/fortran ignore it)\n"
+      "  --repeat R            repetitions (default 10, as the seeds)\n"
+      "  --queue-depth Q       uring requests in flight (default 4)\n"
+      "  --durable | --no-durable  fsync inside the IOR-style timing (default durable)\n"
+      "  --checksum            CRC32C while writing/reading, as checkpoints do (default off)\n"
+      "  --fallback            allow the uring fallback chain\n"
+      "  --report FILE         JSON report (kind \"iobench\", docs/report-schema.md)\n",
+      cc_io_backend_names());
 }
 
 static cc_err parse_list_bytes(const char *text, size_t *out, int *n)
@@ -83,6 +103,13 @@ static cc_err parse_int(const char *key, const char *text, int *out)
   return CC_OK;
 }
 
+/* --mapping: block = ranks r*n/size go to directory r*n/size; cyclic = r % n. */
+static int dir_of_rank(const bench_params *p, int r)
+{
+  if (!strcmp(p->mapping, "cyclic")) return r % p->n_dirs;
+  return (int)((int64_t)r * p->n_dirs / size);
+}
+
 static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
 {
   memset(p, 0, sizeof *p);
@@ -90,10 +117,12 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
   CC_CALL(parse_list_bytes("1M,8M,32M,128M,256M,1G", p->sizes, &p->n_sizes));
   CC_CALL(parse_list_bytes("8k,512k", p->buffers, &p->n_buffers));
   const char *backends = "posix,uring,offload,hdf5";
-  p->repeat            = 5;
-  p->queue_depth       = 4;
-  p->durable           = true;
-  *help                = false;
+  const char *dirs     = NULL;
+  snprintf(p->mapping, sizeof p->mapping, "block");
+  p->repeat      = 10;
+  p->queue_depth = 4;
+  p->durable     = true;
+  *help          = false;
   for (int i = 1; i < argc; i++) {
     char key[64], *value = NULL;
     char *eq = strchr(argv[i], '=');
@@ -101,7 +130,8 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
     if (eq) value = eq + 1;
     bool flag = !strcmp(key, "--help") || !strcmp(key, "--durable") ||
                 !strcmp(key, "--no-durable") || !strcmp(key, "--checksum") ||
-                !strcmp(key, "--fallback");
+                !strcmp(key, "--fallback") || !strcmp(key, "--fio") ||
+                !strcmp(key, "--list-backends");
     if (!flag && !value) {
       CC_CHECK(i + 1 < argc, CC_ERR_ARG, "option %s needs a value (see --help)", key);
       value = argv[++i];
@@ -116,7 +146,19 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
       p->checksum = true;
     else if (!strcmp(key, "--fallback"))
       p->fallback = true;
-    else if (!strcmp(key, "--dir")) {
+    else if (!strcmp(key, "--fio"))
+      p->fio = true;
+    else if (!strcmp(key, "--list-backends")) {
+      if (rank == 0) printf("%s\n", cc_io_backend_names());
+      *help        = true; /* nothing else to do */
+      p->list_only = true;
+    } else if (!strcmp(key, "--dirs"))
+      dirs = value;
+    else if (!strcmp(key, "--mapping")) {
+      CC_CHECK(!strcmp(value, "block") || !strcmp(value, "cyclic"), CC_ERR_ARG,
+               "--mapping '%s' (block or cyclic)", value);
+      snprintf(p->mapping, sizeof p->mapping, "%s", value);
+    } else if (!strcmp(key, "--dir")) {
       CC_CHECK(strlen(value) < sizeof p->dir, CC_ERR_ARG, "--dir longer than %zu characters",
                sizeof p->dir - 1);
       snprintf(p->dir, sizeof p->dir, "%s", value);
@@ -146,6 +188,27 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
              tok, cc_io_backend_names());
     snprintf(p->backends[p->n_backends++], sizeof p->backends[0], "%s", tok);
   }
+  if (dirs) { /* rank -> directory: block keeps neighbours together, cyclic deals them out */
+    char list[4096];
+    CC_CHECK(strlen(dirs) < sizeof list, CC_ERR_ARG, "--dirs longer than %zu characters",
+             sizeof list - 1);
+    snprintf(list, sizeof list, "%s", dirs);
+    for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      CC_CHECK(p->n_dirs < MAX_LIST, CC_ERR_ARG, "--dirs: more than %d directories", MAX_LIST);
+      CC_CHECK(strlen(tok) < sizeof p->dirs[0], CC_ERR_ARG,
+               "--dirs: '%s' longer than %zu characters", tok, sizeof p->dirs[0] - 1);
+      snprintf(p->dirs[p->n_dirs++], sizeof p->dirs[0], "%s", tok);
+    }
+    CC_CHECK(p->n_dirs > 0, CC_ERR_ARG, "--dirs '%s' names no directory", dirs);
+  } else {
+    p->n_dirs = 1;
+    snprintf(p->dirs[0], sizeof p->dirs[0], "%s", p->dir);
+  }
+  p->dir_index = dir_of_rank(p, rank);
+  memcpy(p->dir, p->dirs[p->dir_index], sizeof p->dir); /* same size */
+  for (int b = 0; b < p->n_backends; b++)
+    CC_CHECK(p->n_dirs == 1 || strcmp(p->backends[b], "hdf5"), CC_ERR_ARG,
+             "--backends hdf5 writes one shared file: it cannot be spread over --dirs %s", dirs);
   for (int s = 0; s < p->n_sizes; s++)
     CC_CHECK(p->sizes[s] >= 8 && p->sizes[s] % 8 == 0, CC_ERR_ARG,
              "size %zu: a multiple of 8 bytes (whole doubles) is needed", p->sizes[s]);
@@ -172,12 +235,11 @@ static cc_err cap_sizes(bench_params *p, MPI_Comm node_comm, char *skipped, size
 {
   int node_ranks;
   CC_MPI(MPI_Comm_size(node_comm, &node_ranks));
-  int64_t disk = -1, mem = mem_available();
-  if (rank == 0) {
-    struct statvfs vfs;
-    if (statvfs(p->dir, &vfs) == 0) disk = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
-  }
-  CC_MPI(MPI_Bcast(&disk, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
+  int64_t disk = INT64_MAX, mem = mem_available();
+  struct statvfs vfs; /* every rank's directory (--dirs): the fullest one counts */
+  if (statvfs(p->dir, &vfs) == 0) disk = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &disk, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD));
+  if (disk == INT64_MAX) disk = -1;
   CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD));
   int kept   = 0;
   skipped[0] = '\0';
@@ -205,23 +267,60 @@ static cc_err cap_sizes(bench_params *p, MPI_Comm node_comm, char *skipped, size
   return CC_OK;
 }
 
-/* Drop the page cache so reads come from the device (root only; says so when not permitted). */
-static bool drop_page_cache(MPI_Comm node_comm, char *why, size_t n)
+/* The share of path's pages in the page cache (mincore over a mapping that faults nothing in);
+ * -1 when it cannot be told. */
+static double resident_fraction(const char *path)
 {
-  int node_rank, ok = 1;
-  MPI_Comm_rank(node_comm, &node_rank);
-  sync();
-  if (node_rank == 0) {
-    int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-    if (fd < 0 || write(fd, "1", 1) != 1) {
-      ok = 0;
-      snprintf(why, n, "/proc/sys/vm/drop_caches: %s", strerror(errno));
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  struct stat st;
+  double frac = -1;
+  if (fstat(fd, &st) == 0 && st.st_size == 0) frac = 0;
+  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = ((size_t)st.st_size + page - 1) / page;
+    void *map          = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    unsigned char *vec = malloc(pages);
+    if (map != MAP_FAILED && vec && mincore(map, (size_t)st.st_size, vec) == 0) {
+      size_t in = 0;
+      for (size_t i = 0; i < pages; i++) in += vec[i] & 1;
+      frac = (double)in / (double)pages;
     }
-    if (fd >= 0) close(fd);
+    free(vec);
+    if (map != MAP_FAILED) munmap(map, (size_t)st.st_size);
   }
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD);
-  return ok;
+  close(fd);
+  return frac;
+}
+
+/* Evict this rank's file from the page cache: fsync (the pages must be clean), then
+ * posix_fadvise(DONTNEED) -- no root needed and nobody else's cache is touched, unlike
+ * /proc/sys/vm/drop_caches. Verified with mincore: dropped only when <= 1% stays resident. */
+static bool drop_file_cache(const char *path, double *left, char *why, size_t n)
+{
+  *left = 0;
+  if (!path[0]) return true; /* shared file: rank 0 holds it */
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) {
+    snprintf(why, n, "open(%s): %s", path, strerror(errno));
+    return false;
+  }
+  /* test seam: CUBECG_IOBENCH_KEEP_CACHE=1 skips the fadvise, so the mincore check must refuse
+   * to call the next read cold */
+  const char *keep = getenv("CUBECG_IOBENCH_KEEP_CACHE");
+  bool skip        = keep && !strcmp(keep, "1");
+  int rc = fsync(fd) != 0 ? errno : skip ? 0 : posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  close(fd);
+  if (rc) {
+    snprintf(why, n, "posix_fadvise(%s, DONTNEED): %s", path, strerror(rc));
+    return false;
+  }
+  *left = resident_fraction(path);
+  if (*left < 0 || *left > 0.01) {
+    snprintf(why, n, "posix_fadvise(DONTNEED) left %.0f%% of %s in the page cache",
+             100.0 * (*left < 0 ? 1 : *left), path);
+    return false;
+  }
+  return true;
 }
 
 /* ---- statistics -------------------------------------------------------------------------------
@@ -235,22 +334,41 @@ static int cmp_double(const void *a, const void *b)
 static bench_stat stat_of(double *v, int n)
 {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
-  bench_stat s = {n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), v[0], v[n - 1]};
+  double sum = 0;
+  for (int i = 0; i < n; i++) sum += v[i];
+  bench_stat s = {sum / n, n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), v[0], v[n - 1]};
   return s;
 }
 
 /* ---- one configuration ------------------------------------------------------------------------
  */
-typedef struct {  /* this rank's times of one repetition */
-  double open;    /* before the open (IOR: earliest open) */
-  double started; /* after the open and a barrier (seeds: MPI_Barrier + MPI_Wtime) */
-  double flushed; /* write + flush returned (offload: the snapshot was handed over) */
-  double closed;  /* after fsync (when durable) and close (IOR: latest close) */
+typedef struct {    /* this rank's times of one repetition */
+  double open;      /* before the open (IOR: earliest open) */
+  double started;   /* after the open and a barrier (seeds: MPI_Barrier + MPI_Wtime) */
+  double returned;  /* write + flush returned (offload: the snapshot was handed over) */
+  double closed;    /* after close (offload: commit waited for the helper's write + fsync) */
+  double completed; /* the data is on the device: after fsync (offload: = closed) */
   double stall, helper_write;
-} rep_times;
+} write_times;
+
+typedef struct {
+  double open, started, done;
+  double resident; /* page-cache share of the file just before the read */
+  bool dropped;    /* the cache was dropped (cold reads) */
+} read_times;
+
+static const char *file_of(const char *backend, const char *dir, const cc_io_file_info *info,
+                           char *path, size_t n)
+{
+  if (!strcmp(backend, "hdf5"))
+    snprintf(path, n, "%s/state.h5", dir);
+  else
+    snprintf(path, n, "%s", info->file);
+  return path;
+}
 
 static cc_err run_write(const char *backend, const cc_io_options *opt, const cc_io_layout *layout,
-                        const char *dir, double *source, rep_times *t, cc_io_file_info *info)
+                        const char *dir, double *source, write_times *t, cc_io_file_info *info)
 {
   cc_io_state state;
   memset(&state, 0, sizeof state);
@@ -266,29 +384,28 @@ static cc_err run_write(const char *backend, const cc_io_options *opt, const cc_
   CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
   t->started = MPI_Wtime();
   CC_CALL(cc_io_write_vectors(h, &state));
-  if (offload) t->flushed = MPI_Wtime(); /* the caller may go on: "write returned" */
-  CC_CALL(cc_io_commit(h));
-  if (!offload) t->flushed = MPI_Wtime();
+  if (offload) t->returned = MPI_Wtime(); /* the caller may go on: the handover */
+  CC_CALL(cc_io_commit(h));               /* offload: waits for the helper (write + fsync) */
+  if (!offload) t->returned = MPI_Wtime();
   *info = *cc_io_handle_info(h);
   CC_CALL(cc_io_close(&h));
-  if (opt->durable && !offload) { /* offload fsyncs on its helper (inside commit) */
+  t->closed = MPI_Wtime();
+  if (!offload) { /* "completed": on the device (offload's helper fsynced inside commit) */
     char path[4200];
-    if (!strcmp(backend, "hdf5"))
-      snprintf(path, sizeof path, "%s/state.h5", dir);
-    else
-      snprintf(path, sizeof path, "%s", info->file);
+    file_of(backend, dir, info, path, sizeof path);
     int fd = open(path, O_RDONLY);
     CC_CHECK(fd >= 0 && fsync(fd) == 0, CC_ERR_IO, "fsync(%s): %s", path, strerror(errno));
     close(fd);
   }
-  t->closed       = MPI_Wtime();
+  t->completed    = MPI_Wtime();
   t->stall        = info->stall_s;
   t->helper_write = info->write_s;
   return CC_OK;
 }
 
 static cc_err run_read(const char *backend, const cc_io_options *write_opt,
-                       const cc_io_layout *layout, const char *dir, double *target, rep_times *t)
+                       const cc_io_layout *layout, const char *dir, const char *file,
+                       double *target, read_times *t)
 {
   cc_io_options read_opt = *write_opt, *opt = &read_opt;
   read_opt.read_into = true;
@@ -296,6 +413,7 @@ static cc_err run_read(const char *backend, const cc_io_options *write_opt,
   memset(&state, 0, sizeof state);
   state.n_vectors = 1;
   state.vector[0] = target; /* read into our buffer: no allocation in the timed region */
+  t->resident     = file[0] ? resident_fraction(file) : 0;
   cc_io_handle *h;
   CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
   t->open = MPI_Wtime();
@@ -304,76 +422,128 @@ static cc_err run_read(const char *backend, const cc_io_options *write_opt,
   t->started = MPI_Wtime();
   CC_CALL(cc_io_read_vectors(h, &state));
   CC_CALL(cc_io_close(&h));
-  t->flushed = t->closed = MPI_Wtime();
+  t->done = MPI_Wtime();
   return CC_OK;
 }
 
-/* Reduce the repetitions' times into barrier- and IOR-style rows. */
-static cc_err make_rows(const rep_times *t, int reps, size_t bytes, bool durable, bool write,
-                        bench_row *barrier_row, bench_row *ior_row)
+/* One row from every rank's interval [t0, t1] of each repetition: per rank, bytes / (t1 - t0)
+ * and the seconds themselves over ranks x repetitions (the seeds' mean); aggregate, per
+ * repetition, all ranks' bytes over the slowest rank's interval, or with span (IOR) over the
+ * earliest t0 to the latest t1. Collective; the row is filled on rank 0. */
+static cc_err make_row(const double *t0, const double *t1, int reps, size_t bytes, bool span,
+                       bench_row *row)
 {
-  double *agg_b, *agg_i, *mine_b, *mine_i, *all_b = NULL, *all_i = NULL, *stall, *hw;
-  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &agg_b));
-  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &agg_i));
-  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &mine_b));
-  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &mine_i));
-  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &stall));
-  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &hw));
+  double *agg, *bw, *sec, *all_bw = NULL, *all_sec = NULL;
+  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &agg));
+  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &bw));
+  CC_CALL(cc_malloc((size_t)reps, sizeof(double), &sec));
   for (int r = 0; r < reps; r++) {
-    double barrier = t[r].flushed - t[r].started, first_open, last_close, slowest;
-    CC_MPI(MPI_Allreduce(&barrier, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    CC_MPI(MPI_Allreduce(&t[r].open, &first_open, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
-    CC_MPI(MPI_Allreduce(&t[r].closed, &last_close, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    agg_b[r]  = (double)bytes * size / slowest;
-    agg_i[r]  = (double)bytes * size / (last_close - first_open);
-    mine_b[r] = (double)bytes / barrier;
-    mine_i[r] = (double)bytes / (t[r].closed - t[r].open);
-    CC_MPI(MPI_Allreduce(&t[r].stall, &stall[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    CC_MPI(MPI_Allreduce(&t[r].helper_write, &hw[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    double dt = t1[r] - t0[r], slowest, first, last;
+    CC_MPI(MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    CC_MPI(MPI_Allreduce(&t0[r], &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+    CC_MPI(MPI_Allreduce(&t1[r], &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    double wall = span ? last - first : slowest;
+    agg[r]      = (double)bytes * size / (wall > 0 ? wall : 1e-9);
+    bw[r]       = (double)bytes / (dt > 0 ? dt : 1e-9);
+    sec[r]      = dt;
   }
   if (rank == 0) {
-    CC_CALL(cc_malloc((size_t)reps * size, sizeof(double), &all_b));
-    CC_CALL(cc_malloc((size_t)reps * size, sizeof(double), &all_i));
+    CC_CALL(cc_malloc((size_t)reps * size, sizeof(double), &all_bw));
+    CC_CALL(cc_malloc((size_t)reps * size, sizeof(double), &all_sec));
   }
-  CC_MPI(MPI_Gather(mine_b, reps, MPI_DOUBLE, all_b, reps, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-  CC_MPI(MPI_Gather(mine_i, reps, MPI_DOUBLE, all_i, reps, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  CC_MPI(MPI_Gather(bw, reps, MPI_DOUBLE, all_bw, reps, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  CC_MPI(MPI_Gather(sec, reps, MPI_DOUBLE, all_sec, reps, MPI_DOUBLE, 0, MPI_COMM_WORLD));
   if (rank == 0) {
-    snprintf(barrier_row->op, sizeof barrier_row->op, "%s", write ? "write" : "read");
-    snprintf(ior_row->op, sizeof ior_row->op, "%s", write ? "write" : "read");
-    snprintf(barrier_row->timing, sizeof barrier_row->timing, "barrier");
-    snprintf(ior_row->timing, sizeof ior_row->timing, "ior");
-    barrier_row->durable      = false; /* write + flush: "write returned" */
-    ior_row->durable          = write && durable;
-    barrier_row->aggregate    = stat_of(agg_b, reps);
-    ior_row->aggregate        = stat_of(agg_i, reps);
-    barrier_row->per_rank     = stat_of(all_b, reps * size);
-    ior_row->per_rank         = stat_of(all_i, reps * size);
-    barrier_row->stall_median = ior_row->stall_median = stat_of(stall, reps).median;
-    barrier_row->write_median = ior_row->write_median = stat_of(hw, reps).median;
+    row->aggregate = stat_of(agg, reps);
+    row->per_rank  = stat_of(all_bw, reps * size);
+    row->seconds   = stat_of(all_sec, reps * size);
   }
-  cc_free(&agg_b);
-  cc_free(&agg_i);
-  cc_free(&mine_b);
-  cc_free(&mine_i);
-  cc_free(&all_b);
-  cc_free(&all_i);
-  cc_free(&stall);
-  cc_free(&hw);
+  cc_free(&agg);
+  cc_free(&bw);
+  cc_free(&sec);
+  cc_free(&all_bw);
+  cc_free(&all_sec);
+  return CC_OK;
+}
+
+/* The fio twin of a backend (posix: psync + end_fsync; uring: io_uring + O_DIRECT + fixedbufs at
+ * the same queue depth), or NULL when it has none. */
+static const char *fio_engine(const char *backend)
+{
+  if (!strcmp(backend, "posix")) return "--ioengine=psync --end_fsync=1";
+  if (!strcmp(backend, "uring")) return "--ioengine=io_uring --direct=1 --fixedbufs --end_fsync=1";
+  return NULL;
+}
+
+/* Rank 0 runs fio with as many jobs as ranks, each writing one file of bytes in requests of
+ * buffer, over the same directories (fio deals the jobs' files out over D1:D2:... in turn).
+ * Returns fio's aggregate write bandwidth (bytes/s) on rank 0. */
+static cc_err run_fio(const bench_params *p, const char *backend, size_t bytes, size_t buffer,
+                      const char *sub, double *bps)
+{
+  *bps      = 0;
+  cc_err rc = CC_OK;
+  if (rank == 0) {
+    char dirs[4096] = "", cmd[8192], out[1400], mk[4400];
+    for (int d = 0; d < p->n_dirs; d++) {
+      size_t used = strlen(dirs);
+      snprintf(dirs + used, sizeof dirs - used, "%s%s/%s-fio", d ? ":" : "", p->dirs[d], sub);
+      snprintf(mk, sizeof mk, "mkdir -p '%s/%s-fio'", p->dirs[d], sub);
+      CC_CHECK(system(mk) == 0, CC_ERR_SYS, "%s failed", mk);
+    }
+    snprintf(out, sizeof out, "%s/%s-fio.json", p->dirs[0], sub);
+    snprintf(cmd, sizeof cmd,
+             "fio --name=cubecg-twin --directory='%s' %s --rw=write --bs=%zu --iodepth=%d "
+             "--size=%zu --numjobs=%d --group_reporting --output-format=json --output='%s' "
+             ">/dev/null 2>&1",
+             dirs, fio_engine(backend), buffer, p->queue_depth, bytes, size, out);
+    int status = system(cmd);
+    FILE *f    = fopen(out, "r");
+    char *text = NULL;
+    long len   = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = calloc((size_t)len + 1, 1)) && fread(text, 1, (size_t)len, f) != (size_t)len) {
+      free(text);
+      text = NULL;
+    }
+    if (f) fclose(f);
+    cJSON *root = text ? cJSON_Parse(strchr(text, '{') ? strchr(text, '{') : text) : NULL;
+    cJSON *jobs = cJSON_GetObjectItem(root, "jobs");
+    cJSON *w    = cJSON_GetObjectItem(cJSON_GetArrayItem(jobs, 0), "write");
+    cJSON *bw   = cJSON_GetObjectItem(w, "bw_bytes");
+    if (status != 0 || !cJSON_IsNumber(bw) || bw->valuedouble <= 0)
+      rc =
+          cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__,
+                        "fio failed (status %d) or wrote no bandwidth to %s: %s", status, out, cmd);
+    else
+      *bps = bw->valuedouble;
+    cJSON_Delete(root);
+    free(text);
+    for (int d = 0; d < p->n_dirs; d++) {
+      snprintf(mk, sizeof mk, "rm -rf '%s/%s-fio' '%s'", p->dirs[d], sub, out);
+      if (system(mk) != 0 && !rc)
+        rc = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "%s failed", mk);
+    }
+  }
+  cc_err global;
+  CC_CALL(cc_error_agree(MPI_COMM_WORLD, rc, &global));
+  CC_CHECK(global == CC_OK, global, "the fio twin of %s failed", backend);
   return CC_OK;
 }
 
 static cc_err run_config(const bench_params *p, const char *backend, size_t bytes, size_t buffer,
-                         MPI_Comm node_comm, bench_row *rows, int *n_rows, bool *dropped,
-                         char *drop_why, size_t n_why)
+                         bool fio, bench_row *rows, int *n_rows)
 {
   cc_io_options opt;
   cc_io_options_default(&opt);
+  CC_CHECK(cc_io_backend_find(backend, &opt), CC_ERR_ARG, "unknown backend '%s'", backend);
   opt.buffer_bytes = buffer;
   opt.queue_depth  = p->queue_depth;
   opt.fallback     = p->fallback;
   opt.checksum     = p->checksum;
-  /* the timed interval adds an fsync per file afterwards; offload fsyncs on its helper */
-  opt.durable = !strncmp(backend, "offload", 7) ? p->durable : false;
+  bool offload     = !strncmp(backend, "offload", 7);
+  /* the fsync is timed apart ("completed"); offload fsyncs on its helper, inside its commit */
+  opt.durable = offload;
   int64_t n   = (int64_t)(bytes / sizeof(double));
   int64_t *ids;
   double *source, *target;
@@ -386,44 +556,127 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
     target[i] = 0.0;
   }
   cc_io_layout layout = {MPI_COMM_WORLD, n, ids, n * size, 1};
-  char dir[1400];
-  snprintf(dir, sizeof dir, "%s/%s-%zu-%zu", p->dir, backend, bytes, buffer);
-  rep_times *tw, *tr;
-  CC_CALL(cc_calloc((size_t)p->repeat, sizeof *tw, &tw));
-  CC_CALL(cc_calloc((size_t)p->repeat, sizeof *tr, &tr));
+  char sub[100], dir[1400], file[4200];
+  snprintf(sub, sizeof sub, "%s-%zu-%zu", backend, bytes, buffer);
+  snprintf(dir, sizeof dir, "%s/%s", p->dir, sub);
+  const int R = p->repeat;
+  write_times *tw;
+  read_times *warm, *cold;
+  double *t0, *t1, *fio_bps = NULL;
+  CC_CALL(cc_calloc((size_t)R, sizeof *tw, &tw));
+  CC_CALL(cc_calloc((size_t)R, sizeof *warm, &warm));
+  CC_CALL(cc_calloc((size_t)R, sizeof *cold, &cold));
+  CC_CALL(cc_calloc((size_t)R, sizeof(double), &t0));
+  CC_CALL(cc_calloc((size_t)R, sizeof(double), &t1));
+  CC_CALL(cc_calloc((size_t)R, sizeof(double), &fio_bps));
   cc_io_file_info info;
   memset(&info, 0, sizeof info);
-  for (int r = 0; r < p->repeat; r++) {
-    if (rank == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
-      CC_FAIL(CC_ERR_SYS, "cannot create %s: %s", dir, strerror(errno));
-    CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  int all_dropped = 1;
+  char why[300]   = "";
+  for (int r = 0; r < R; r++) {
+    cc_err local = CC_OK;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+      local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s", dir,
+                            strerror(errno));
+    cc_err global;
+    CC_CALL(cc_error_agree(MPI_COMM_WORLD, local, &global));
+    CC_CHECK(global == CC_OK, global, "cannot create the directories of %s", sub);
     CC_CALL(run_write(backend, &opt, &layout, dir, source, &tw[r], &info));
-    if (!drop_page_cache(node_comm, drop_why, n_why)) *dropped = false;
-    CC_CALL(run_read(backend, &opt, &layout, dir, target, &tr[r]));
+    file_of(backend, dir, &info, file, sizeof file);
+    if (!strcmp(backend, "hdf5") && rank != 0) file[0] = '\0'; /* rank 0 looks after it */
+    /* read-warm: just written (O_DIRECT backends never went through the cache: see resident) */
+    CC_CALL(run_read(backend, &opt, &layout, dir, file, target, &warm[r]));
+    CC_CHECK(!memcmp(source, target, bytes), CC_ERR_CHECK,
+             "%s: the data read back differs from what was written (%zu bytes)", backend, bytes);
+    memset(target, 0, bytes);
+    double left;
+    char mine[300] = "";
+    int ok         = drop_file_cache(file, &left, mine, sizeof mine);
+    int every      = ok;
+    CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (!every && all_dropped) { /* the first reason, from the lowest rank that has one */
+      int who = ok ? size : rank;
+      CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+      if (rank == who) snprintf(why, sizeof why, "rank %d: %s", rank, mine);
+      CC_MPI(MPI_Bcast(why, sizeof why, MPI_CHAR, who, MPI_COMM_WORLD));
+    }
+    all_dropped &= every;
+    cold[r].dropped = ok;
+    CC_CALL(run_read(backend, &opt, &layout, dir, file, target, &cold[r]));
     CC_CHECK(!memcmp(source, target, bytes), CC_ERR_CHECK,
              "%s: the data read back differs from what was written (%zu bytes)", backend, bytes);
     memset(target, 0, bytes);
     CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 0) { /* one configuration's files at a time on the disk */
+    if (p->dir_leader) { /* one configuration's files at a time on the disk */
       char cmd[1500];
       snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-      CC_CHECK(system(cmd) == 0, CC_ERR_SYS, "cannot remove %s", dir);
+      local = system(cmd) == 0 ? CC_OK
+                               : cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__,
+                                               "cannot remove %s", dir);
+    }
+    CC_CALL(cc_error_agree(MPI_COMM_WORLD, local, &global));
+    CC_CHECK(global == CC_OK, global, "cannot remove the files of %s", sub);
+    if (fio) /* interleaved with the backend's repetitions: both see the same machine load */
+      CC_CALL(run_fio(p, backend, bytes, buffer, sub, &fio_bps[r]));
+  }
+  bench_row *w         = &rows[*n_rows];
+  const char *returned = offload ? "handover" : "returned";
+  for (int r = 0; r < R; r++) t0[r] = tw[r].started, t1[r] = tw[r].returned;
+  CC_CALL(make_row(t0, t1, R, bytes, false, &w[0]));
+  for (int r = 0; r < R; r++) t1[r] = tw[r].completed;
+  CC_CALL(make_row(t0, t1, R, bytes, false, &w[1]));
+  for (int r = 0; r < R; r++)
+    t0[r] = tw[r].open, t1[r] = p->durable ? tw[r].completed : tw[r].closed;
+  CC_CALL(make_row(t0, t1, R, bytes, true, &w[2]));
+  for (int r = 0; r < R; r++) t0[r] = warm[r].started, t1[r] = warm[r].done;
+  CC_CALL(make_row(t0, t1, R, bytes, false, &w[3]));
+  for (int r = 0; r < R; r++) t0[r] = cold[r].started, t1[r] = cold[r].done;
+  CC_CALL(make_row(t0, t1, R, bytes, false, &w[4]));
+  double stall[1000], hw[1000], res_w = 0, res_c = 0;
+  for (int r = 0; r < R; r++) {
+    CC_MPI(MPI_Allreduce(&tw[r].stall, &stall[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    CC_MPI(MPI_Allreduce(&tw[r].helper_write, &hw[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    res_w = fmax(res_w, warm[r].resident);
+    res_c = fmax(res_c, cold[r].resident);
+  }
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &res_w, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &res_c, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  if (rank == 0) {
+    const char *timing[5] = {returned, "completed", "ior", "read-warm",
+                             all_dropped ? "read-cold" : "read-not-dropped"};
+    double stall_med = stat_of(stall, R).median, write_med = stat_of(hw, R).median;
+    bench_stat fio_stat = {-1, -1, -1, -1};
+    if (fio) fio_stat = stat_of(fio_bps, R);
+    for (int k = 0; k < 5; k++) {
+      bench_row *row = &w[k];
+      snprintf(row->backend, sizeof row->backend, "%s", backend);
+      snprintf(row->op, sizeof row->op, "%s", k < 3 ? "write" : "read");
+      snprintf(row->timing, sizeof row->timing, "%s", timing[k]);
+      snprintf(row->path, sizeof row->path, "%s", info.path_used);
+      snprintf(row->detail, sizeof row->detail, "%s", info.detail);
+      row->size         = bytes;
+      row->buffer       = buffer;
+      row->durable      = k == 1 || (k == 2 && (p->durable || offload));
+      row->stall_median = stall_med;
+      row->write_median = write_med;
+      row->resident_max = k == 3 ? res_w : k == 4 ? res_c : -1;
+      row->fio          = k < 3 ? fio_stat : (bench_stat){-1, -1, -1, -1};
+      if (k == 4 && !all_dropped)
+        snprintf(row->cache_note, sizeof row->cache_note, "page cache not dropped: %s", why);
+      else if (k == 4)
+        snprintf(row->cache_note, sizeof row->cache_note,
+                 "posix_fadvise(DONTNEED) after fsync, <= 1%% resident (mincore) on every rank");
+      else if (k == 3)
+        snprintf(row->cache_note, sizeof row->cache_note, "just written");
     }
   }
-  bench_row *w = &rows[*n_rows], *r = &rows[*n_rows + 2];
-  CC_CALL(make_rows(tw, p->repeat, bytes, p->durable, true, &w[0], &w[1]));
-  CC_CALL(make_rows(tr, p->repeat, bytes, p->durable, false, &r[0], &r[1]));
-  for (int k = 0; k < 4; k++) {
-    bench_row *row = &rows[*n_rows + k];
-    snprintf(row->backend, sizeof row->backend, "%s", backend);
-    snprintf(row->path, sizeof row->path, "%s", info.path_used);
-    snprintf(row->detail, sizeof row->detail, "%s", info.detail);
-    row->size   = bytes;
-    row->buffer = buffer;
-  }
-  *n_rows += 4;
+  *n_rows += 5;
   cc_free(&tw);
-  cc_free(&tr);
+  cc_free(&warm);
+  cc_free(&cold);
+  cc_free(&t0);
+  cc_free(&t1);
+  cc_free(&fio_bps);
   cc_free(&ids);
   cc_free(&source);
   cc_free(&target);
@@ -432,42 +685,69 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
 
 /* ---- output -----------------------------------------------------------------------------------
  */
-static void print_table(const bench_row *rows, int n, bool dropped, const char *drop_why)
+static void print_table(const bench_params *p, const bench_row *rows, int n, const char *fio_state)
 {
-  printf("\ncubecg-iobench: %d ranks, GB/s = 1e9 bytes/s; barrier = write+flush (seeds), "
-         "ior = open..close%s (slowest rank)\n",
-         size, rows && n && rows[1].durable ? " incl. fsync" : "");
-  if (!dropped)
-    printf("page cache NOT dropped between write and read (%s): buffered reads may come from "
-           "memory\n",
-           drop_why);
-  printf("%-14s %-5s %9s %7s %-7s %10s %10s %10s %10s  %s\n", "backend", "op", "size", "buffer",
-         "timing", "agg_med", "agg_min", "agg_max", "rank_med", "path");
+  printf(
+      "\ncubecg-iobench: %d ranks over %d director%s (%s), %d repetitions; GB/s = 1e9 bytes/s, "
+      "aggregate over all ranks\n"
+      "  returned  = MPI_Barrier + MPI_Wtime around write + flush (the seeds; offload: handover)\n"
+      "  completed = until the data is on the device, fsync included (offload: helper's finish)\n"
+      "  ior       = earliest open to latest close%s, slowest rank\n"
+      "  read-warm = just written; read-cold = after posix_fadvise(DONTNEED) (read-not-dropped: "
+      "the cache could not be dropped)\n"
+      "  mean = over ranks x repetitions (the seeds' statistic: per-rank GB/s x ranks); "
+      "med/min/max "
+      "over repetitions\n",
+      size, p->n_dirs, p->n_dirs == 1 ? "y" : "ies", p->mapping, p->repeat,
+      p->durable ? " incl. fsync" : "");
+  if (p->fio) printf("  fio: %s\n", fio_state);
+  printf("%-14s %-5s %7s %6s %-16s %8s %8s %8s %8s %9s %6s  %s\n", "backend", "op", "size",
+         "buffer", "timing", "mean", "med", "min", "max", "s/rank", "fio", "path");
   for (int i = 0; i < n; i++) {
     const bench_row *r = &rows[i];
-    char buf[24];
+    char buf[24], fio[24] = "-", sz[24];
+    if (r->size >= (1u << 20))
+      snprintf(sz, sizeof sz, "%.0fM", (double)r->size / 1048576);
+    else
+      snprintf(sz, sizeof sz, "%.0fk", (double)r->size / 1024);
     if (r->buffer)
       snprintf(buf, sizeof buf, "%zuk", r->buffer >> 10);
     else
       snprintf(buf, sizeof buf, "-");
-    printf("%-14s %-5s %8.0fM %7s %-7s %10.3f %10.3f %10.3f %10.3f  %s", r->backend, r->op,
-           (double)r->size / 1048576, buf, r->timing, r->aggregate.median / 1e9,
-           r->aggregate.min / 1e9, r->aggregate.max / 1e9, r->per_rank.median / 1e9, r->path);
+    if (r->fio.mean > 0) snprintf(fio, sizeof fio, "%.2fx", r->aggregate.mean / r->fio.mean);
+    printf("%-14s %-5s %7s %6s %-16s %8.3f %8.3f %8.3f %8.3f %9.4f %6s  %s", r->backend, r->op, sz,
+           buf, r->timing, r->per_rank.mean * size / 1e9, r->aggregate.median / 1e9,
+           r->aggregate.min / 1e9, r->aggregate.max / 1e9, r->seconds.mean, fio, r->path);
     if (!strncmp(r->backend, "offload", 7) && !strcmp(r->op, "write") && r->write_median > 0)
       printf(" (stall %.1f%% of write)", 100.0 * r->stall_median / r->write_median);
+    if (r->resident_max >= 0) printf(" (cached before read: %.0f%%)", 100.0 * r->resident_max);
     printf("\n");
   }
 }
 
 static cc_topology topo; /* nodes, hosts, affinity (cc_topology.h) */
 
-static cc_err write_report(const bench_params *p, const bench_row *rows, int n, bool dropped,
-                           const char *drop_why, const char *skipped)
+static void json_stat(cc_json *js, const char *key, const bench_stat *s)
+{
+  cc_json_begin_object(js, key);
+  cc_json_double(js, "mean", s->mean);
+  cc_json_double(js, "median", s->median);
+  cc_json_double(js, "min", s->min);
+  cc_json_double(js, "max", s->max);
+  cc_json_end_object(js);
+}
+
+static cc_err write_report(const bench_params *p, const bench_row *rows, int n, const char *skipped,
+                           const char *fio_state)
 {
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
   CC_CALL(cc_mpi_library(library, sizeof library));
   FILE *f = fopen(p->report, "w");
   CC_CHECK(f != NULL, CC_ERR_IO, "cannot create report %s: %s", p->report, strerror(errno));
+  bool dropped    = true;
+  const char *why = "";
+  for (int i = 0; i < n; i++)
+    if (!strcmp(rows[i].timing, "read-not-dropped")) dropped = false, why = rows[i].cache_note;
   cc_json js = {.out = f};
   cc_json_begin_object(&js, NULL);
   cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
@@ -479,12 +759,17 @@ static cc_err write_report(const bench_params *p, const bench_row *rows, int n, 
   cc_json_end_object(&js);
   cc_topology_json(&topo, &js);
   cc_json_int(&js, "ranks", size);
-  cc_json_string(&js, "dir", p->dir);
+  cc_json_string(&js, "dir", p->dirs[0]);
+  cc_json_begin_array(&js, "dirs");
+  for (int d = 0; d < p->n_dirs; d++) cc_json_string(&js, NULL, p->dirs[d]);
+  cc_json_end_array(&js);
+  cc_json_string(&js, "mapping", p->mapping);
   cc_json_bool(&js, "page_cache_dropped", dropped);
-  if (!dropped) cc_json_string(&js, "page_cache_not_dropped_because", drop_why);
+  if (!dropped) cc_json_string(&js, "page_cache_not_dropped_because", why);
   cc_json_int(&js, "repeat", p->repeat);
   cc_json_int(&js, "queue_depth", p->queue_depth);
   cc_json_bool(&js, "checksum", p->checksum);
+  cc_json_string(&js, "fio", fio_state);
   cc_json_string(&js, "skipped_sizes", skipped);
   cc_json_begin_array(&js, "results");
   for (int i = 0; i < n; i++) {
@@ -497,21 +782,22 @@ static cc_err write_report(const bench_params *p, const bench_row *rows, int n, 
     cc_json_int(&js, "buffer_bytes", (int64_t)r->buffer);
     cc_json_bool(&js, "durable", r->durable);
     cc_json_string(&js, "timing", r->timing);
-    cc_json_begin_object(&js, "aggregate_bytes_per_s");
-    cc_json_double(&js, "median", r->aggregate.median);
-    cc_json_double(&js, "min", r->aggregate.min);
-    cc_json_double(&js, "max", r->aggregate.max);
-    cc_json_end_object(&js);
-    cc_json_begin_object(&js, "per_rank_bytes_per_s");
-    cc_json_double(&js, "median", r->per_rank.median);
-    cc_json_double(&js, "min", r->per_rank.min);
-    cc_json_double(&js, "max", r->per_rank.max);
-    cc_json_end_object(&js);
+    json_stat(&js, "aggregate_bytes_per_s", &r->aggregate);
+    json_stat(&js, "per_rank_bytes_per_s", &r->per_rank);
+    json_stat(&js, "seconds", &r->seconds);
     cc_json_string(&js, "path", r->path);
     cc_json_string(&js, "detail", r->detail);
+    if (r->cache_note[0]) cc_json_string(&js, "page_cache", r->cache_note);
+    if (r->resident_max >= 0) cc_json_double(&js, "cached_fraction_before_read", r->resident_max);
     if (!strncmp(r->backend, "offload", 7) && !strcmp(r->op, "write")) {
       cc_json_double(&js, "stall_s_median", r->stall_median);
       cc_json_double(&js, "write_s_median", r->write_median);
+    }
+    if (r->fio.mean > 0) {
+      cc_json_double(&js, "fio_bytes_per_s", r->fio.mean);
+      cc_json_double(&js, "fio_bytes_per_s_min", r->fio.min);
+      cc_json_double(&js, "fio_bytes_per_s_max", r->fio.max);
+      cc_json_double(&js, "fio_ratio", r->aggregate.mean / r->fio.mean);
     }
     cc_json_end_object(&js);
   }
@@ -529,30 +815,57 @@ static cc_err bench(int argc, char **argv)
   bool help = false;
   CC_CALL(parse_args(argc, argv, &p, &help));
   if (help) {
-    if (rank == 0) usage();
+    if (rank == 0 && !p.list_only) usage();
     return CC_OK;
   }
   CC_CALL(cc_topology_setup(MPI_COMM_WORLD, NULL, 0, &topo));
   if (rank == 0 && topo.oversubscribed)
     printf("cubecg-iobench: WARNING: oversubscribed: %s\n", topo.oversubscribed_why);
+  MPI_Comm node_comm, dir_comm;
+  CC_MPI(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm));
+  /* the lowest rank of a directory on each node creates and removes (node-local disks too) */
+  int dir_rank, n_nodes, node_rank;
+  CC_MPI(MPI_Comm_split(node_comm, p.dir_index, rank, &dir_comm));
+  CC_MPI(MPI_Comm_rank(dir_comm, &dir_rank));
+  CC_MPI(MPI_Comm_free(&dir_comm));
+  p.dir_leader = dir_rank == 0;
+  CC_MPI(MPI_Comm_rank(node_comm, &node_rank));
+  n_nodes = node_rank == 0;
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &n_nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CC_CHECK(!p.fio || n_nodes == 1, CC_ERR_ARG,
+           "--fio runs its twin on one node: %d nodes here (run the fio comparison on one node)",
+           n_nodes);
   cc_err local = CC_OK;
-  if (rank == 0 && mkdir(p.dir, 0755) != 0 && errno != EEXIST)
+  if (mkdir(p.dir, 0755) != 0 && errno != EEXIST)
     local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s", p.dir,
                           strerror(errno));
   cc_err global;
   CC_CALL(cc_error_agree(MPI_COMM_WORLD, local, &global));
   CC_CHECK(global == CC_OK, global, "cannot create the benchmark directory %s", p.dir);
-  MPI_Comm node_comm;
-  CC_MPI(
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm));
+  char fio_state[160] = "not asked (--fio)";
+  int have_fio        = 0;
+  if (p.fio && rank == 0) {
+    FILE *v          = popen("fio --version 2>/dev/null", "r");
+    char version[64] = "";
+    if (v && fgets(version, sizeof version, v)) version[strcspn(version, "\n")] = '\0';
+    if (v) pclose(v);
+    have_fio = version[0] != '\0';
+    if (have_fio)
+      snprintf(fio_state, sizeof fio_state, "%s", version);
+    else {
+      snprintf(fio_state, sizeof fio_state, "missing: fio is not installed (not in PATH)");
+      printf("cubecg-iobench: --fio: fio is not installed (not in PATH): rows get no "
+             "fio_bytes_per_s\n");
+    }
+  }
+  CC_MPI(MPI_Bcast(&have_fio, 1, MPI_INT, 0, MPI_COMM_WORLD));
   char skipped[2048];
   CC_CALL(cap_sizes(&p, node_comm, skipped, sizeof skipped));
-  int max_rows = p.n_backends * p.n_sizes * p.n_buffers * 4;
+  int max_rows = p.n_backends * p.n_sizes * p.n_buffers * 5;
   bench_row *rows;
   CC_CALL(cc_calloc((size_t)(max_rows > 0 ? max_rows : 1), sizeof *rows, &rows));
-  int n_rows         = 0;
-  bool dropped       = true;
-  char drop_why[256] = "";
+  int n_rows = 0;
   for (int b = 0; b < p.n_backends; b++) {
     /* hdf5 and fortran have no buffer size of their own: one run each */
     bool buffered = strcmp(p.backends[b], "hdf5") && strcmp(p.backends[b], "fortran");
@@ -563,21 +876,13 @@ static cc_err bench(int argc, char **argv)
                  p.sizes[s], buffered ? p.buffers[k] : 0);
           fflush(stdout);
         }
-        CC_CALL(run_config(&p, p.backends[b], p.sizes[s], buffered ? p.buffers[k] : 0, node_comm,
-                           rows, &n_rows, &dropped, drop_why, sizeof drop_why));
+        CC_CALL(run_config(&p, p.backends[b], p.sizes[s], buffered ? p.buffers[k] : 0,
+                           have_fio && fio_engine(p.backends[b]), rows, &n_rows));
       }
   }
-  if (rank == 0) {
-    print_table(rows, n_rows, dropped, drop_why);
-    for (int b = 0; b < p.n_backends; b++)
-      if (!strcmp(p.backends[b], "uring") && p.n_sizes > 0) /* the reference for the target */
-        printf("compare uring with: fio --name=cubecg --directory=%s --ioengine=io_uring "
-               "--direct=1 --fixedbufs --rw=write --bs=%zu --iodepth=%d --size=%zu --numjobs=%d "
-               "--end_fsync=1 --group_reporting\n",
-               p.dir, p.buffers[p.n_buffers - 1], p.queue_depth, p.sizes[p.n_sizes - 1], size);
-  }
+  if (rank == 0) print_table(&p, rows, n_rows, fio_state);
   cc_err err =
-      rank == 0 && p.report[0] ? write_report(&p, rows, n_rows, dropped, drop_why, skipped) : CC_OK;
+      rank == 0 && p.report[0] ? write_report(&p, rows, n_rows, skipped, fio_state) : CC_OK;
   cc_free(&rows);
   cc_topology_free(&topo);
   MPI_Comm_free(&node_comm);

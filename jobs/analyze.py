@@ -15,6 +15,7 @@ writes into DIR (or OUT), every figure with the data it draws as a CSV of the sa
   fig3_progress.png      time of each variant relative to Alg.1-AR by progress (off, on, poll)
   fig4_breakdown.png     time breakdown (SpMV, precond, halo, reduction, AXPY, dot, other)
   fig5_io_bandwidth.png  I/O bandwidth vs file size per backend and rank count (iobench reports)
+  io1_size.png ... io5_mapping.png  the I/O study's figures (jobs/analyze_io.py)
   fig6_checkpoint.png    checkpoint overhead per backend, median with min-max, "within noise"
   fig7_placement.png     Table 6 / Fig. 17: one bar per progress-thread placement, never merged
   study.csv              one row per solve of every run report (long format, for pandas)
@@ -923,9 +924,13 @@ def fig_breakdown(rows, fw):
 # ---------------------------------------------------------------- figure 5: I/O bandwidth
 
 
-IO_MODES = ("write/barrier", "write/ior", "read/barrier", "read/ior")
+IO_MODES = ("write/barrier", "write/ior", "read/barrier", "read/ior",
+            # issue 13 rows (jobs/analyze_io.py draws them in full)
+            "write/returned", "write/completed", "read/read-cold", "read/read-warm")
 IO_MODE_LABEL = {"write/barrier": "write+flush", "write/ior": "write+fsync (IOR)",
-                 "read/barrier": "read", "read/ior": "read (IOR)"}
+                 "read/barrier": "read", "read/ior": "read (IOR)",
+                 "write/returned": "write returned (seeds)", "write/completed": "write completed (fsync)",
+                 "read/read-cold": "read, cold", "read/read-warm": "read, warm"}
 
 
 def io_rows(reports):
@@ -1445,6 +1450,8 @@ def main(argv=None):
         else:
             skip(n, "no run reports")
     fig_io(reports, fw)
+    import analyze_io  # issue 13: the I/O study's figures io1-io5 beside the published values
+    analyze_io.figures(reports, fw)
     fig_checkpoint(rows, fw)
     if rows:
         fig_placement(rows, fw)

@@ -28,7 +28,7 @@ rc=$?
 cat "$work/analyze.out"
 if grep -q "skipped" "$work/analyze.out"; then echo "FAIL a figure was skipped"; fail=1; fi
 for f in fig1_speedup fig2_ar_vs_iar fig3_progress fig4_breakdown fig5_io_bandwidth fig6_checkpoint \
-  fig7_placement; do
+  fig7_placement io1_size io2_c_fortran io3_modes io4_ranks io5_mapping; do
   png_ok "$work/$f.png"
   # the data behind every figure, as CSV of the same stem
   if [[ -s $work/$f.csv ]] && (($(wc -l <"$work/$f.csv") >= 2)); then echo "ok   $f.csv beside $f.png"

@@ -79,8 +79,13 @@ for rep in 1 2; do
   run "run_2x1_off_ckpt-posix_rep$rep" 1 "" 2 1 "${off[@]}" -- "$cubecg" "${mesh[@]}" --solver pcg --reduction ar \
     --checkpoint posix --checkpoint-dir "$out/ckpt$rep" --checkpoint-every 5 --report "$out/run_2x1_off_ckpt-posix_rep$rep.json"
 done
-run iobench_2x1 1 "" 2 1 -- "$iobench" --dir "$out/iobench-files" --sizes 1M --backends posix,uring,offload,hdf5 \
+run iobench_2x1 1 "" 2 1 -- "$iobench" --dir "$out/iobench-files" --sizes 1M --backends "$("$iobench" --list-backends)" \
   --buffers 8k,512k --repeat 1 --report "$out/iobench_2x1.json"
+# issue 13 figures io4 (ranks) and io5 (mapping): one rank, and two ranks over two directories
+run iobench_1x1 1 "" 1 1 -- "$iobench" --dir "$out/iobench-files" --sizes 1M --backends posix,uring \
+  --buffers 512k --repeat 1 --report "$out/iobench_1x1.json"
+run iobench_2x1_block-2dirs 1 "" 2 1 -- "$iobench" --dirs "$out/iobench-files/a,$out/iobench-files/b" \
+  --mapping block --sizes 1M --backends posix --buffers 512k --repeat 1 --report "$out/iobench_2x1_block-2dirs.json"
 run kernels_1x1 1 "" 1 1 -- "$bench" "${mesh[@]}" --repeat 1 --stream-mb 16 --report "$out/kernels_1x1.json"
 rm -rf "$out"/ckpt* "$out/iobench-files"
 exit $fail

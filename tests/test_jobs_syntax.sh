@@ -18,7 +18,8 @@ done
 # the scripts a user runs directly must be executable
 for f in "$repo"/jobs/run-local.sh "$repo"/jobs/ensure-python.sh "$repo"/jobs/make-figures.sh \
   "$repo"/jobs/slurm/submit-sweep.sh "$repo"/jobs/slurm/submit-study.sh "$repo"/jobs/slurm/analyze.sbatch \
-  "$repo"/jobs/slurm/strong-scaling.sbatch "$repo"/jobs/analyze.py "$repo"/jobs/model.py; do
+  "$repo"/jobs/slurm/strong-scaling.sbatch "$repo"/jobs/analyze.py "$repo"/jobs/model.py \
+  "$repo"/jobs/iosweep.sh "$repo"/jobs/analyze_io.py "$repo"/jobs/slurm/iosweep.sbatch; do
   if [[ -x $f ]]; then echo "ok   executable $f"; else echo "FAIL not executable: $f"; fail=1; fi
 done
 exit $fail
