@@ -132,6 +132,14 @@ CC_WUR cc_err cc_gas_drain(cc_gas *gas);
  * of every page is an SSD miss (benchmark). With owned_only, copies stay (coop-hit rows). */
 CC_WUR cc_err cc_gas_evict_all(cc_gas *gas, bool owned_only);
 void cc_gas_get_stats(const cc_gas *gas, cc_gas_stats *stats);
+/* Not collective: creates, writes one block to and removes a page file in dir, so an SSD dir that
+ * refuses O_DIRECT (or io_uring) is reported before any run, with the fallback rules. */
+CC_WUR cc_err cc_gas_probe_dir(const char *dir, bool fallback);
+
+/* The "gas" checkpoint backend (io_gas.c) takes its page size, DRAM budget and SSD capacity from
+ * here (defaults otherwise); its page files go into the checkpoint's own directory
+ * (DIR/ckpt.<it>/gas.<owner>.pages), so the atomic commit, manifest and retention cover them. */
+void cc_gas_checkpoint_configure(const cc_gas_params *p);
 void cc_gas_reset_stats(cc_gas *gas);
 
 #endif

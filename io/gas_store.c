@@ -4,6 +4,7 @@
  * and cooperative caching. Owners service requests from polling (see cc_gas.h for why). */
 #include "gas_internal.h"
 
+#include <stdlib.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -106,8 +107,47 @@ cc_err cc_gas_params_check(const cc_gas_params *p)
   return CC_OK;
 }
 
+/* The node map is cached on the communicator (MPI attribute caching): MPI_Comm_split_type costs
+ * tenths of a second on a loaded machine, and a checkpoint creates a store every time. */
+static int node_keyval = MPI_KEYVAL_INVALID;
+
+static int node_cache_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+  (void)comm, (void)keyval, (void)extra;
+  free(value);
+  return MPI_SUCCESS;
+}
+
+static cc_err map_nodes_uncached(MPI_Comm comm, int rank, int size, int *node, int *partner,
+                                 int *n_nodes);
+
 /* Node index of every rank (nodes numbered by their lowest rank) and each home's partner. */
 static cc_err map_nodes(MPI_Comm comm, int rank, int size, int *node, int *partner, int *n_nodes)
+{
+  if (node_keyval == MPI_KEYVAL_INVALID)
+    CC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, node_cache_delete, &node_keyval, NULL));
+  int *cached = NULL, found = 0;
+  CC_MPI(MPI_Comm_get_attr(comm, node_keyval, &cached, &found));
+  if (found && cached[0] == size) {
+    *n_nodes = cached[1];
+    memcpy(node, cached + 2, (size_t)size * sizeof *node);
+    memcpy(partner, cached + 2 + size, (size_t)size * sizeof *partner);
+    return CC_OK;
+  }
+  CC_CALL(map_nodes_uncached(comm, rank, size, node, partner, n_nodes));
+  cached = malloc((2 + 2 * (size_t)size) * sizeof *cached);
+  CC_CHECK(cached != NULL, CC_ERR_MEM, "out of memory caching the node map");
+  cached[0] = size, cached[1] = *n_nodes;
+  memcpy(cached + 2, node, (size_t)size * sizeof *node);
+  memcpy(cached + 2 + size, partner, (size_t)size * sizeof *partner);
+  int rc = MPI_Comm_set_attr(comm, node_keyval, cached);
+  if (rc != MPI_SUCCESS) free(cached);
+  CC_MPI(rc);
+  return CC_OK;
+}
+
+static cc_err map_nodes_uncached(MPI_Comm comm, int rank, int size, int *node, int *partner,
+                                 int *n_nodes)
 {
   MPI_Comm shm;
   CC_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm));
@@ -297,8 +337,7 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
   if (!local) local = cc_malloc((size_t)gas->size, sizeof(int), &gas->partner);
   if (!local) local = cc_malloc((size_t)gas->size, sizeof(int), &gas->home_index);
   if (!local) local = cc_malloc((size_t)gas->size, sizeof(MPI_Aint), &gas->slot_disp);
-  if (!local)
-    local = map_nodes(gas->comm, gas->rank, gas->size, gas->node, gas->partner, &gas->n_nodes);
+  if (!local) local = map_nodes(comm, gas->rank, gas->size, gas->node, gas->partner, &gas->n_nodes);
   if (!local) {
     for (int r = 0; r < gas->size; r++) {
       gas->home_index[r] = 0;
@@ -307,6 +346,9 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
     }
     local = create_local(gas);
   }
+  /* without cooperative caching a rank's slots only ever hold pages it owns: no larger window */
+  if (!local && !p->coop && gas->n_owned < gas->n_slots)
+    gas->n_slots = gas->n_owned > 0 ? (int)gas->n_owned : 1;
   cc_err err = io_agree(gas->comm, local);
   if (!err) {
     /* the window: one page of slack so the slot area starts page-aligned (O_DIRECT, memcpy) */
@@ -894,4 +936,24 @@ void cc_gas_reset_stats(cc_gas *gas)
   memset(&gas->stats, 0, sizeof gas->stats);
   memcpy(gas->stats.ssd_path_used, keep.ssd_path_used, sizeof keep.ssd_path_used);
   memcpy(gas->stats.ssd_detail, keep.ssd_detail, sizeof keep.ssd_detail);
+}
+
+cc_err cc_gas_probe_dir(const char *dir, bool fallback)
+{
+  char path[1200];
+  snprintf(path, sizeof path, "%s/.gas-probe.%ld", dir, (long)getpid());
+  CC_CALL(io_mkdir_p(dir));
+  gas_ssd *ssd;
+  cc_err err = gas_ssd_open(path, CC_IO_WRITE, 2, fallback, &ssd);
+  if (!err) {
+    char *block = NULL;
+    err         = cc_calloc(4096, 1, &block);
+    if (!err) err = gas_ssd_write(ssd, 0, block, 4096);
+    cc_free(&block);
+    cc_err cerr = gas_ssd_close(&ssd);
+    if (!err) err = cerr;
+  }
+  unlink(path);
+  CC_CALL(err);
+  return CC_OK;
 }

@@ -35,6 +35,9 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
+  int64_t gas_page;              /* --checkpoint gas: store page size */
+  int64_t gas_dram;              /* DRAM cache budget per rank */
+  int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
   char restart[CC_PATH_MAX];
   char timing[CC_NAME_MAX]; /* on|off */
   double analytic_tol;      /* built-in check bound on the analytic error */
@@ -49,6 +52,9 @@ CC_WUR cc_err cc_options_parse(int argc, char **argv, cc_options *opts);
 void cc_options_help(FILE *out);
 /* Cross-option checks that need the rank count; before any large allocation. */
 CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
+/* --checkpoint gas: page size, DRAM budget, O_DIRECT of the checkpoint directory and capacity
+ * against an estimate of the state (collective; src/checkpoint.c). */
+CC_WUR cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm);
 /* Echo every option into the report's "parameters" object. */
 void cc_options_json(const cc_options *opts, cc_json *js);
 

@@ -58,7 +58,7 @@ static const opt_spec option_table[] = {
     {"export-solution", OPT_STRING, OFF(export_solution), "", NULL,
      "write displacements to HDF5 (+ XDMF beside it for ParaView)"},
     {"checkpoint", OPT_CHOICE, OFF(checkpoint), "",
-     "|posix|uring|offload|offload-uring|hdf5|fortran",
+     "|posix|uring|offload|offload-uring|hdf5|fortran|gas",
      "checkpoint backend (empty = no checkpoints)"},
     {"checkpoint-dir", OPT_STRING, OFF(checkpoint_dir), "checkpoints", NULL,
      "checkpoint directory"},
@@ -70,6 +70,12 @@ static const opt_spec option_table[] = {
      "stdio buffer of the posix backend (setvbuf)"},
     {"io-fallback", OPT_FLAG, OFF(io_fallback), "0", NULL,
      "allow the uring backend's explicit fallback chain (else a clear error)"},
+    {"gas-page", OPT_SIZE, OFF(gas_page), "4M", NULL,
+     "gas checkpoints: page of the global memory store (power of two >= 4k)"},
+    {"gas-dram", OPT_SIZE, OFF(gas_dram), "64M", NULL,
+     "gas checkpoints: DRAM page cache per rank (>= one page; LRU pages go to the SSD file)"},
+    {"gas-ssd-bytes", OPT_SIZE, OFF(gas_ssd_bytes), "0", NULL,
+     "gas checkpoints: SSD capacity per owner (0 = free space of the checkpoint directory)"},
     {"restart", OPT_STRING, OFF(restart), "", NULL,
      "resume from the newest complete checkpoint in DIR"},
     {"timing", OPT_CHOICE, OFF(timing), "on", "on|off", "per-kernel timers (off: counts only)"},
@@ -277,5 +283,6 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   int64_t ram   = (int64_t)sysconf(_SC_PHYS_PAGES) * (int64_t)sysconf(_SC_PAGESIZE);
   int64_t limit = ram > 0 ? (int64_t)(opts->memory_fraction * (double)ram / ranks_on_node) : 0;
   CC_CALL(cc_mesh_params_validate(&opts->mesh, ranks, limit));
+  if (!strcmp(opts->checkpoint, "gas")) CC_CALL(cc_driver_gas_validate(opts, comm));
   return CC_OK;
 }

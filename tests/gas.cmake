@@ -27,3 +27,68 @@ foreach(mode basic coop corrupt)
   cc_add_gas_nodes_test(NAME gas_store_${mode}_nodes2x2 HOSTS nodeA:2,nodeB:2 NP 4
                         COMMAND $<TARGET_FILE:test_gas_store> ${mode} ${CC_GAS_TEST_DIR}/n4_${mode})
 endforeach()
+
+# --checkpoint gas through the driver: write, restart from the local copies, delete one rank's local
+# copy and restart from its partner's pages (identical results), both copies gone -> clear error.
+set(CUBECG $<TARGET_FILE:cubecg>)
+set(GAS_RESTART ${CMAKE_CURRENT_SOURCE_DIR}/test_gas_restart.sh)
+foreach(np 1 2 4)
+  if(np GREATER CC_TEST_MAX_PROCS)
+    continue()
+  endif()
+  add_test(NAME gas_ckpt_restart_np${np}
+           COMMAND ${GAS_RESTART} ${MPIEXEC_EXECUTABLE} "-n ${np}" ${CUBECG}
+                   ${CC_GAS_TEST_DIR}/ckpt_np${np})
+  set_tests_properties(gas_ckpt_restart_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 600)
+endforeach()
+add_test(NAME gas_ckpt_restart_nodes2
+         COMMAND ${GAS_RESTART} ${MPIEXEC_EXECUTABLE} "-launcher fork -hosts nodeA:1,nodeB:1 -n 2"
+                 ${CUBECG} ${CC_GAS_TEST_DIR}/ckpt_nodes2)
+add_test(NAME gas_ckpt_restart_all_nodes2
+         COMMAND ${GAS_RESTART} ${MPIEXEC_EXECUTABLE} "-launcher fork -hosts nodeA:1,nodeB:1 -n 2"
+                 ${CUBECG} ${CC_GAS_TEST_DIR}/ckpt_all_nodes2 all)
+add_test(NAME gas_ckpt_restart_all_np4
+         COMMAND ${GAS_RESTART} ${MPIEXEC_EXECUTABLE} "-n 4" ${CUBECG}
+                 ${CC_GAS_TEST_DIR}/ckpt_all_np4 all)
+set_tests_properties(gas_ckpt_restart_nodes2 gas_ckpt_restart_all_nodes2 PROPERTIES PROCESSORS 2
+                     TIMEOUT 600)
+set_tests_properties(gas_ckpt_restart_all_np4 PROPERTIES PROCESSORS 4 TIMEOUT 900)
+
+# Bad input: one line naming the value, before the solve, nothing written.
+set(GAS_BAD_OUT ${CC_GAS_TEST_DIR}/bad)
+file(MAKE_DIRECTORY ${GAS_BAD_OUT})
+set(GAS_BAD_CASES
+    "page_not_pow2|--gas-page 5000 must be a power of two|--gas-page 5000"
+    "page_small|--gas-page 2048 must be a power of two|--gas-page 2k"
+    "dram_below_page|--gas-dram 16384 is below one page|--gas-page 64k --gas-dram 16k"
+    "capacity|more than --gas-dram 4096 \\+ SSD capacity 4096|--gas-page 4k --gas-dram 4k --gas-ssd-bytes 4k")
+foreach(case ${GAS_BAD_CASES})
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 pattern)
+  list(GET parts 2 args)
+  separate_arguments(args)
+  add_test(NAME gas_bad_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "${pattern}" ${GAS_BAD_OUT}/${name}.json --
+                   ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --checkpoint gas
+                   --checkpoint-dir ${GAS_BAD_OUT}/ck_${name} ${args} --report ${GAS_BAD_OUT}/${name}.json)
+  set_tests_properties(gas_bad_${name} PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1)
+endforeach()
+add_test(NAME gas_bad_odirect
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "refuses O_DIRECT" ${GAS_BAD_OUT}/odirect.json --
+                 ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --checkpoint gas
+                 --checkpoint-dir ${GAS_BAD_OUT}/ck_odirect --report ${GAS_BAD_OUT}/odirect.json)
+set_tests_properties(gas_bad_odirect PROPERTIES PROCESSORS 2
+                     ENVIRONMENT "OMP_NUM_THREADS=1;CUBECG_IO_INJECT=odirect-einval")
+# with --io-fallback the same directory is accepted and the report names the buffered path
+add_test(NAME gas_odirect_fallback
+         COMMAND ${CMAKE_COMMAND} -E env CUBECG_IO_INJECT=odirect-einval OMP_NUM_THREADS=1
+                 ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --checkpoint gas
+                 --checkpoint-dir ${GAS_BAD_OUT}/ck_fallback --checkpoint-every 10 --io-fallback
+                 --report ${GAS_BAD_OUT}/fallback.json --quiet)
+set_tests_properties(gas_odirect_fallback PROPERTIES PROCESSORS 2 FIXTURES_SETUP gas_fallback)
+add_test(NAME gas_odirect_fallback_report
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_report.py expect ${GAS_BAD_OUT}/fallback.json
+                 "r['solves'][0]['checkpoint']['path_used'] == 'gas+pwrite-buffered'"
+                 "r['solves'][0]['checkpoint']['count'] >= 2")
+set_tests_properties(gas_odirect_fallback_report PROPERTIES FIXTURES_REQUIRED gas_fallback)
