@@ -27,12 +27,14 @@
  *   current, length, CRC32C, and up to GAS_MAX_SHARERS (rank, slot) pairs holding a clean copy.
  * - Operations. put / get, blocking and non-blocking (cc_gas_put_nb / cc_gas_get_nb return a
  *   handle; cc_gas_wait completes it, as GASNet's nb; several handles may be outstanding). A put
- *   asks the owner for a slot (a small request message), writes the page with MPI_Put under a
- * shared lock, then tells the owner it is done (the owner records length + CRC32C and invalidates
- *   cached copies). A get asks the owner, which answers, in this order: its DRAM slot (dram-hit),
- *   a rank listed as holding a copy (coop-hit, when params.coop), else it reads the page from its
- *   SSD into a slot first (ssd-miss); the requester then reads with MPI_Get. Pages handed out are
- *   pinned until the requester's done message, so they are never evicted under a transfer.
+ *   asks the owner for a slot (a small request message), writes the page with MPI_Put +
+ *   MPI_Win_flush (one MPI_Win_lock_all epoch for the store's lifetime: no lock round trip;
+ *   ch4:ucx moves the bytes without the target's CPU), then tells the owner it is done (the owner
+ * records length + CRC32C and invalidates cached copies). A get asks the owner, which answers, in
+ * this order: its DRAM slot (dram-hit), a rank listed as holding a copy (coop-hit, when
+ * params.coop), else it reads the page from its SSD into a slot first (ssd-miss); the requester
+ * then reads with MPI_Get + flush. Pages handed out are pinned until the requester's done message,
+ * so they are never evicted under a transfer.
  * - Who services requests: the owner, from *polling* inside the store's own calls (every
  *   cc_gas_* call that waits, cc_gas_progress, cc_gas_barrier) -- GASNet's active-message handler
  *   run from progress calls, not a service thread. Why: cubecg's driver asks for

@@ -1,9 +1,11 @@
 /* gas_store.c: the global memory store (vGASNet over MPI): pages owned by a partner rank, a DRAM
- * page cache per rank in an MPI_Win_allocate window (passive target: MPI_Win_lock SHARED + MPI_Put
- * / MPI_Get), LRU eviction to the owner's SSD page file (gas_ssd.c), a per-owner page directory
- * and cooperative caching. Owners service requests from polling (see cc_gas.h for why). */
+ * page cache per rank in an MPI_Win_allocate window (passive target: one MPI_Win_lock_all epoch,
+ * MPI_Put / MPI_Get + MPI_Win_flush), LRU eviction to the owner's SSD page file (gas_ssd.c), a
+ * per-owner page directory and cooperative caching. Owners service requests from polling (see
+ * cc_gas.h for why). */
 #include "gas_internal.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -359,11 +361,16 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
       err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Win_allocate");
     else {
       MPI_Win_set_errhandler(gas->win, MPI_ERRORS_RETURN);
+      /* one passive-target epoch for the store's lifetime: a transfer is MPI_Put/Get + flush,
+       * with no lock round trip (ch4:ucx moves the bytes without the target's CPU) */
+      rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, gas->win);
+      if (rc != MPI_SUCCESS)
+        err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Win_lock_all");
       uintptr_t a   = ((uintptr_t)base + 4095) & ~(uintptr_t)4095;
       gas->slots    = (char *)a;
       MPI_Aint mine = (MPI_Aint)(a - (uintptr_t)base);
-      rc            = MPI_Allgather(&mine, 1, MPI_AINT, gas->slot_disp, 1, MPI_AINT, gas->comm);
-      if (rc != MPI_SUCCESS)
+      if (!err) rc = MPI_Allgather(&mine, 1, MPI_AINT, gas->slot_disp, 1, MPI_AINT, gas->comm);
+      if (!err && rc != MPI_SUCCESS)
         err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Allgather");
     }
     err = io_agree(gas->comm, err);
@@ -385,7 +392,10 @@ cc_err cc_gas_destroy(cc_gas **gp)
   cc_gas *gas = *gp;
   if (!gas) return CC_OK;
   cc_err err = cc_gas_barrier(gas); /* nobody still reads a slot */
-  int rc     = MPI_Win_free(&gas->win);
+  int rc     = MPI_Win_unlock_all(gas->win);
+  if (!err && rc != MPI_SUCCESS)
+    err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Win_unlock_all");
+  rc = MPI_Win_free(&gas->win);
   if (!err && rc != MPI_SUCCESS)
     err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Win_free");
   cc_err cerr = gas->ssd ? gas_ssd_close(&gas->ssd) : CC_OK;
@@ -431,12 +441,7 @@ static cc_err evict(cc_gas *gas, int s)
     }
     if (!sl->orphan) d->slot = -1;
     gas->stats.evictions++;
-  } else if (sl->kind == SLOT_COPY) {
-    /* readers of this copy hold a shared lock on this window; wait them out before reuse */
-    CC_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, gas->rank, 0, gas->win));
-    sl->page = -1, sl->kind = SLOT_FREE;
-    CC_MPI(MPI_Win_unlock(gas->rank, gas->win));
-  }
+  } /* a copy is just dropped: a reader racing with its reuse fails the CRC and asks the owner */
   sl->page  = -1;
   sl->kind  = SLOT_FREE;
   sl->dirty = sl->orphan = false;
@@ -524,6 +529,7 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
     return CC_OK;
   }
   case M_PUT_DONE: {
+    CC_MPI(MPI_Win_sync(gas->win)); /* the requester's MPI_Put, flushed, visible to our loads */
     gas_slot *sl = &gas->slot[m->slot];
     sl->dirty = true, sl->len = m->len, sl->crc = m->crc;
     d->valid = true, d->on_ssd = false, d->pending = false, d->len = m->len, d->crc = m->crc;
@@ -562,6 +568,7 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
                (long long)m->page, gas->rank);
       CC_CALL(gas_ssd_read(gas->ssd, cc_gas_ssd_offset(gas, m->page), slot_ptr(gas, s), d->len));
       gas->stats.ssd_bytes_read += (int64_t)d->len;
+      CC_MPI(MPI_Win_sync(gas->win)); /* before the requester's MPI_Get */
       gas_slot *sl = &gas->slot[s];
       sl->page = m->page, sl->kind = SLOT_OWNED, sl->dirty = false, sl->len = d->len;
       sl->crc     = d->crc;
@@ -570,7 +577,10 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
     }
     gas_slot *sl = &gas->slot[s];
     sl->pins++, sl->lru = ++gas->clock;
-    if (cc_io_inject("gas-corrupt") && d->len > 0) slot_ptr(gas, s)[d->len / 2] ^= 0x5a;
+    if (cc_io_inject("gas-corrupt") && d->len > 0) { /* test seam: a bit flip in DRAM */
+      slot_ptr(gas, s)[d->len / 2] ^= 0x5a;
+      CC_MPI(MPI_Win_sync(gas->win));
+    }
     reply->source = gas->rank, reply->slot = s;
     return CC_OK;
   }
@@ -613,6 +623,7 @@ cc_err cc_gas_barrier(cc_gas *gas)
   for (int done = 0; !done;) {
     CC_CALL(cc_gas_progress(gas));
     CC_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    if (!done) sched_yield(); /* oversubscribed: let the rank we wait for run */
   }
   return CC_OK;
 }
@@ -655,9 +666,8 @@ static cc_err cache_copy(cc_gas *gas, const gas_op *op, const char *data, int *s
   int s;
   CC_CALL(alloc_slot(gas, &s));
   if (s < 0) return CC_OK;
-  CC_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, gas->rank, 0, gas->win));
   memcpy(slot_ptr(gas, s), data, op->reply.len);
-  CC_MPI(MPI_Win_unlock(gas->rank, gas->win));
+  CC_MPI(MPI_Win_sync(gas->win)); /* local stores before remote readers (unified model) */
   gas_slot *sl = &gas->slot[s];
   sl->page = op->page, sl->kind = SLOT_COPY, sl->len = op->reply.len, sl->crc = op->reply.crc;
   sl->lru = ++gas->clock;
@@ -679,15 +689,13 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
            (long long)op->page, op->owner);
   MPI_Aint disp = gas->slot_disp[r->source] + (MPI_Aint)r->slot * (MPI_Aint)gas->p.page_bytes;
   if (op->put) {
-    if (r->source == gas->rank)
+    if (r->source == gas->rank) {
       memcpy(slot_ptr(gas, r->slot), op->buf, op->len);
-    else {
-      CC_MPI(MPI_Win_lock(MPI_LOCK_SHARED, r->source, 0, gas->win));
-      int rc  = MPI_Put(op->buf, (int)op->len, MPI_BYTE, r->source, disp, (int)op->len, MPI_BYTE,
-                        gas->win);
-      int rc2 = MPI_Win_unlock(r->source, gas->win);
-      CC_MPI(rc);
-      CC_MPI(rc2);
+      CC_MPI(MPI_Win_sync(gas->win));
+    } else { /* complete at the target before the owner hears it is done */
+      CC_MPI(MPI_Put(op->buf, (int)op->len, MPI_BYTE, r->source, disp, (int)op->len, MPI_BYTE,
+                     gas->win));
+      CC_MPI(MPI_Win_flush(r->source, gas->win));
     }
     gas_msg done = {.type = M_PUT_DONE, .page = op->page, .slot = r->slot, .len = op->len};
     done.crc     = op->crc;
@@ -707,15 +715,11 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
   }
   char *dest = r->len == op->len ? op->buf : gas->scratch;
   if (r->source == gas->rank) {
-    if (r->from == FROM_LOCAL) CC_MPI(MPI_Win_lock(MPI_LOCK_SHARED, gas->rank, 0, gas->win));
+    CC_MPI(MPI_Win_sync(gas->win)); /* remote puts into this window visible here */
     memcpy(dest, slot_ptr(gas, r->slot), r->len);
-    if (r->from == FROM_LOCAL) CC_MPI(MPI_Win_unlock(gas->rank, gas->win));
   } else {
-    CC_MPI(MPI_Win_lock(MPI_LOCK_SHARED, r->source, 0, gas->win));
-    int rc = MPI_Get(dest, (int)r->len, MPI_BYTE, r->source, disp, (int)r->len, MPI_BYTE, gas->win);
-    int rc2 = MPI_Win_unlock(r->source, gas->win);
-    CC_MPI(rc);
-    CC_MPI(rc2);
+    CC_MPI(MPI_Get(dest, (int)r->len, MPI_BYTE, r->source, disp, (int)r->len, MPI_BYTE, gas->win));
+    CC_MPI(MPI_Win_flush(r->source, gas->win));
   }
   uint32_t crc = cc_io_crc32c(0, dest, r->len);
   if (crc != r->crc) {
@@ -825,6 +829,7 @@ static cc_err wait_impl(cc_gas *gas, cc_gas_handle *h)
   while (h->n_done < h->n_ops) {
     CC_CALL(cc_gas_progress(gas));
     CC_CALL(launch(gas, h));
+    int before = h->n_done;
     for (int i = 0; i < h->n_started; i++) {
       gas_op *op = &h->op[i];
       if (op->done || !op->waiting) continue;
@@ -836,6 +841,7 @@ static cc_err wait_impl(cc_gas *gas, cc_gas_handle *h)
       while (!op->done && !op->waiting) CC_CALL(op_complete(gas, op)); /* own page, busy */
       if (op->done) h->n_done++;
     }
+    if (h->n_done == before) sched_yield(); /* nothing arrived: let the owner run */
   }
   return CC_OK;
 }
