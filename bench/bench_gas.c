@@ -143,7 +143,11 @@ static cc_err parse_args(int argc, char **argv, gb_params *p, bool *help)
   gp.dram_bytes = p->dram;
   snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", p->ssd_dir);
   for (int i = 0; i < p->n_pages; i++) { /* bad page sizes / budgets: one line each */
-    gp.page_bytes = p->pages[i];
+    size_t pg = p->pages[i];
+    CC_CHECK(pg >= CC_GAS_MIN_PAGE && (pg & (pg - 1)) == 0, CC_ERR_ARG,
+             "--page %zu must be a power of two >= 4096 bytes", pg);
+    CC_CHECK(p->dram >= pg, CC_ERR_ARG, "--dram %zu is below one page (--page %zu)", p->dram, pg);
+    gp.page_bytes = pg;
     CC_CALL(cc_gas_params_check(&gp));
   }
   gp.page_bytes = p->weak_page;

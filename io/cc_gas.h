@@ -138,10 +138,13 @@ void cc_gas_get_stats(const cc_gas *gas, cc_gas_stats *stats);
  * refuses O_DIRECT (or io_uring) is reported before any run, with the fallback rules. */
 CC_WUR cc_err cc_gas_probe_dir(const char *dir, bool fallback);
 
-/* The "gas" checkpoint backend (io_gas.c) takes its page size, DRAM budget and SSD capacity from
- * here (defaults otherwise); its page files go into the checkpoint's own directory
- * (DIR/ckpt.<it>/gas.<owner>.pages), so the atomic commit, manifest and retention cover them. */
-void cc_gas_checkpoint_configure(const cc_gas_params *p);
+/* The "gas" checkpoint backend (io_gas.c) takes its page size, DRAM budget, SSD capacity and SSD
+ * directory from here (defaults otherwise). With ssd_dir empty the owners' page files go into the
+ * checkpoint's own directory (DIR/ckpt.<it>/gas.<owner>.pages), so the atomic commit, manifest and
+ * retention cover them; with ssd_dir set, into ssd_dir/<basename of DIR>/ckpt.<it>/ (node-local
+ * disks), the receipts name them by absolute path, and each owner deletes its files of checkpoints
+ * the checkpointer will not keep (keep = its retention) at every checkpoint. */
+void cc_gas_checkpoint_configure(const cc_gas_params *p, int keep); /* keep: --checkpoint-keep */
 void cc_gas_reset_stats(cc_gas *gas);
 
 #endif

@@ -252,9 +252,19 @@ cc_err cc_gas_check_capacity(MPI_Comm comm, const cc_gas_params *p, int64_t home
   cc_free(&partner);
   CC_CALL(err);
   int64_t ssd = p->ssd_bytes;
-  if (ssd == 0) {
+  if (ssd == 0) { /* the free space where the files will be: the nearest existing directory */
     struct statvfs vfs;
-    const char *dir = p->ssd_dir;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", p->ssd_dir);
+    while (statvfs(dir, &vfs) != 0 && errno == ENOENT) {
+      char *slash = strrchr(dir, '/');
+      if (!slash)
+        snprintf(dir, sizeof dir, ".");
+      else if (slash == dir)
+        slash[1] = '\0';
+      else
+        *slash = '\0';
+    }
     CC_CHECK(statvfs(dir, &vfs) == 0, CC_ERR_ARG, "--gas-ssd-dir %s: %s", dir, strerror(errno));
     ssd = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
   }

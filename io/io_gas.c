@@ -8,6 +8,8 @@
  * (O_DIRECT), checks each page's CRC32C and the whole stream's. */
 #include "gas_internal.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -34,19 +36,46 @@ typedef struct {
 
 static cc_gas_params configured;
 static bool have_configured;
+static int configured_keep = 2;
 
-void cc_gas_checkpoint_configure(const cc_gas_params *p)
+void cc_gas_checkpoint_configure(const cc_gas_params *p, int keep)
 {
   configured      = *p;
   have_configured = true;
+  configured_keep = keep >= 1 ? keep : 1;
+}
+
+/* the checkpointer's retention, for the page files outside DIR: after checkpoint now commits, DIR
+ * holds now and the keep-1 newest committed checkpoints before it */
+static bool kept_after(const char *parent, int now, int j)
+{
+  if (j == now) return true;
+  if (j > now) return false;
+  char path[1300];
+  snprintf(path, sizeof path, "%s/ckpt.%d", parent, j);
+  struct stat st;
+  if (stat(path, &st) != 0) return false; /* not committed (retired or interrupted) */
+  int newer = 0;                          /* committed checkpoints between j and now */
+  DIR *d    = opendir(parent);
+  if (!d) return true;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    int i;
+    char end;
+    if (sscanf(e->d_name, "ckpt.%d%c", &i, &end) == 1 && i > j && i < now) newer++;
+  }
+  closedir(d);
+  return newer < configured_keep - 1;
 }
 
 static void checkpoint_params(cc_gas_params *p)
 {
   if (have_configured)
     *p = configured;
-  else
+  else {
     cc_gas_params_default(p);
+    p->ssd_dir[0] = '\0'; /* inside the checkpoint */
+  }
 }
 
 /* ---- an in-memory byte stream, so the per-rank file format is produced / parsed once -------- */
@@ -175,6 +204,71 @@ static cc_err gas_open(const cc_io_options *opt, const cc_io_layout *layout, con
   return CC_OK;
 }
 
+/* Where the owners' page files of this checkpoint go. By default inside the checkpoint directory
+ * (DIR/ckpt.<it>.tmp, renamed with it: commit, manifest and retention cover them); with an SSD
+ * directory configured (--gas-ssd-dir), in SSD/<basename of DIR>/ckpt.<it>/, cleaned by
+ * ssd_retention. */
+static cc_err ssd_dir_of(const gas_ctx *g, const cc_gas_params *p, char *out, size_t n,
+                         bool *separate)
+{
+  *separate = p->ssd_dir[0] != '\0';
+  if (!*separate) {
+    CC_CHECK(strlen(g->dir) < n, CC_ERR_ARG, "checkpoint directory too long: %s", g->dir);
+    snprintf(out, n, "%s", g->dir);
+    return CC_OK;
+  }
+  /* g->dir = DIR/ckpt.<it>.tmp */
+  char parent[1200];
+  snprintf(parent, sizeof parent, "%s", g->dir);
+  char *slash = strrchr(parent, '/');
+  int it      = -1;
+  CC_CHECK(slash && sscanf(slash + 1, "ckpt.%d.tmp", &it) == 1, CC_ERR_ARG,
+           "gas: %s is not a checkpoint's temporary directory", g->dir);
+  *slash           = '\0';
+  const char *base = strrchr(parent, '/') ? strrchr(parent, '/') + 1 : parent;
+  int k            = snprintf(out, n, "%s/%s/ckpt.%d", p->ssd_dir, base, it);
+  CC_CHECK(k > 0 && (size_t)k < n, CC_ERR_ARG, "--gas-ssd-dir %s: path too long", p->ssd_dir);
+  return CC_OK;
+}
+
+/* Each owner removes its page files SSD/<base>/ckpt.<j>/gas.<owner>.pages of checkpoints the
+ * checkpointer's retention will not keep once this one commits (kept_after), and of interrupted
+ * runs. If this checkpoint then fails to commit, the oldest kept checkpoint has lost its partner
+ * copy (its local copies remain); latest is unaffected. */
+static cc_err ssd_retention(const gas_ctx *g)
+{
+  cc_gas_params root; /* the configured SSD directory, not this checkpoint's subdirectory */
+  checkpoint_params(&root);
+  const cc_gas_params *p = &root;
+  char parent[1200], area[2400];
+  snprintf(parent, sizeof parent, "%s", g->dir);
+  char *slash = strrchr(parent, '/');
+  int now     = -1;
+  if (!slash || sscanf(slash + 1, "ckpt.%d.tmp", &now) != 1) return CC_OK;
+  *slash           = '\0';
+  const char *base = strrchr(parent, '/') ? strrchr(parent, '/') + 1 : parent;
+  snprintf(area, sizeof area, "%s/%s", p->ssd_dir, base);
+  DIR *d = opendir(area);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open %s: %s", area, strerror(errno));
+  struct dirent *e;
+  char name[64], path[3200];
+  cc_gas_file_name(g->rank, name, sizeof name);
+  while ((e = readdir(d)) != NULL) {
+    int j;
+    char end;
+    if (sscanf(e->d_name, "ckpt.%d%c", &j, &end) != 1 || kept_after(parent, now, j)) continue;
+    snprintf(path, sizeof path, "%s/%s/%s", area, e->d_name, name);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      closedir(d);
+      CC_FAIL(CC_ERR_SYS, "cannot remove %s: %s", path, strerror(errno));
+    }
+    snprintf(path, sizeof path, "%s/%s", area, e->d_name);
+    (void)rmdir(path); /* the last owner's removal empties it; others see ENOTEMPTY */
+  }
+  closedir(d);
+  return CC_OK;
+}
+
 /* The collective part: the staged bytes into the partner's pages, drained to its page file. */
 static cc_err put_partner_copy(gas_ctx *g, cc_err local)
 {
@@ -182,10 +276,10 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   CC_CALL(io_agree(comm, local));
   cc_gas_params p;
   checkpoint_params(&p);
-  /* the page files are part of the checkpoint: committed, listed and retained with it */
-  CC_CHECK(strlen(g->dir) < sizeof p.ssd_dir, CC_ERR_ARG, "checkpoint directory too long: %s",
-           g->dir);
-  snprintf(p.ssd_dir, sizeof p.ssd_dir, "%.1023s", g->dir);
+  char ssd_dir[1024];
+  bool separate = false;
+  CC_CALL(ssd_dir_of(g, &p, ssd_dir, sizeof ssd_dir, &separate));
+  snprintf(p.ssd_dir, sizeof p.ssd_dir, "%s", ssd_dir);
   p.keep_files  = true;
   p.durable     = g->opt.durable;
   p.fallback    = g->opt.fallback;
@@ -218,6 +312,15 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
     r->stream_crc         = cc_io_crc32c(0, g->stage.data, (size_t)bytes);
     r->n_pages            = (uint32_t)((bytes + r->page_bytes - 1) / r->page_bytes);
     cc_gas_file_name(owner, r->owner_file, sizeof r->owner_file);
+    if (separate) { /* outside the checkpoint: an absolute path in the receipt */
+      char name[64], *abs = realpath(ssd_dir, NULL);
+      snprintf(name, sizeof name, "%.63s", r->owner_file);
+      if (abs) snprintf(r->owner_file, sizeof r->owner_file, "%.900s/%s", abs, name);
+      free(abs);
+      if (!abs)
+        err = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "realpath(%s): %s", ssd_dir,
+                            strerror(errno));
+    }
     err = cc_calloc(r->n_pages ? r->n_pages : 1, sizeof *g->pages, &g->pages);
     for (uint32_t i = 0; !err && i < r->n_pages; i++) {
       int64_t at  = (int64_t)i * r->page_bytes;
@@ -230,6 +333,7 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   }
   cc_err derr = cc_gas_destroy(&gas);
   if (!err) err = derr;
+  if (!err && separate) err = ssd_retention(g);
   CC_CALL(err);
   return CC_OK;
 }

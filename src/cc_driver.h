@@ -38,6 +38,7 @@ typedef struct {
   int64_t gas_page;              /* --checkpoint gas: store page size */
   int64_t gas_dram;              /* DRAM cache budget per rank */
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
+  char gas_ssd_dir[CC_PATH_MAX]; /* owners' page files ("" = inside each checkpoint) */
   char restart[CC_PATH_MAX];
   char timing[CC_NAME_MAX]; /* on|off */
   double analytic_tol;      /* built-in check bound on the analytic error */

@@ -55,7 +55,7 @@ static void gas_params_of(const cc_options *opts, cc_gas_params *gp)
   gp->ssd_bytes  = opts->gas_ssd_bytes;
   gp->fallback   = opts->io_fallback != 0;
   gp->durable    = opts->durable != 0;
-  snprintf(gp->ssd_dir, sizeof gp->ssd_dir, "%s", opts->checkpoint_dir);
+  snprintf(gp->ssd_dir, sizeof gp->ssd_dir, "%s", opts->gas_ssd_dir); /* "" = in the checkpoint */
 }
 
 /* bytes one rank puts into the store: the per-rank file of the largest solver state */
@@ -71,11 +71,12 @@ cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm)
   CC_CHECK(opts->gas_page > 0 && opts->gas_dram > 0, CC_ERR_ARG,
            "--gas-page %lld / --gas-dram %lld must be > 0", (long long)opts->gas_page,
            (long long)opts->gas_dram);
-  CC_CALL(cc_gas_params_check(&gp));
-  /* the disk: probe O_DIRECT in the checkpoint directory (or its nearest existing parent, so
-   * that bad input writes nothing) */
+  /* the disk: probe O_DIRECT in the SSD (default: checkpoint) directory or its nearest existing
+   * parent, so that bad input writes nothing */
   char dir[CC_PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", opts->checkpoint_dir);
+  snprintf(dir, sizeof dir, "%s", opts->gas_ssd_dir[0] ? opts->gas_ssd_dir : opts->checkpoint_dir);
+  snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", dir);
+  CC_CALL(cc_gas_params_check(&gp));
   struct stat st;
   while (stat(dir, &st) != 0) {
     char *slash = strrchr(dir, '/');
@@ -90,10 +91,10 @@ cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm)
   }
   cc_err local = cc_gas_probe_dir(dir, gp.fallback), global;
   CC_CALL(cc_error_agree(comm, local, &global));
-  if (global) {
-    if (!local) local = cc_error_push(global, __FILE__, __LINE__, __func__, "another rank failed");
-    CC_FAIL(CC_ERR_ARG, "--checkpoint gas: %s cannot hold the store's page files", dir);
-  }
+  if (global && !local) /* the failing rank has the reason on its chain */
+    CC_FAIL(CC_ERR_ARG, "--checkpoint gas: %s cannot hold the store's page files on another rank",
+            dir);
+  if (global) CC_FAIL(CC_ERR_ARG, "--checkpoint gas: %s cannot hold the store's page files", dir);
   /* capacity against the largest rank's share of the mesh (the exact check follows the mesh) */
   int ranks;
   CC_MPI(MPI_Comm_size(comm, &ranks));
@@ -128,8 +129,10 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   if (!strcmp(opts->checkpoint, "gas")) { /* the store's geometry; the exact state, refused now */
     cc_gas_params gp;
     gas_params_of(opts, &gp);
-    CC_CALL(cc_gas_check_capacity(mesh->comm.comm, &gp, gas_state_bytes(mesh->n_internal)));
-    cc_gas_checkpoint_configure(&gp);
+    cc_gas_params cap = gp;
+    snprintf(cap.ssd_dir, sizeof cap.ssd_dir, "%s", gp.ssd_dir[0] ? gp.ssd_dir : params.dir);
+    CC_CALL(cc_gas_check_capacity(mesh->comm.comm, &cap, gas_state_bytes(mesh->n_internal)));
+    cc_gas_checkpoint_configure(&gp, opts->checkpoint_keep);
   }
   *out = dc;
   return CC_OK;

@@ -50,6 +50,12 @@ add_test(NAME gas_ckpt_restart_all_nodes2
 add_test(NAME gas_ckpt_restart_all_np4
          COMMAND ${GAS_RESTART} ${MPIEXEC_EXECUTABLE} "-n 4" ${CUBECG}
                  ${CC_GAS_TEST_DIR}/ckpt_all_np4 all)
+# --gas-ssd-dir: page files outside the checkpoint (node-local disks), retention follows the
+# checkpointer's; 2 emulated nodes x 2 ranks
+add_test(NAME gas_ckpt_restart_ssd_nodes2x2
+         COMMAND ${GAS_RESTART} ${MPIEXEC_EXECUTABLE} "-launcher fork -hosts nodeA:2,nodeB:2 -n 4"
+                 ${CUBECG} ${CC_GAS_TEST_DIR}/ckpt_ssd_nodes4 pcg ar ssd)
+set_tests_properties(gas_ckpt_restart_ssd_nodes2x2 PROPERTIES PROCESSORS 4 TIMEOUT 600)
 set_tests_properties(gas_ckpt_restart_nodes2 gas_ckpt_restart_all_nodes2 PROPERTIES PROCESSORS 2
                      TIMEOUT 600)
 set_tests_properties(gas_ckpt_restart_all_np4 PROPERTIES PROCESSORS 4 TIMEOUT 900)
@@ -92,3 +98,31 @@ add_test(NAME gas_odirect_fallback_report
                  "r['solves'][0]['checkpoint']['path_used'] == 'gas+pwrite-buffered'"
                  "r['solves'][0]['checkpoint']['count'] >= 2")
 set_tests_properties(gas_odirect_fallback_report PROPERTIES FIXTURES_REQUIRED gas_fallback)
+
+# cubecg-gasbench: a small run at 3 ranks; every row's case is the way its gets were served, the
+# report has the three ratios (or says why not) and the weak-scaling rows with and without coop.
+add_test(NAME gas_bench_smoke
+         COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=1 ${MPIEXEC_EXECUTABLE} -n 3
+                 $<TARGET_FILE:cubecg-gasbench> --sizes 64k,4M --page 1M,4M --dram 16M --repeat 2
+                 --weak-pages 8 --weak-dram 4M --ssd-dir ${CC_GAS_TEST_DIR}/bench
+                 --report ${CC_GAS_TEST_DIR}/gasbench.json)
+set_tests_properties(gas_bench_smoke PROPERTIES PROCESSORS 3 TIMEOUT 600 FIXTURES_SETUP gas_bench)
+add_test(NAME gas_bench_report
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_report.py expect ${CC_GAS_TEST_DIR}/gasbench.json
+                 "r['kind'] == 'gasbench' and r['ranks'] == 3"
+                 "{x['case'] for x in r['results']} == {'dram-hit', 'ssd-miss', 'coop-hit', 'send-recv'}"
+                 "all(x['served']['dram'] > 0 and x['served']['ssd'] == 0 and x['served']['coop'] == 0 for x in r['results'] if x['case'] == 'dram-hit' and x['op'] == 'get')"
+                 "all(x['served']['ssd'] > 0 and x['served']['dram'] == 0 and x['served']['coop'] == 0 for x in r['results'] if x['case'] == 'ssd-miss')"
+                 "all(x['served']['coop'] > 0 and x['served']['ssd'] == 0 for x in r['results'] if x['case'] == 'coop-hit')"
+                 "all(x['bytes_per_s']['median'] > 0 for x in r['results'])"
+                 "set(r['ratios']) == {'dram_get_vs_send_recv', 'dram_put_vs_send_recv', 'ssd_get_vs_fio', 'coop_vs_ssd'}"
+                 "r['ratios']['dram_get_vs_send_recv']['value'] > 0 and r['ratios']['coop_vs_ssd']['value'] > 0"
+                 "r['ratios']['ssd_get_vs_fio']['value'] is None and 'fio' in r['ratios']['ssd_get_vs_fio']['why_missing']"
+                 "sorted((w['ranks'], w['coop']) for w in r['weak_scaling']) == [(1, False), (1, True), (2, False), (2, True), (3, False), (3, True)]"
+                 "any(w['coop_hits'] > 0 for w in r['weak_scaling'] if w['coop'])"
+                 "all(w['coop_hits'] == 0 for w in r['weak_scaling'] if not w['coop'])")
+set_tests_properties(gas_bench_report PROPERTIES FIXTURES_REQUIRED gas_bench)
+add_test(NAME gas_bench_bad_page
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "--page 3000 must be a power of two"
+                 ${CC_GAS_TEST_DIR}/nothing.json -- ${MPIEXEC_EXECUTABLE} -n 1
+                 $<TARGET_FILE:cubecg-gasbench> --page 3000)

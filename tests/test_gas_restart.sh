@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# test_gas_restart.sh MPIEXEC "LAUNCH ARGS" CUBECG DIR [SOLVER REDUCTION]: --checkpoint gas end to end
+# test_gas_restart.sh MPIEXEC "LAUNCH ARGS" CUBECG DIR [SOLVER|all [REDUCTION [ssd]]]: --checkpoint gas
+# end to end
 # (issue 14). Writes gas checkpoints (small pages and DRAM budget, so pages are evicted to the
 # owners' page files), restarts from the intact checkpoint, then deletes the last rank's *local*
 # copy and restarts from its partner's pages: both restarts must give the same iterations and
 # residuals bit for bit, and the pcg restart the uninterrupted count within 1. Deleting the
 # partner's page file too must fail naming both copies. With --solver all, every solve's
-# subdirectory is checked through the given solver/reduction.
+# subdirectory is checked through the given solver/reduction. With "ssd", the owners' page files go
+# to --gas-ssd-dir DIR/ssd, which must hold exactly the committed checkpoints' files afterwards.
 set -u
-mpiexec=$1 launch=$2 cubecg=$3 dir=$4 solver=${5:-pcg} reduction=${6:-ar}
+mpiexec=$1 launch=$2 cubecg=$3 dir=$4 solver=${5:-pcg} reduction=${6:-ar} ssd=${7:-}
 export OMP_NUM_THREADS=1
 rm -rf "$dir"
 mkdir -p "$dir"
 mesh="--nx 10 --ny 9 --nz 8"
 gas="--gas-page 16k --gas-dram 32k"
+[ "$ssd" = ssd ] && gas="$gas --gas-ssd-dir $dir/ssd"
 fail() { echo "FAIL: $*"; exit 1; }
 # shellcheck disable=SC2086
 run() { $mpiexec $launch "$cubecg" $mesh "$@"; }
@@ -28,6 +31,13 @@ else
   ckdir="$dir/ck"
 fi
 latest="$ckdir/$(cat "$ckdir/latest")" || fail "no latest in $ckdir"
+if [ "$ssd" = ssd ]; then # retention: the SSD holds the committed checkpoints' page files only
+  committed=$(cd "$ckdir" && ls -d ckpt.* | sort)
+  onssd=$(cd "$dir/ssd/$(basename "$ckdir")" && ls -d ckpt.* | sort)
+  [ "$committed" = "$onssd" ] || fail "SSD dir holds '$onssd', committed: '$committed'"
+  ls "$dir/ssd/$(basename "$ckdir")"/ckpt.*/gas.*.pages >/dev/null || fail "no page files on the SSD"
+  ls "$latest"/gas.*.pages 2>/dev/null && fail "page files in the checkpoint with --gas-ssd-dir"
+fi
 echo "latest checkpoint: $latest"; ls "$latest"
 run --solver "$solver" --reduction "$reduction" --restart "$ckdir" --report "$dir/local.json" \
     --quiet 2>"$dir/local.err" || { cat "$dir/local.err"; fail "restart from the local copies"; }
@@ -60,6 +70,7 @@ print(f"PASS: both copies restart at {sa['start_iteration']} and converge in {sa
 PY
 
 rm -f "$latest"/gas.*.pages
+[ "$ssd" = ssd ] && rm -f "$dir/ssd/$(basename "$ckdir")/$(basename "$latest")"/gas.*.pages
 if run --solver "$solver" --reduction "$reduction" --restart "$ckdir" --quiet 2>"$dir/none.err"; then
   fail "restart succeeded with rank $last's local and partner copies gone"
 fi
