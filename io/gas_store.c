@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define TAG_REQ 1
+#define GAS_OUT_MAX 256
 #define TAG_REPLY_FIRST 16
 #define TAG_REPLY_COUNT 16000
 
@@ -63,6 +64,15 @@ struct cc_gas {
   int next_tag;
   char *scratch; /* one page: partial-page gets */
   cc_gas_stats stats;
+  /* done / drop messages in flight: MPI_Issend, so that once they complete the owner has received
+   * (and handled) them; cc_gas_barrier waits for all of them first, so a barrier never overtakes a
+   * done message and leaves a page pinned */
+  struct gas_out {
+    gas_msg m;
+    MPI_Request req;
+    bool busy;
+  } out[GAS_OUT_MAX];
+  int n_out;
 };
 
 #define GAS_IN_FLIGHT 32 /* page requests a handle keeps outstanding */
@@ -425,6 +435,7 @@ static char *slot_ptr(cc_gas *gas, int s)
 }
 
 static cc_err send_msg(cc_gas *gas, int dest, gas_msg *m, int tag);
+static cc_err send_async(cc_gas *gas, int dest, const gas_msg *m);
 static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply);
 
 static void remove_sharer(gas_dir *d, int rank, int slot)
@@ -482,7 +493,7 @@ static cc_err alloc_slot(cc_gas *gas, int *out)
     if (owner == gas->rank)
       remove_sharer(&gas->dir[owned_index(gas, page)], gas->rank, best);
     else
-      CC_CALL(send_msg(gas, owner, &m, TAG_REQ));
+      CC_CALL(send_async(gas, owner, &m));
   }
   return CC_OK;
 }
@@ -498,6 +509,38 @@ static void unpin(cc_gas *gas, int s)
 }
 
 /* ---- owner: the request handler -------------------------------------------------------------- */
+/* Complete the synchronous sends that have been matched; with wait, all of them (serving). */
+static cc_err reap_sends(cc_gas *gas)
+{
+  for (int i = 0; gas->n_out > 0 && i < GAS_OUT_MAX; i++)
+    if (gas->out[i].busy) {
+      int flag;
+      CC_MPI(MPI_Test(&gas->out[i].req, &flag, MPI_STATUS_IGNORE));
+      if (flag) gas->out[i].busy = false, gas->n_out--;
+    }
+  return CC_OK;
+}
+
+cc_err cc_gas_progress(cc_gas *gas);
+
+static cc_err send_async(cc_gas *gas, int dest, const gas_msg *m)
+{
+  while (gas->n_out == GAS_OUT_MAX) { /* all in flight: serve until one is matched */
+    CC_CALL(cc_gas_progress(gas));
+    if (gas->n_out == GAS_OUT_MAX) sched_yield();
+  }
+  for (int i = 0; i < GAS_OUT_MAX; i++)
+    if (!gas->out[i].busy) {
+      gas->out[i].m = *m;
+      CC_MPI(MPI_Issend(&gas->out[i].m, (int)sizeof *m, MPI_BYTE, dest, TAG_REQ, gas->comm,
+                        &gas->out[i].req));
+      gas->out[i].busy = true;
+      gas->n_out++;
+      return CC_OK;
+    }
+  CC_FAIL(CC_ERR_IO, "no free send slot although %d of %d are in flight", gas->n_out, GAS_OUT_MAX);
+}
+
 static cc_err send_msg(cc_gas *gas, int dest, gas_msg *m, int tag)
 {
   CC_MPI(MPI_Send(m, (int)sizeof *m, MPI_BYTE, dest, tag, gas->comm));
@@ -597,6 +640,8 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
   case M_GET_DONE:
     if (m->from == FROM_DRAM || m->from == FROM_SSD) unpin(gas, m->slot);
     if (m->status == 1 && m->source >= 0) /* requester now holds a copy in slot m->source */
+      remove_sharer(d, from, -1);         /* one entry per rank: its newest copy */
+    if (m->status == 1 && m->source >= 0)
       if (d->n_sharers < GAS_MAX_SHARERS && !d->pending) {
         d->sharer[d->n_sharers]        = from;
         d->sharer_slot[d->n_sharers++] = m->source;
@@ -612,6 +657,7 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
 
 cc_err cc_gas_progress(cc_gas *gas)
 {
+  if (gas->n_out) CC_CALL(reap_sends(gas));
   for (;;) {
     int flag;
     MPI_Status st;
@@ -628,6 +674,10 @@ cc_err cc_gas_progress(cc_gas *gas)
 
 cc_err cc_gas_barrier(cc_gas *gas)
 {
+  while (gas->n_out > 0) { /* our done messages received (and handled) before the barrier */
+    CC_CALL(cc_gas_progress(gas));
+    if (gas->n_out > 0) sched_yield();
+  }
   MPI_Request req;
   CC_MPI(MPI_Ibarrier(gas->comm, &req));
   for (int done = 0; !done;) {
@@ -664,7 +714,7 @@ static cc_err send_done(cc_gas *gas, int owner, gas_msg *m)
     gas_msg ignored;
     CC_CALL(handle(gas, m, gas->rank, &ignored));
   } else
-    CC_CALL(send_msg(gas, owner, m, TAG_REQ));
+    CC_CALL(send_async(gas, owner, m));
   return CC_OK;
 }
 

@@ -4,6 +4,7 @@
  *                eviction); a re-put is seen by later gets; owners sit on another node when there
  *                are two; the drain leaves each owner's page file with the recorded CRCs
  *   coop DIR     (>= 3 ranks) a copy cached by one rank serves another after the owner evicted it
+ *   race DIR     rounds of gets each followed at once by a collective eviction (no pin left)
  *   corrupt DIR  a page flipped in the owner's DRAM is refused naming page and owner
  *   errors DIR   page size / DRAM budget / O_DIRECT refused / capacity: clear errors */
 #include "cc_gas.h"
@@ -207,6 +208,36 @@ static void test_coop(const char *dir)
   TEST_CALL(cc_gas_destroy(&gas));
 }
 
+/* Rounds of gets followed at once by a collective eviction: a done message still in flight when
+ * the barrier completed left a page pinned ("still pinned at eviction", found by the benchmark). */
+static void test_evict_race(const char *dir)
+{
+  const int P = 8, rounds = 60;
+  cc_gas_params p;
+  params(dir, 32, false, &p); /* every get is served (and pinned) by the owner */
+  cc_gas *gas;
+  TEST_CALL(cc_gas_create(MPI_COMM_WORLD, &p, P, &gas));
+  unsigned char *buf = malloc(P * PAGE), *got = malloc(P * PAGE);
+  if (rank == 0) {
+    fill(buf, 0, P * PAGE, 6);
+    TEST_CALL(cc_gas_put(gas, 0, buf, P * PAGE));
+  }
+  TEST_CALL(cc_gas_barrier(gas));
+  int helper = size >= 3 ? 2 : size - 1;
+  for (int r = 0; r < rounds; r++) {
+    if (r % 2) TEST_CALL(cc_gas_evict_all(gas, false)); /* odd rounds: from the SSD */
+    if (rank == helper) TEST_CALL(cc_gas_get(gas, 0, got, P * PAGE));
+    TEST_CALL(cc_gas_evict_all(gas, true));
+    memset(got, 0, P * PAGE);
+    TEST_CALL(cc_gas_get(gas, 0, got, P * PAGE)); /* every rank */
+    TEST_EXPECT(mismatches(got, 0, P * PAGE, 6) == 0, "round %d: wrong data", r);
+    TEST_CALL(cc_gas_evict_all(gas, true)); /* right after the gets: their done messages */
+  }
+  TEST_CALL(cc_gas_destroy(&gas));
+  free(buf);
+  free(got);
+}
+
 static void test_corrupt(const char *dir)
 {
   if (size < 2) {
@@ -292,7 +323,7 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   test_rank = rank;
   if (argc != 3) {
-    if (rank == 0) fprintf(stderr, "usage: test_gas_store basic|coop|corrupt|errors DIR\n");
+    if (rank == 0) fprintf(stderr, "usage: test_gas_store basic|coop|race|corrupt|errors DIR\n");
     MPI_Finalize();
     return 2;
   }
@@ -307,6 +338,8 @@ int main(int argc, char **argv)
     test_coop(dir);
   else if (!strcmp(mode, "corrupt"))
     test_corrupt(dir);
+  else if (!strcmp(mode, "race"))
+    test_evict_race(dir);
   else if (!strcmp(mode, "errors"))
     test_errors(dir);
   else {
