@@ -69,6 +69,23 @@ print(f"PASS: both copies restart at {sa['start_iteration']} and converge in {sa
       f"iterations (uninterrupted: {ref['iterations']}), residual {sa['true_rel_residual']}")
 PY
 
+# a flipped byte in the partner's pages (the local copy still gone): refused naming page and owner
+receipt_owner=$(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(); print(struct.unpack_from('<i', d, 24)[0])" "$latest/rank.$last.gas")
+pages="$latest/gas.$receipt_owner.pages"
+[ "$ssd" = ssd ] && pages="$dir/ssd/$(basename "$ckdir")/$(basename "$latest")/gas.$receipt_owner.pages"
+cp "$pages" "$dir/pages.bak"
+python3 - "$pages" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:   # the first page: one byte flipped
+    f.seek(100); b = f.read(1); f.seek(100); f.write(bytes([b[0] ^ 0x5A]))
+PY
+if run --solver "$solver" --reduction "$reduction" --restart "$ckdir" --quiet 2>"$dir/corrupt.err"; then
+  fail "restart accepted a corrupt partner page"
+fi
+grep -q "partner copy (owner rank $receipt_owner.*is corrupt" "$dir/corrupt.err" ||
+  { cat "$dir/corrupt.err"; fail "corrupt partner page not named"; }
+head -1 "$dir/corrupt.err"
+cp "$dir/pages.bak" "$pages"
 rm -f "$latest"/gas.*.pages
 [ "$ssd" = ssd ] && rm -f "$dir/ssd/$(basename "$ckdir")/$(basename "$latest")"/gas.*.pages
 if run --solver "$solver" --reduction "$reduction" --restart "$ckdir" --quiet 2>"$dir/none.err"; then
