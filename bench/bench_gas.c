@@ -40,7 +40,7 @@ typedef struct {
   bool coop;
   size_t page, hot_bytes;
   double seconds, bytes_per_s;
-  int64_t ssd_misses, coop_hits, dram_hits;
+  int64_t ssd_misses, coop_hits, dram_hits, local_hits;
 } gb_weak;
 
 static int rank, size;
@@ -366,9 +366,20 @@ static cc_err weak_run(const gb_params *p, int n, bool coop, gb_weak *out)
   if (!err && me == 0) fill_pattern(buf, out->hot_bytes, 99);
   if (!err && me == 0) err = cc_gas_put(gas, 0, buf, out->hot_bytes); /* home 0: the hot set */
   if (!err) err = cc_gas_evict_all(gas, false);                       /* all on the SSD */
+  /* pass 1 (untimed) warms the caches: with coop every rank keeps copies of the last pages it
+   * read (staggered starts: different ranks hold different pages); then the owner's DRAM is
+   * emptied and pass 2 is timed: without coop every get is an SSD miss, with coop the pages the
+   * ranks hold together are served from their DRAM (vGASNet: aggregate cache grows with nodes) */
+  for (int i = 0; !err && i < p->weak_pages; i++) { /* pass 1, untimed */
+    int pg = (i + me * p->weak_pages / n) % p->weak_pages;
+    err    = cc_gas_get(gas, (int64_t)pg * (int64_t)p->weak_page, buf + (size_t)pg * p->weak_page,
+                        p->weak_page);
+  }
+  if (!err) err = cc_gas_evict_all(gas, true);
   cc_gas_reset_stats(gas);
+  if (!err) err = cc_gas_barrier(gas);
   double t0 = MPI_Wtime();
-  for (int i = 0; !err && i < p->weak_pages; i++) { /* staggered start: not all on one page */
+  for (int i = 0; !err && i < p->weak_pages; i++) { /* pass 2, timed */
     int pg = (i + me * p->weak_pages / n) % p->weak_pages;
     err    = cc_gas_get(gas, (int64_t)pg * (int64_t)p->weak_page, buf + (size_t)pg * p->weak_page,
                         p->weak_page);
@@ -377,14 +388,15 @@ static cc_err weak_run(const gb_params *p, int n, bool coop, gb_weak *out)
   if (!err) err = cc_gas_barrier(gas);
   cc_gas_stats st;
   cc_gas_get_stats(gas, &st);
-  int64_t counts[3] = {st.ssd_misses, st.coop_hits, st.dram_hits}, sums[3];
-  if (!err) err = MPI_Allreduce(counts, sums, 3, MPI_INT64_T, MPI_SUM, comm) ? CC_ERR_MPI : CC_OK;
+  int64_t counts[4] = {st.ssd_misses, st.coop_hits, st.dram_hits, st.local_hits}, sums[4];
+  if (!err) err = MPI_Allreduce(counts, sums, 4, MPI_INT64_T, MPI_SUM, comm) ? CC_ERR_MPI : CC_OK;
   double tmax = t;
   if (!err) err = MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm) ? CC_ERR_MPI : CC_OK;
   out->nodes       = cc_gas_n_nodes(gas);
   out->seconds     = tmax;
   out->bytes_per_s = (double)n * (double)out->hot_bytes / tmax;
   out->ssd_misses = sums[0], out->coop_hits = sums[1], out->dram_hits = sums[2];
+  out->local_hits = sums[3];
   cc_free(&buf);
   cc_err derr = cc_gas_destroy(&gas);
   MPI_Comm_free(&comm);
@@ -466,18 +478,20 @@ static void print_table(const gb_row *rows, int n, const gb_weak *weak, int n_we
   for (int s = 0; s < p->n_sizes; s++)
     if (fio[s] > 0) printf("fio read %9zuk  %9.3f GB/s\n", p->sizes[s] >> 10, fio[s] / 1e9);
   if (n_weak) {
-    printf("\nweak scaling: every rank reads the %zu-page hot set (%zu KiB pages)\n",
+    printf("\nweak scaling: every rank re-reads the %zu-page hot set (%zu KiB pages) after the "
+           "owner's DRAM was emptied\n",
            (size_t)p->weak_pages, p->weak_page >> 10);
-    printf("%5s %5s %5s %12s %10s %10s %10s %10s\n", "ranks", "nodes", "coop", "GB/s", "x 1 rank",
-           "ssd", "coop", "dram");
+    printf("%5s %5s %5s %12s %10s %10s %10s %10s %10s\n", "ranks", "nodes", "coop", "GB/s",
+           "x 1 rank", "ssd", "coop", "dram", "own copy");
     for (int i = 0; i < n_weak; i++) {
       double base = 0;
       for (int j = 0; j < n_weak; j++)
         if (weak[j].ranks == 1 && weak[j].coop == weak[i].coop) base = weak[j].bytes_per_s;
-      printf("%5d %5d %5s %12.3f %10.2f %10lld %10lld %10lld\n", weak[i].ranks, weak[i].nodes,
-             weak[i].coop ? "on" : "off", weak[i].bytes_per_s / 1e9,
+      printf("%5d %5d %5s %12.3f %10.2f %10lld %10lld %10lld %10lld\n", weak[i].ranks,
+             weak[i].nodes, weak[i].coop ? "on" : "off", weak[i].bytes_per_s / 1e9,
              base > 0 ? weak[i].bytes_per_s / base : 0, (long long)weak[i].ssd_misses,
-             (long long)weak[i].coop_hits, (long long)weak[i].dram_hits);
+             (long long)weak[i].coop_hits, (long long)weak[i].dram_hits,
+             (long long)weak[i].local_hits);
     }
   }
   printf("\ntargets (measured on a shared machine: other jobs disturb these numbers)\n");
@@ -554,6 +568,7 @@ static cc_err write_report(const gb_params *p, const gb_row *rows, int n, const 
     cc_json_int(&js, "ssd_misses", weak[i].ssd_misses);
     cc_json_int(&js, "coop_hits", weak[i].coop_hits);
     cc_json_int(&js, "dram_hits", weak[i].dram_hits);
+    cc_json_int(&js, "local_hits", weak[i].local_hits);
     cc_json_end_object(&js);
   }
   cc_json_end_array(&js);
