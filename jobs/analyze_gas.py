@@ -154,7 +154,7 @@ def fig_weak(reports, fw):
     ax.set_yscale("log", base=2)
     ax.set_xlabel("ranks (this machine) / nodes (published)")
     ax.set_ylabel("throughput relative to 1 rank")
-    ax.set_title("weak scaling: every rank reads one hot data set (cubecg-gasbench)")
+    ax.set_title("weak scaling: every rank re-reads one hot data set after the owner's DRAM was emptied")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
