@@ -9,6 +9,7 @@ static const cc_io_backend_ops *const backend_table[] = {&io_backend_posix,
                                                          &io_backend_uring,
                                                          &io_backend_offload,
                                                          &io_backend_hdf5,
+                                                         &io_backend_gas,
 #ifdef CUBECG_HAVE_FORTRAN
                                                          &io_backend_fortran,
 #endif
@@ -31,9 +32,9 @@ const cc_io_backend_ops *cc_io_backend_find(const char *name, cc_io_options *opt
 const char *cc_io_backend_names(void)
 {
 #ifdef CUBECG_HAVE_FORTRAN
-  return "posix,uring,offload,offload-uring,hdf5,fortran";
+  return "posix,uring,offload,offload-uring,hdf5,fortran,gas";
 #else
-  return "posix,uring,offload,offload-uring,hdf5";
+  return "posix,uring,offload,offload-uring,hdf5,gas";
 #endif
 }
 

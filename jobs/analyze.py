@@ -45,7 +45,7 @@ V1_LACKS = ("topology (node count, ranks per node, cores per node, hosts, oversu
             "host, CPU affinity, progress-thread placement), build.launcher and build.git_commit: "
             "nodes are taken as 1, oversubscription as ranks x threads > rank 0's cores_online, "
             "and the placement from the file name (_pin-NAME) only")
-KINDS = ("run", "iobench", "kernels")
+KINDS = ("run", "iobench", "kernels", "gasbench")
 FIG_SIZE_IN = (10.0, 6.0)  # every figure is FIG_SIZE_IN x FIG_DPI pixels: 1000 x 600
 FIG_DPI = 100
 FIGURES = {
@@ -158,6 +158,10 @@ def validate(report, path):
     kind = report.get("kind")
     if kind not in KINDS:
         raise ReportError(f"{path}: unknown kind {json.dumps(kind)} (expected one of {', '.join(KINDS)})")
+    if kind == "gasbench":  # drawn by jobs/analyze_gas.py, which checks its rows itself
+        if not isinstance(report.get("results"), list):
+            raise ReportError(f"{path}: gasbench report without a 'results' list")
+        return
     _check(report, kind, path)
     if version >= 2 and kind == "run":
         _check(report, "topology", path)
@@ -212,7 +216,7 @@ def load_reports(folder):
 
 def version_notes(reports):
     """One line per report version that lacks something the analysis uses (version 1)."""
-    v1 = [p for p, r in reports if r["cubecg_report_version"] == 1]
+    v1 = [p for p, r in reports if r["cubecg_report_version"] == 1 and r["kind"] != "gasbench"]
     if not v1:
         return []
     return [f"analyze.py: {len(v1)} version-1 report(s) (e.g. {os.path.basename(v1[0])}) lack "
@@ -1452,6 +1456,10 @@ def main(argv=None):
     fig_io(reports, fw)
     import analyze_io  # issue 13: the I/O study's figures io1-io5 beside the published values
     analyze_io.figures(reports, fw)
+    gas = [(p, r) for p, r in reports if r["kind"] == "gasbench"]
+    if gas:
+        import analyze_gas  # issue 14: the global store's figures beside the published vGASNet ones
+        analyze_gas.make_figures(gas, fw)
     fig_checkpoint(rows, fw)
     if rows:
         fig_placement(rows, fw)

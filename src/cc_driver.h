@@ -38,6 +38,10 @@ typedef struct {
   int64_t io_buffer;
   int io_fallback;
   int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
+  int64_t gas_page;              /* --checkpoint gas: store page size */
+  int64_t gas_dram;              /* DRAM cache budget per rank */
+  int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
+  char gas_ssd_dir[CC_PATH_MAX]; /* owners' page files ("" = inside each checkpoint) */
   char restart[CC_PATH_MAX];
   char timing[CC_NAME_MAX];    /* on|off */
   char placement[CC_PATH_MAX]; /* name of the rank/thread placement (Table 6 mapping); "" = none */
@@ -62,6 +66,9 @@ CC_WUR cc_err cc_options_parse_text(const char *text, size_t length, const char 
                                     cc_options *opts);
 /* Cross-option checks that need the rank count; before any large allocation. */
 CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
+/* --checkpoint gas: page size, DRAM budget, O_DIRECT of the checkpoint directory and capacity
+ * against an estimate of the state (collective; src/checkpoint.c). */
+CC_WUR cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm);
 /* Echo every option into the report's "parameters" object. */
 void cc_options_json(const cc_options *opts, cc_json *js);
 

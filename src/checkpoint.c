@@ -2,9 +2,11 @@
  * io layout lists the global node id of each internal node in the solver's (permuted) order, so
  * vectors go to the backends without a copy here, and a restart reads them straight back. */
 #include "cc_driver.h"
+#include "cc_gas.h"
 #include "cc_io.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 struct cc_driver_ckpt {
   cc_io_layout layout;
@@ -54,6 +56,64 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
   meta->asdd_iters = opts->asdd_iters;
 }
 
+/* --checkpoint gas: the store's parameters from the options */
+static void gas_params_of(const cc_options *opts, cc_gas_params *gp)
+{
+  cc_gas_params_default(gp);
+  gp->page_bytes = (size_t)opts->gas_page;
+  gp->dram_bytes = (size_t)opts->gas_dram;
+  gp->ssd_bytes  = opts->gas_ssd_bytes;
+  gp->fallback   = opts->io_fallback != 0;
+  gp->durable    = opts->durable != 0;
+  snprintf(gp->ssd_dir, sizeof gp->ssd_dir, "%s", opts->gas_ssd_dir); /* "" = in the checkpoint */
+}
+
+/* bytes one rank puts into the store: the per-rank file of the largest solver state */
+static int64_t gas_state_bytes(int64_t n_nodes)
+{
+  return 4096 + (int64_t)CC_STATE_MAX_VECTORS * n_nodes * 3 * (int64_t)sizeof(double);
+}
+
+cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm)
+{
+  cc_gas_params gp;
+  gas_params_of(opts, &gp);
+  CC_CHECK(opts->gas_page > 0 && opts->gas_dram > 0, CC_ERR_ARG,
+           "--gas-page %lld / --gas-dram %lld must be > 0", (long long)opts->gas_page,
+           (long long)opts->gas_dram);
+  /* the disk: probe O_DIRECT in the SSD (default: checkpoint) directory or its nearest existing
+   * parent, so that bad input writes nothing */
+  char dir[CC_PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", opts->gas_ssd_dir[0] ? opts->gas_ssd_dir : opts->checkpoint_dir);
+  snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", dir);
+  CC_CALL(cc_gas_params_check(&gp));
+  struct stat st;
+  while (stat(dir, &st) != 0) {
+    char *slash = strrchr(dir, '/');
+    if (!slash) {
+      snprintf(dir, sizeof dir, ".");
+      break;
+    }
+    if (slash == dir)
+      slash[1] = '\0';
+    else
+      *slash = '\0';
+  }
+  cc_err local = cc_gas_probe_dir(dir, gp.fallback), global;
+  CC_CALL(cc_error_agree(comm, local, &global));
+  if (global && !local) /* the failing rank has the reason on its chain */
+    CC_FAIL(CC_ERR_ARG, "--checkpoint gas: %s cannot hold the store's page files on another rank",
+            dir);
+  if (global) CC_FAIL(CC_ERR_ARG, "--checkpoint gas: %s cannot hold the store's page files", dir);
+  /* capacity against the largest rank's share of the mesh (the exact check follows the mesh) */
+  int ranks;
+  CC_MPI(MPI_Comm_size(comm, &ranks));
+  int64_t nodes = (int64_t)opts->mesh.nx * opts->mesh.ny * opts->mesh.nz;
+  snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", dir);
+  CC_CALL(cc_gas_check_capacity(comm, &gp, gas_state_bytes((nodes + ranks - 1) / ranks)));
+  return CC_OK;
+}
+
 cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
                              const char *solver, const char *subdir, cc_driver_ckpt **out)
 {
@@ -77,6 +137,14 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   cc_io_metadata meta;
   metadata_fill(opts, mesh, ord, solver, &meta);
   CC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
+  if (!strcmp(opts->checkpoint, "gas")) { /* the store's geometry; the exact state, refused now */
+    cc_gas_params gp;
+    gas_params_of(opts, &gp);
+    cc_gas_params cap = gp;
+    snprintf(cap.ssd_dir, sizeof cap.ssd_dir, "%s", gp.ssd_dir[0] ? gp.ssd_dir : params.dir);
+    CC_CALL(cc_gas_check_capacity(mesh->comm.comm, &cap, gas_state_bytes(mesh->n_internal)));
+    cc_gas_checkpoint_configure(&gp, opts->checkpoint_keep);
+  }
   snprintf(dc->dir, sizeof dc->dir, "%s", params.dir);
   snprintf(dc->backend, sizeof dc->backend, "%s", opts->checkpoint);
   dc->verbose = !opts->quiet && mesh->comm.rank == 0;

@@ -59,7 +59,7 @@ static const opt_spec option_table[] = {
     {"export-solution", OPT_STRING, OFF(export_solution), "", NULL,
      "write FILE.h5 + FILE.xmf (hexahedra, displacement) for ParaView/VisIt/meshio"},
     {"checkpoint", OPT_CHOICE, OFF(checkpoint), "",
-     "|posix|uring|offload|offload-uring|hdf5|fortran",
+     "|posix|uring|offload|offload-uring|hdf5|fortran|gas",
      "checkpoint backend (empty = no checkpoints)"},
     {"checkpoint-dir", OPT_STRING, OFF(checkpoint_dir), "checkpoints", NULL,
      "checkpoint directory"},
@@ -73,6 +73,14 @@ static const opt_spec option_table[] = {
      "allow the uring backend's explicit fallback chain (else a clear error)"},
     {"checkpoint-overwrite", OPT_FLAG, OFF(checkpoint_overwrite), "0", NULL,
      "remove checkpoints of another problem in --checkpoint-dir (else refused)"},
+    {"gas-page", OPT_SIZE, OFF(gas_page), "4M", NULL,
+     "gas checkpoints: page of the global memory store (power of two >= 4k)"},
+    {"gas-dram", OPT_SIZE, OFF(gas_dram), "64M", NULL,
+     "gas checkpoints: DRAM page cache per rank (>= one page; LRU pages go to the SSD file)"},
+    {"gas-ssd-bytes", OPT_SIZE, OFF(gas_ssd_bytes), "0", NULL,
+     "gas checkpoints: SSD capacity per owner (0 = free space of the SSD directory)"},
+    {"gas-ssd-dir", OPT_STRING, OFF(gas_ssd_dir), "", NULL,
+     "gas checkpoints: the owners' page files (empty = inside each checkpoint directory)"},
     {"restart", OPT_STRING, OFF(restart), "", NULL,
      "resume from the newest complete checkpoint in DIR"},
     {"timing", OPT_CHOICE, OFF(timing), "on", "on|off", "per-kernel timers (off: counts only)"},
@@ -538,5 +546,6 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
             opts->memory_fraction, (double)ram / (1 << 30), ranks_on_node);
   }
   CC_CALL(err);
+  if (!strcmp(opts->checkpoint, "gas")) CC_CALL(cc_driver_gas_validate(opts, comm));
   return CC_OK;
 }

@@ -1,0 +1,23 @@
+/* gas_internal.h: pieces of the global memory store shared inside io/ only: the owner's SSD page
+ * file (gas_ssd.c) and the receipt format of the "gas" checkpoint backend (io_gas.c). */
+#ifndef CC_GAS_INTERNAL_H
+#define CC_GAS_INTERNAL_H
+
+#include "cc_gas.h"
+#include "io_internal.h"
+
+/* A random-access page file: O_DIRECT + io_uring with a few registered bounce buffers (sized to
+ * fit RLIMIT_MEMLOCK), the uring backend's fallback chain when fallback is allowed. Offsets are
+ * multiples of 4096; a write of n bytes writes n rounded up to 4096 (zero padded). Not
+ * thread-safe; no MPI inside. */
+typedef struct gas_ssd gas_ssd;
+CC_WUR cc_err gas_ssd_open(const char *path, cc_io_mode mode, int queue_depth, bool fallback,
+                           gas_ssd **out);
+CC_WUR cc_err gas_ssd_write(gas_ssd *s, int64_t offset, const void *data, size_t n);
+CC_WUR cc_err gas_ssd_read(gas_ssd *s, int64_t offset, void *data, size_t n);
+CC_WUR cc_err gas_ssd_sync(gas_ssd *s);
+CC_WUR cc_err gas_ssd_close(gas_ssd **s);
+void gas_ssd_describe(const gas_ssd *s, char *path_used, size_t n_path, char *detail,
+                      size_t n_detail);
+
+#endif
