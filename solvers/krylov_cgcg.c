@@ -105,4 +105,5 @@ static cc_err cgcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond
   return CC_OK;
 }
 
-const cc_krylov cc_krylov_cgcg = {"cgcg", "Alg.2 Chronopoulos/Gear", 1, cgcg_solve};
+const cc_krylov cc_krylov_cgcg = {"cgcg", "Alg.2 Chronopoulos/Gear", 1, cgcg_solve,
+    {1, 1, 3, 4, 1} /* Table 1: spmv, precond, dot, axpy, reductions */};

@@ -89,4 +89,5 @@ static cc_err pcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond 
   return CC_OK;
 }
 
-const cc_krylov cc_krylov_pcg = {"pcg", "Alg.1 original PCG", 0, pcg_solve};
+const cc_krylov cc_krylov_pcg = {"pcg", "Alg.1 original PCG", 0, pcg_solve,
+    {1, 1, 3, 3, 2} /* Table 1: spmv, precond, dot, axpy, reductions */};

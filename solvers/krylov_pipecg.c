@@ -114,4 +114,5 @@ static cc_err pipecg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_preco
 }
 
 const cc_krylov cc_krylov_pipecg = {"pipecg", "Alg.3 pipelined PCG (Ghysels & Vanroose)", 1,
-                                    pipecg_solve};
+                                    pipecg_solve,
+    {1, 1, 3, 8, 1} /* Table 1: spmv, precond, dot, axpy, reductions */};

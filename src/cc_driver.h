@@ -10,27 +10,32 @@
 
 #define CC_PATH_MAX 1024
 #define CC_NAME_MAX 32
+/* Choice options hold the index of the name chosen in its registry (solvers/, io/), or this for
+ * the value beside the registry's names ("all" solvers or reductions, "" = no checkpoints). */
+#define CC_CHOICE_ALL (-1)
+#define CC_CHOICE_NONE (-1)
+enum { CC_TIMING_OFF, CC_TIMING_ON };
 #define CC_MAX_OPTIONS 96 /* entries of the option table (src/options.c) */
 
 /* One parameter struct with defaults (conventions item 9); echoed into the report. */
 typedef struct {
   cc_mesh_params mesh;
-  char partition[CC_NAME_MAX];
+  int partition; /* cc_partition_kind (copied into mesh.partition) */
   double tol;
   int maxit;
-  char solver[CC_NAME_MAX];    /* pcg|cgcg|pipecg|gropp|all */
-  char reduction[CC_NAME_MAX]; /* ar|iar|all */
+  int solver;    /* index into cc_krylov_list, CC_CHOICE_ALL = every variant */
+  int reduction; /* cc_reduction_mode, CC_CHOICE_ALL = every one a variant has */
   int replace_every;
-  char progress[CC_NAME_MAX]; /* none|poll */
+  int progress; /* cc_progress_mode */
   double inject_latency_us;
-  char precond[CC_NAME_MAX];  /* asdd|sgs|jacobi|none */
-  char ordering[CC_NAME_MAX]; /* cm-rcm|mc|rcm|natural */
+  int precond;  /* index into cc_precond_list */
+  int ordering; /* index into cc_ordering_list */
   int colors;
   int asdd_iters;
   char report[CC_PATH_MAX];
   char export_matrix[CC_PATH_MAX];
   char export_solution[CC_PATH_MAX];
-  char checkpoint[CC_NAME_MAX]; /* "" = off */
+  int checkpoint; /* index of cc_io_backend_name(), CC_CHOICE_NONE = off */
   char checkpoint_dir[CC_PATH_MAX];
   int checkpoint_every;
   int checkpoint_keep;
@@ -39,7 +44,7 @@ typedef struct {
   int io_fallback;
   int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
   char restart[CC_PATH_MAX];
-  char timing[CC_NAME_MAX];    /* on|off */
+  int timing;                  /* CC_TIMING_ON | CC_TIMING_OFF */
   char placement[CC_PATH_MAX]; /* name of the rank/thread placement (Table 6 mapping); "" = none */
   double analytic_tol;         /* built-in check bound on the analytic error */
   double memory_fraction;      /* of physical RAM per node the mesh may take */
@@ -62,6 +67,12 @@ CC_WUR cc_err cc_options_parse_text(const char *text, size_t length, const char 
                                     cc_options *opts);
 /* Cross-option checks that need the rank count; before any large allocation. */
 CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
+/* The name a choice option holds ("all", "" for the extra value; "?" for no such option). */
+const char *cc_options_choice(const cc_options *opts, const char *option);
+/* The one variant --solver names, NULL for all. */
+const cc_krylov *cc_options_variant(const cc_options *opts);
+/* The checkpoint backend's registry name, NULL when checkpoints are off. */
+const char *cc_options_checkpoint(const cc_options *opts);
 /* Echo every option into the report's "parameters" object. */
 void cc_options_json(const cc_options *opts, cc_json *js);
 

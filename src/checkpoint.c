@@ -49,7 +49,7 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
   meta->E           = opts->mesh.E;
   meta->nu          = opts->mesh.nu;
   meta->traction    = opts->mesh.traction;
-  snprintf(meta->precond, sizeof meta->precond, "%.15s", opts->precond);
+  snprintf(meta->precond, sizeof meta->precond, "%.15s", cc_precond_list[opts->precond].name);
   meta->colors     = opts->colors;
   meta->asdd_iters = opts->asdd_iters;
 }
@@ -62,7 +62,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   CC_CALL(layout_create(mesh, ord, dc));
   cc_io_checkpoint_params params;
   cc_io_checkpoint_params_default(&params);
-  snprintf(params.backend, sizeof params.backend, "%.23s", opts->checkpoint);
+  snprintf(params.backend, sizeof params.backend, "%.23s", cc_options_checkpoint(opts));
   int n = subdir ? snprintf(params.dir, sizeof params.dir, "%s/%s", opts->checkpoint_dir, subdir)
                  : snprintf(params.dir, sizeof params.dir, "%s", opts->checkpoint_dir);
   CC_CHECK(n > 0 && (size_t)n < sizeof params.dir, CC_ERR_ARG, "--checkpoint-dir '%s' is too long",
@@ -78,7 +78,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   metadata_fill(opts, mesh, ord, solver, &meta);
   CC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
   snprintf(dc->dir, sizeof dc->dir, "%s", params.dir);
-  snprintf(dc->backend, sizeof dc->backend, "%s", opts->checkpoint);
+  snprintf(dc->backend, sizeof dc->backend, "%s", cc_options_checkpoint(opts));
   dc->verbose = !opts->quiet && mesh->comm.rank == 0;
   *out        = dc;
   return CC_OK;
@@ -133,7 +133,7 @@ cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solv
   CC_CALL(cc_stat_reduce(dc->layout.comm, stats.stall_s, &stall));
   CC_CALL(cc_stat_reduce(dc->layout.comm, stats.write_s, &write));
   rec->ckpt_enabled = 1;
-  snprintf(rec->ckpt_backend, sizeof rec->ckpt_backend, "%s", opts->checkpoint);
+  snprintf(rec->ckpt_backend, sizeof rec->ckpt_backend, "%s", cc_options_checkpoint(opts));
   snprintf(rec->ckpt_path_used, sizeof rec->ckpt_path_used, "%s", stats.path_used);
   rec->ckpt_count    = stats.count;
   rec->ckpt_bytes    = stats.bytes_all_ranks;

@@ -18,7 +18,9 @@ static double baseline_time_per_iter(const cc_run *run)
   for (int s = 0; s < run->n_solves; s++) {
     const cc_solve_result *r = &run->solves[s].result;
     int iterations           = r->iterations - r->start_iteration;
-    if (strcmp(r->solver, "pcg") == 0 && strcmp(r->reduction, "ar") == 0 && iterations > 0)
+    /* the baseline: the registry's first variant (Alg.1) with blocking reductions */
+    if (strcmp(r->solver, cc_krylov_list[0]->name) == 0 &&
+        strcmp(r->reduction, cc_reduction_list[CC_REDUCTION_AR].name) == 0 && iterations > 0)
       return r->time_s / iterations;
   }
   return 0;
@@ -102,7 +104,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_bool(&js, "async_progress_requested", run->mpi.async_requested);
   cc_json_bool(&js, "async_progress_active", run->mpi.async_active);
   cc_json_string(&js, "async_progress_decided_by", run->mpi.async_decided_by);
-  cc_json_string(&js, "progress", run->opts.progress);
+  cc_json_string(&js, "progress", cc_progress_list[run->opts.progress].name);
   cc_json_double(&js, "injected_reduction_latency_us", run->opts.inject_latency_us);
   cc_json_bool(&js, "latency_simulated", run->opts.inject_latency_us > 0);
   cc_json_end_object(&js);
@@ -114,7 +116,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_int(&js, "dof", run->dof);
   cc_json_int(&js, "ranks", run->ranks);
   cc_json_int(&js, "threads", run->threads);
-  cc_json_string(&js, "partition", run->opts.partition);
+  cc_json_string(&js, "partition", cc_options_choice(&run->opts, "partition"));
   cc_json_int(&js, "px", run->px);
   cc_json_int(&js, "py", run->py);
   cc_json_int(&js, "pz", run->pz);
@@ -122,7 +124,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_end_object(&js);
 
   cc_json_begin_object(&js, "preconditioner");
-  cc_json_string(&js, "name", run->opts.precond);
+  cc_json_string(&js, "name", cc_precond_list[run->opts.precond].name);
   cc_json_string(&js, "ordering", run->ordering_used);
   cc_json_int(&js, "colors_requested", run->opts.colors);
   cc_json_int(&js, "colors_used", run->colors_used);
@@ -184,10 +186,11 @@ void cc_summary_print(const cc_run *run, FILE *out)
   fprintf(out, "cubecg %s  GeoFEM/Cube %d x %d x %d nodes, %lld DOF\n", CC_VERSION, o->mesh.nx,
           o->mesh.ny, o->mesh.nz, (long long)run->dof);
   fprintf(out, "  ranks x threads  %d x %d   partition %s (%d x %d x %d)\n", run->ranks,
-          run->threads, o->partition, run->px, run->py, run->pz);
+          run->threads, cc_options_choice(o, "partition"), run->px, run->py, run->pz);
   fprintf(out,
           "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d\n",
-          o->precond, run->ordering_used, o->colors, run->colors_used, o->asdd_iters);
+          cc_precond_list[o->precond].name, run->ordering_used, o->colors, run->colors_used,
+          o->asdd_iters);
   fprintf(out, "  threads          %s\n", run->topo.threads_chosen_by);
   fprintf(
       out,
