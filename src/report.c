@@ -1,6 +1,7 @@
 /* report.c: the run's JSON report (docs/report-schema.md, written by rank 0) and the human summary
  * (conventions item 7: parameters, platform, build, checks PASSED/FAILED, timings, results). */
 #include "cc_driver.h"
+#include "cc_io.h"
 
 #include <sys/stat.h>
 #include <time.h>
@@ -10,6 +11,71 @@ static void write_breakdown(cc_json *js, const char *key, const double *values)
 {
   cc_json_begin_object(js, key);
   for (int i = 0; i < CC_BRK_COUNT; i++) cc_json_double(js, cc_breakdown_name[i], values[i]);
+  cc_json_end_object(js);
+}
+
+/* The registries of this build (names, descriptions, Table 1), so that post-processing
+ * (jobs/cubecg_variants.py) learns the variants from the program, not from a list of its own. */
+static void write_available(cc_json *js)
+{
+  cc_json_begin_object(js, "available");
+  cc_json_begin_array(js, "variants");
+  for (int i = 0; cc_krylov_list[i]; i++) {
+    const cc_krylov *k = cc_krylov_list[i];
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "name", k->name);
+    cc_json_string(js, "description", k->description);
+    cc_json_begin_array(js, "reductions");
+    for (int r = 0; r < CC_REDUCTION_COUNT; r++)
+      if (r == CC_REDUCTION_AR || k->supports_iar)
+        cc_json_string(js, NULL, cc_reduction_list[r].name);
+    cc_json_end_array(js);
+    cc_json_begin_object(js, "table1"); /* operations per iteration (Table 1 of the study) */
+    cc_json_int(js, "spmv", k->table1.spmv);
+    cc_json_int(js, "precond", k->table1.precond);
+    cc_json_int(js, "dot", k->table1.dot);
+    cc_json_int(js, "axpy", k->table1.axpy);
+    cc_json_int(js, "reductions", k->table1.reductions);
+    cc_json_end_object(js);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
+  const struct {
+    const char *key;
+    const cc_mode_kind *list;
+    int n;
+  } modes[] = {{"reductions", cc_reduction_list, CC_REDUCTION_COUNT},
+               {"progress", cc_progress_list, CC_PROGRESS_COUNT}};
+  for (int m = 0; m < 2; m++) {
+    cc_json_begin_array(js, modes[m].key);
+    for (int i = 0; i < modes[m].n; i++) {
+      cc_json_begin_object(js, NULL);
+      cc_json_string(js, "name", modes[m].list[i].name);
+      cc_json_string(js, "description", modes[m].list[i].description);
+      cc_json_end_object(js);
+    }
+    cc_json_end_array(js);
+  }
+  cc_json_begin_array(js, "preconditioners");
+  for (int i = 0; cc_precond_list[i].name; i++) {
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "name", cc_precond_list[i].name);
+    cc_json_string(js, "description", cc_precond_list[i].description);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
+  cc_json_begin_array(js, "orderings");
+  for (int i = 0; cc_ordering_list[i].name; i++) {
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "name", cc_ordering_list[i].name);
+    cc_json_string(js, "description", cc_ordering_list[i].description);
+    cc_json_bool(js, "needs_colors", cc_ordering_list[i].needs_colors);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
+  cc_json_begin_array(js, "checkpoint_backends"); /* only the backends built in */
+  for (int i = 0; cc_io_backend_name(i); i++) cc_json_string(js, NULL, cc_io_backend_name(i));
+  cc_json_end_array(js);
   cc_json_end_object(js);
 }
 
@@ -94,6 +160,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_bool(&js, "interrupted", run->interrupted);
   cc_json_string(&js, "signal", run->interrupted ? cc_signal_name(run->signal) : NULL);
   cc_options_json(&run->opts, &js);
+  write_available(&js);
   cc_provenance_json(&js); /* date, build, platform */
   cc_topology_json(&run->topo, &js);
 
