@@ -125,6 +125,8 @@ typedef struct {
   int passed;
 } cc_check;
 
+/* Fixed capacities of a run; exceeding one is an error (solves) or a FAILED verdict naming the
+ * limit (checks), never a silent truncation. */
 #define CC_MAX_SOLVES 16
 #define CC_MAX_CHECKS 48
 /* Everything the report and the summary print. */
@@ -144,6 +146,7 @@ typedef struct {
   cc_solve_record solves[CC_MAX_SOLVES];
   int n_checks;
   cc_check checks[CC_MAX_CHECKS];
+  int checks_dropped;    /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
   double analytic_error; /* worst over solves */
   cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
   int rank;              /* of this process in MPI_COMM_WORLD */
@@ -185,8 +188,17 @@ void cc_monitor_init(cc_monitor *m, const cc_run *run, MPI_Comm comm, const char
 CC_WUR cc_err cc_monitor_iteration(void *ctx, int iteration, double rel_residual,
                                    int *stop); /* cc_monitor_fn */
 
+/* Record a check (passed: value finite and <= bound). Past CC_MAX_CHECKS the check is counted in
+ * checks_dropped instead, and the run's verdict (cc_run_checks_passed) is FAILED. */
 void cc_run_add_check(cc_run *run, const char *name, double value, double bound);
 int cc_run_checks_passed(const cc_run *run);
+/* The solves --solver / --reduction ask for, in registry order (pcg-ar first, the baseline);
+ * an error naming CC_MAX_SOLVES when there would be more. */
+typedef struct {
+  const cc_krylov *variant;
+  cc_reduction_mode reduction;
+} cc_solve_plan;
+CC_WUR cc_err cc_plan_solves(const cc_options *opts, cc_solve_plan plan[CC_MAX_SOLVES], int *n);
 
 /* The pipeline: mesh, partition, assembly, ordering, preconditioner, solves, exports (collective).
  */

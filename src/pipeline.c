@@ -5,25 +5,26 @@
 const char *const cc_breakdown_name[CC_BRK_COUNT] = {
     "spmv", "precond", "precond_halo", "halo", "axpy", "dot", "reduction", "checkpoint", "other"};
 
-typedef struct {
-  const cc_krylov *variant;
-  cc_reduction_mode reduction;
-} solve_plan;
-
 /* The combinations asked for: --solver all --reduction all runs every variant with every reduction
  * it supports; pcg (Alg.1) is blocking only and always comes first as the baseline. */
-static int plan_solves(const cc_options *opts, solve_plan plan[CC_MAX_SOLVES])
+cc_err cc_plan_solves(const cc_options *opts, cc_solve_plan plan[CC_MAX_SOLVES], int *n)
 {
-  int n = 0;
+  *n = 0;
   for (int i = 0; cc_krylov_list[i]; i++) {
     const cc_krylov *k = cc_krylov_list[i];
     if (opts->solver != CC_CHOICE_ALL && opts->solver != i) continue;
-    int want_ar  = opts->reduction != CC_REDUCTION_IAR || !k->supports_iar;
-    int want_iar = opts->reduction != CC_REDUCTION_AR && k->supports_iar;
-    if (want_ar && n < CC_MAX_SOLVES) plan[n++] = (solve_plan){k, CC_REDUCTION_AR};
-    if (want_iar && n < CC_MAX_SOLVES) plan[n++] = (solve_plan){k, CC_REDUCTION_IAR};
+    for (int r = 0; r < CC_REDUCTION_COUNT; r++) {
+      int wanted = opts->reduction == CC_CHOICE_ALL || opts->reduction == r ||
+                   (r == CC_REDUCTION_AR && !k->supports_iar); /* iar asked of an ar-only one */
+      if (!wanted || (r == CC_REDUCTION_IAR && !k->supports_iar)) continue;
+      CC_CHECK(*n < CC_MAX_SOLVES, CC_ERR_ARG,
+               "--solver %s --reduction %s: more than CC_MAX_SOLVES = %d solves",
+               opts->solver == CC_CHOICE_ALL ? "all" : k->name,
+               opts->reduction == CC_CHOICE_ALL ? "all" : cc_reduction_list[r].name, CC_MAX_SOLVES);
+      plan[(*n)++] = (cc_solve_plan){k, (cc_reduction_mode)r};
+    }
   }
-  return n;
+  return CC_OK;
 }
 
 /* Split this rank's timers into disjoint parts, then reduce max and mean over ranks. */
@@ -80,8 +81,9 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                          cc_precond *pc, double *b)
 {
   const cc_options *opts = &run->opts;
-  solve_plan plan[CC_MAX_SOLVES];
-  int n_plan = plan_solves(opts, plan);
+  cc_solve_plan plan[CC_MAX_SOLVES];
+  int n_plan;
+  CC_CALL(cc_plan_solves(opts, plan, &n_plan));
   CC_CHECK(n_plan > 0, CC_ERR_ARG, "no solver matches --solver %s --reduction %s",
            cc_options_choice(opts, "solver"), cc_options_choice(opts, "reduction"));
   double *x = NULL, *u = NULL;

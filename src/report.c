@@ -228,6 +228,14 @@ cc_err cc_report_write(const cc_run *run, const char *path)
     cc_json_bool(&js, "passed", run->checks[i].passed);
     cc_json_end_object(&js);
   }
+  if (run->checks_dropped > 0) { /* the limit is named; the verdict above is false */
+    cc_json_begin_object(&js, NULL);
+    cc_json_string(&js, "name", "checks_past_CC_MAX_CHECKS_not_recorded");
+    cc_json_double(&js, "value", run->checks_dropped);
+    cc_json_double(&js, "bound", 0);
+    cc_json_bool(&js, "passed", 0);
+    cc_json_end_object(&js);
+  }
   cc_json_end_array(&js);
   cc_json_end_object(&js);
   cc_json_double(&js, "analytic_max_rel_error", run->analytic_error);
@@ -326,6 +334,11 @@ void cc_summary_print(const cc_run *run, FILE *out)
               run->checks[i].value, run->checks[i].bound);
       failed++;
     }
+  if (run->checks_dropped > 0) {
+    fprintf(out, "  check FAILED: %d checks past the limit CC_MAX_CHECKS = %d were not recorded\n",
+            run->checks_dropped, CC_MAX_CHECKS);
+    failed++;
+  }
   if (run->interrupted)
     fprintf(out, "\n  INTERRUPTED by %s: the run stopped early (exit code %d)\n",
             cc_signal_name(run->signal), CC_EXIT_INTERRUPTED);
