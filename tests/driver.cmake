@@ -346,3 +346,9 @@ endif()
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/registry)
 cc_add_mpi_test(NAME driver_registry RANKS 1
                 COMMAND $<TARGET_FILE:test_driver_registry> ${CMAKE_CURRENT_BINARY_DIR}/registry)
+# jobs/ read the variants from the report's "available": the built-in copy equals cubecg's registry.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  add_test(NAME jobs_variants_match
+           COMMAND sh -c "cd '${CMAKE_CURRENT_BINARY_DIR}/registry' && OMP_NUM_THREADS=1 '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg>' --nx 4 --ny 4 --nz 4 --quiet --report variants.json > /dev/null && '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_variants.py' '${PROJECT_SOURCE_DIR}/jobs' variants.json")
+endif()
