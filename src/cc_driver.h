@@ -8,7 +8,16 @@
 #include "cc_solvers.h"
 #include "cc_topology.h"
 
-#define CC_PATH_MAX 1024
+#define CC_PATH_MAX 1024 /* a path given as an option */
+/* "<variant>-<reduction>": the solve's label and its checkpoint subdirectory (several solves) */
+#define CC_LABEL_MAX 32
+#define CC_SUBDIR_MAX 48
+/* a checkpoint directory: --checkpoint-dir [+ '/' + subdirectory], with room to spare */
+#define CC_CKPT_DIR_MAX (CC_PATH_MAX + CC_SUBDIR_MAX + 28)
+/* one checkpoint: CC_CKPT_DIR_MAX + "/ckpt.<iteration>" */
+#define CC_CKPT_PATH_MAX (CC_CKPT_DIR_MAX + 100)
+#define CC_CHECK_NAME_MAX 48 /* "<label>_converged", "spmv_symmetry", ... */
+#define CC_PATH_USED_MAX 64  /* the backend's note on what it really did */
 #define CC_NAME_MAX 32
 /* Choice options hold the index of the name chosen in its registry (solvers/, io/), or this for
  * the value beside the registry's names ("all" solvers or reductions, "" = no checkpoints). */
@@ -112,15 +121,15 @@ typedef struct {
   double ops_per_iteration[CC_T_COUNT]; /* counts / iterations */
   int ckpt_enabled;
   char ckpt_backend[CC_NAME_MAX];
-  char ckpt_path_used[64];
+  char ckpt_path_used[CC_PATH_USED_MAX];
   int64_t ckpt_count, ckpt_bytes;
   double ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
-  char ckpt_last[1200];    /* DIR/ckpt.<it> of the newest checkpoint, "" if none */
-  char restart_from[1200]; /* checkpoint this solve resumed from, "" if none */
+  char ckpt_last[CC_CKPT_PATH_MAX];    /* DIR/ckpt.<it> of the newest checkpoint, "" if none */
+  char restart_from[CC_CKPT_PATH_MAX]; /* checkpoint this solve resumed from, "" if none */
 } cc_solve_record;
 
 typedef struct {
-  char name[48];
+  char name[CC_CHECK_NAME_MAX];
   double value, bound;
   int passed;
 } cc_check;
@@ -178,7 +187,7 @@ typedef struct {
   MPI_Comm comm;
   int rank, every, print, maxit, check_every;
   double tol;
-  char label[32];
+  char label[CC_LABEL_MAX];
   double t0, last_print, auto_first_s, auto_every_s;
   int it0, last_it, printed, signal;
   int ref_it;

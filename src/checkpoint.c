@@ -12,7 +12,7 @@ struct cc_driver_ckpt {
   cc_io_checkpointer *ckpt;
   cc_io_state restart_state;
   cc_solver_state restart;
-  char dir[1100]; /* where checkpoints go / the checkpoint a restart loaded */
+  char dir[CC_CKPT_DIR_MAX]; /* where checkpoints go / the checkpoint a restart loaded */
   char backend[CC_NAME_MAX];
   int verbose; /* rank 0 without --quiet: one line per checkpoint */
 };

@@ -105,7 +105,8 @@ static const char *choice_value_name(choice_list list, int value)
   return name ? name : "?";
 }
 
-/* "a|b|c" of a choice list, for messages and --help. */
+/* "a|b|c" of a choice list, for messages and --help (longer lists are cut at this size). */
+#define CC_CHOICES_TEXT_MAX 256
 static void choice_names(choice_list list, char *out, size_t size)
 {
   out[0] = '\0';
@@ -251,7 +252,7 @@ static cc_err set_option(const opt_spec *spec, const char *text, const char *whe
     int found         = extra && strcmp(text, extra) == 0 ? CC_CHOICE_ALL : -2;
     for (int i = 0; found == -2 && choice_name(spec->choices, i, NULL); i++)
       if (strcmp(text, choice_name(spec->choices, i, NULL)) == 0) found = i;
-    char names[256];
+    char names[CC_CHOICES_TEXT_MAX];
     choice_names(spec->choices, names, sizeof names);
     CC_CHECK(found != -2, CC_ERR_ARG, "%s--%s: unknown value '%s' (choose %s)", where, spec->name,
              text, names);
@@ -451,7 +452,7 @@ void cc_options_help(FILE *out)
     fprintf(out, "  %-32s %s [default: %s]", left, spec->help,
             spec->default_value[0] ? spec->default_value : "none");
     if (spec->choices) {
-      char names[256];
+      char names[CC_CHOICES_TEXT_MAX];
       choice_names(spec->choices, names, sizeof names);
       fprintf(out, " {%s}", names);
     }
@@ -606,7 +607,7 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   const cc_krylov *variant = cc_options_variant(opts);
   CC_CHECK(!variant || opts->reduction != CC_REDUCTION_IAR || variant->supports_iar, CC_ERR_ARG,
            "--solver %s has no non-blocking variant: use --reduction ar (or all)", variant->name);
-  char solvers[256];
+  char solvers[CC_CHOICES_TEXT_MAX];
   choice_names(CHOICES_SOLVER, solvers, sizeof solvers);
   *strrchr(solvers, '|') = '\0'; /* without "all" */
   CC_CHECK(!opts->restart[0] || variant, CC_ERR_ARG,

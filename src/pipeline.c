@@ -106,7 +106,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   for (int s = 0; s < n_plan; s++) {
     SOLVES_CALL(stop_requested(run, mesh->comm.comm));
     if (run->interrupted) break;
-    char label[32];
+    char label[CC_LABEL_MAX];
     snprintf(label, sizeof label, "%s-%s", plan[s].variant->name,
              cc_reduction_list[plan[s].reduction].name);
     cc_stage(run, "solve %d/%d: %s (%s), tol %g, maxit %d", s + 1, n_plan, label,
@@ -126,7 +126,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     }
     if (opts->checkpoint != CC_CHOICE_NONE) {
       /* several solves in one run checkpoint into one subdirectory each */
-      char subdir[48];
+      char subdir[CC_SUBDIR_MAX];
       snprintf(subdir, sizeof subdir, "%s-%s", plan[s].variant->name,
                cc_reduction_list[plan[s].reduction].name);
       SOLVES_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
@@ -166,7 +166,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     }
     if (rec->analytic_error > run->analytic_error) run->analytic_error = rec->analytic_error;
 
-    char name[48];
+    char name[CC_CHECK_NAME_MAX];
     snprintf(name, sizeof name, "%s_%s_converged", rec->result.solver, rec->result.reduction);
     cc_run_add_check(run, name, rec->result.converged ? 0 : 1, 0);
     snprintf(name, sizeof name, "%s_%s_true_residual", rec->result.solver, rec->result.reduction);
