@@ -8,8 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
-
 const cc_krylov *const cc_krylov_list[] = {&cc_krylov_pcg, &cc_krylov_cgcg, &cc_krylov_pipecg,
                                            &cc_krylov_gropp, NULL};
 
@@ -62,10 +60,12 @@ static const char *krylov_value_problem(double v)
 /* ------------------------------------------------------------------------------------------------
  * Begin / end of a solve
  * ---------------------------------------------------------------------------------------------- */
-cc_err cc_krylov_begin(cc_krylov_ctx *k, const char *solver, int supports_iar, const cc_bcrs *a,
+cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs *a,
                        const cc_comm_table *comm, cc_precond *pc, double *b, double *x,
                        const cc_krylov_opts *opts, cc_solve_result *result)
 {
+  const char *solver     = variant->name;
+  const int supports_iar = variant->supports_iar; /* the registry says which have IAR */
   memset(k, 0, sizeof *k);
   CC_CHECK(a && comm && b && x && opts && result, CC_ERR_ARG, "%s: NULL argument", solver);
   CC_CHECK(pc, CC_ERR_ARG, "%s: no preconditioner (use \"none\" for plain CG)", solver);

@@ -459,7 +459,11 @@ void cc_options_help(FILE *out)
     fputc('\n', out);
     const char *text;
     for (int c = 0; spec->choices && choice_name(spec->choices, c, &text); c++)
-      if (text[0]) fprintf(out, "  %33s%-14s %s\n", "", choice_name(spec->choices, c, NULL), text);
+      if (text[0])
+        fprintf(out, "  %33s%-14s %s%s\n", "", choice_name(spec->choices, c, NULL), text,
+                spec->choices == CHOICES_SOLVER && !cc_krylov_list[c]->supports_iar
+                    ? " (reduction ar only)"
+                    : "");
   }
   fprintf(
       out,
