@@ -105,21 +105,24 @@ static const char *choice_value_name(choice_list list, int value)
   return name ? name : "?";
 }
 
-/* "a|b|c" of a choice list, for messages and --help (longer lists are cut at this size). */
+/* "a|b|c" of a choice list, for messages and --help. Returns the length the whole text needs:
+ * cc_options_parse refuses a registry whose names do not fit (never a silent cut). */
 #define CC_CHOICES_TEXT_MAX 256
-static void choice_names(choice_list list, char *out, size_t size)
+static size_t choice_names(choice_list list, char *out, size_t size)
 {
-  out[0] = '\0';
+  size_t needed = 0;
+  out[0]        = '\0';
   const char *name;
   for (int i = 0; (name = choice_name(list, i, NULL)) != NULL; i++) {
     size_t used = strlen(out);
-    snprintf(out + used, size - used, "%s%s", i ? "|" : "", name);
+    needed += (size_t)snprintf(out + used, size - used, "%s%s", i ? "|" : "", name);
   }
   const char *extra = choice_extra(list);
   if (extra && extra[0]) {
     size_t used = strlen(out);
-    snprintf(out + used, size - used, "|%s", extra);
+    needed += (size_t)snprintf(out + used, size - used, "|%s", extra);
   }
+  return needed;
 }
 
 #define OFF(field) offsetof(cc_options, field)
@@ -408,8 +411,14 @@ cc_err cc_options_parse(int argc, char **argv, cc_options *opts)
 {
   memset(opts, 0, sizeof *opts);
   cc_mesh_params_default(&opts->mesh);
-  for (int i = 0; i < N_OPTIONS; i++)
+  for (int i = 0; i < N_OPTIONS; i++) {
+    char names[CC_CHOICES_TEXT_MAX];
+    size_t needed = choice_names(option_table[i].choices, names, sizeof names);
+    CC_CHECK(needed < sizeof names, CC_ERR_CHECK,
+             "the names of --%s need %zu bytes, more than CC_CHOICES_TEXT_MAX = %d",
+             option_table[i].name, needed + 1, CC_CHOICES_TEXT_MAX);
     CC_CALL(set_option(&option_table[i], option_table[i].default_value, "", opts));
+  }
 
   /* PETSc's order (options file, PETSC_OPTIONS, command line): later sources win. */
   const char *env   = getenv("CUBECG_OPTIONS");
