@@ -130,6 +130,30 @@ static void test_check_overflow(const char *dir)
               "the summary must say FAILED and name the limit:\n%s", summary);
 }
 
+/* The solves planned from the registry: every variant with each reduction it has, pcg-ar first. */
+static void test_plan(void)
+{
+  cc_options opts;
+  char *argv[3] = {"cubecg", "--solver=all", "--reduction=all"};
+  TEST_EXPECT(parse(&opts, 3, argv), "--solver all --reduction all");
+  cc_solve_plan plan[CC_MAX_SOLVES];
+  int n = 0, expected = 0;
+  TEST_CALL(cc_plan_solves(&opts, plan, &n));
+  for (int i = 0; cc_krylov_list[i]; i++) expected += cc_krylov_list[i]->supports_iar ? 2 : 1;
+  TEST_EXPECT(n == expected && plan[0].variant == cc_krylov_list[0] &&
+                  plan[0].reduction == CC_REDUCTION_AR,
+              "all x all planned %d solves, expected %d starting with %s-ar", n, expected,
+              cc_krylov_list[0]->name);
+  argv[1] = "--solver=all";
+  argv[2] = "--reduction=iar"; /* ar-only variants still run, with ar */
+  TEST_EXPECT(parse(&opts, 3, argv), "--reduction iar");
+  TEST_CALL(cc_plan_solves(&opts, plan, &n));
+  for (int s = 0; s < n; s++)
+    TEST_EXPECT(plan[s].reduction ==
+                    (plan[s].variant->supports_iar ? CC_REDUCTION_IAR : CC_REDUCTION_AR),
+                "solve %d: %s with reduction %d", s, plan[s].variant->name, (int)plan[s].reduction);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -137,5 +161,6 @@ int main(int argc, char **argv)
   const char *dir = argc > 1 ? argv[1] : ".";
   test_names(dir);
   test_check_overflow(dir);
+  test_plan();
   return test_finish("test_driver_registry");
 }
