@@ -171,6 +171,8 @@ typedef struct {
 const cc_io_backend_ops *cc_io_backend_find(const char *name, cc_io_options *opt);
 /* comma-separated list of the backends built in, e.g. "posix,uring,offload,hdf5,fortran" */
 const char *cc_io_backend_names(void);
+/* The i-th name of the backend registry (only backends built in), NULL past the end. */
+const char *cc_io_backend_name(int i);
 
 /* A convenience handle over one backend (used by the checkpointer and the I/O benchmark). */
 typedef struct cc_io_handle cc_io_handle;

@@ -29,13 +29,26 @@ const cc_io_backend_ops *cc_io_backend_find(const char *name, cc_io_options *opt
   return NULL;
 }
 
+/* The registry's names in order; the offload engine is offered over each inner backend it takes
+ * ("offload" = offload over posix, "offload-uring"). */
+const char *cc_io_backend_name(int i)
+{
+  for (int t = 0; backend_table[t] && i >= 0; t++, i--) {
+    if (i == 0) return backend_table[t]->name;
+    if (backend_table[t] == &io_backend_offload && --i == 0) return "offload-uring";
+  }
+  return NULL;
+}
+
 const char *cc_io_backend_names(void)
 {
-#ifdef CUBECG_HAVE_FORTRAN
-  return "posix,uring,offload,offload-uring,hdf5,fortran,gas";
-#else
-  return "posix,uring,offload,offload-uring,hdf5,gas";
-#endif
+  static char names[128]; /* built once from the registry; same text on every call */
+  if (!names[0])
+    for (int i = 0; cc_io_backend_name(i); i++) {
+      size_t used = strlen(names);
+      snprintf(names + used, sizeof names - used, "%s%s", i ? "," : "", cc_io_backend_name(i));
+    }
+  return names;
 }
 
 void cc_io_options_default(cc_io_options *opt)

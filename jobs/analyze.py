@@ -38,6 +38,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cubecg_variants as cv  # noqa: E402  (same folder: the variants of cubecg's registry)
+
 REPORT_VERSION = 2  # newest version read; REPORT_VERSIONS are all read
 REPORT_VERSIONS = (1, 2)
 # what a version-1 report does not carry (said once per analysis when such reports are read)
@@ -57,11 +60,11 @@ FIGURES = {
     6: "fig6_checkpoint.png",
     7: "fig7_placement.png",
 }
-SOLVERS = ("pcg", "cgcg", "pipecg", "gropp")
-SOLVER_LABEL = {"pcg": "Alg.1 PCG", "cgcg": "Alg.2 Chronopoulos/Gear", "pipecg": "Alg.3 pipelined",
-                "gropp": "Alg.4 Gropp"}
-SOLVER_SHORT = {"pcg": "Alg.1", "cgcg": "Alg.2", "pipecg": "Alg.3", "gropp": "Alg.4"}
-SOLVER_COLOR = {"pcg": "tab:blue", "cgcg": "tab:orange", "pipecg": "tab:green", "gropp": "tab:red"}
+# the variants as cubecg's registry lists them (the reports' "available"; jobs/cubecg_variants.py)
+SOLVERS = cv.NAMES
+SOLVER_LABEL = cv.LABEL
+SOLVER_SHORT = cv.SHORT
+SOLVER_COLOR = cv.COLOR
 PROGRESS_ORDER = ("off", "poll", "on")
 PROGRESS_COLOR = {"off": "tab:blue", "poll": "tab:orange", "on": "tab:green"}
 BREAKDOWN = ("spmv", "precond", "precond_halo", "halo", "reduction", "axpy", "dot", "other")
@@ -211,6 +214,10 @@ def load_reports(folder):
         reports.append((p, data))
     if not reports:
         raise ReportError(f"{folder}: every report is partial (in progress or interrupted)")
+    try:
+        cv.use_reports(reports)
+    except cv.VariantsError as e:
+        raise ReportError(str(e)) from None
     return reports
 
 
@@ -345,6 +352,11 @@ def index_stats(rows, value="time"):
 def index_times(rows):
     """{(config..., variant): median time} over repeats."""
     return {k: st.med for k, st in index_stats(rows).items()}
+
+
+def baseline_variant():
+    """Alg.1-AR: the registry's first variant with blocking reductions."""
+    return f"{SOLVERS[0]}/ar"
 
 
 def variant_order(variants):
@@ -514,14 +526,14 @@ def speedup_data(rows):
     out = []
     for grp in sorted({(r["mesh"], r["progress"], r["placement"]) for r in plain}):
         sel = [r for r in plain if (r["mesh"], r["progress"], r["placement"]) == grp]
-        base = [r for r in sel if r["variant"] == "pcg/ar"]
+        base = [r for r in sel if r["variant"] == baseline_variant()]
         if not base:
             continue
         n0 = min(r["cores"] for r in base)
         cand = sorted((r for r in base if r["cores"] == n0),
                       key=lambda r: (r["threads"] != 1, r["nodes"], r["ranks"]))
         b = cand[0]
-        t0 = stats[config_key(b) + ("pcg/ar",)].med
+        t0 = stats[config_key(b) + (baseline_variant(),)].med
         seen = set()
         for r in sorted(sel, key=lambda r: (r["cores"], r["nodes"], r["threads"], r["variant"])):
             k = config_key(r) + (r["variant"],)
@@ -546,7 +558,7 @@ def relative_data(rows):
     for r in sorted(runs, key=lambda r: (r["mesh"], r["latency"], r["cores"], r["nodes"], r["threads"],
                                          r["progress"], r["placement"], r["variant"])):
         k = config_key(r) + (r["variant"],)
-        base = stats.get(config_key(r) + ("pcg/ar",))
+        base = stats.get(config_key(r) + (baseline_variant(),))
         if k in seen or base is None:
             continue
         seen.add(k)
@@ -598,7 +610,7 @@ def table4_data(rows):
         if k in seen:
             continue
         seen.add(k)
-        pub = PAPER_TABLE4.get(r["cores"]) if r["variant"] == "pcg/ar" else None
+        pub = PAPER_TABLE4.get(r["cores"]) if r["variant"] == baseline_variant() else None
         out.append(dict(config_fields(r), solver=r["solver"], reduction=r["reduction"],
                         reduction_s=red[k].med, solve_s=times[k].med, reduction_share=share[k].med,
                         reduction_share_min=share[k].lo, reduction_share_max=share[k].hi,

@@ -49,11 +49,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import analyze as an  # noqa: E402  (same folder)
 
-# Table 1 of the study: per iteration SpMV, preconditioner, dot products, AXPY, reductions
-TABLE1 = {"pcg": dict(spmv=1, precond=1, dot=3, axpy=3, reductions=2),
-          "cgcg": dict(spmv=1, precond=1, dot=3, axpy=4, reductions=1),
-          "pipecg": dict(spmv=1, precond=1, dot=3, axpy=8, reductions=1),
-          "gropp": dict(spmv=1, precond=1, dot=3, axpy=5, reductions=2)}
+import cubecg_variants as cv  # noqa: E402  (same folder)
+
+# Table 1 of the study: per iteration SpMV, preconditioner, dot products, AXPY, reductions, as
+# cubecg's registry states it (the reports' "available"; refreshed in place by an.load_reports)
+TABLE1 = cv.TABLE1
 # which work each IAR reduction overlaps (algorithms.md)
 OVERLAP = {"pcg": [[], []], "cgcg": [[]], "pipecg": [["precond", "spmv"]],
            "gropp": [["precond"], ["spmv"]]}
@@ -98,7 +98,7 @@ def kernel_model(reports):
 
 
 def ops_of(row):
-    o = dict(TABLE1.get(row["solver"], TABLE1["pcg"]))
+    o = dict(TABLE1.get(row["solver"], TABLE1[cv.NAMES[0]]))
     for key in o:
         v = an.num(row["ops"].get(key))
         if not math.isnan(v) and v > 0:
@@ -254,7 +254,7 @@ PRESETS = {"oakforest-pacs": dict(
     machine="Oakforest-PACS: Xeon Phi 7250, 8 MPI x 8 OpenMP per node, Intel MPI 2019 with "
             "I_MPI_ASYNC_PROGRESS=on, Omni-Path fat tree; mesh 512x256x256 (100,663,296 DOF)",
     cores=[8192, 16384, 32768, 65536, 131072, 262144], asdd_iterations=2, replace_every=50)}
-ALG_NAME = {"pcg": "Alg.1", "cgcg": "Alg.2", "pipecg": "Alg.3", "gropp": "Alg.4"}
+ALG_NAME = cv.SHORT  # "Alg.1", ... from the registry's descriptions
 # residual replacement (algorithms.md): SpMV and M^-1 applications every `replace_every` iterations
 REPLACEMENT = {"pipecg": dict(spmv=4, precond=2), "gropp": dict(spmv=2, precond=2)}
 
@@ -322,7 +322,7 @@ def preset_inputs(preset, halo_in_spmv=False, table4=None, bpr=None, precond_hal
     fit_compute_scaling) is taken as the SpMV's halo exchange, in the SpMV's window."""
     bpr = bpr or traffic_bytes_per_row(preset["asdd_iterations"])
     table4 = table4 or PUBLISHED_TABLE4
-    base = TABLE1["pcg"]
+    base = TABLE1[cv.NAMES[0]]
     bytes_alg1 = sum(base[k] * bpr[k] for k in ("spmv", "precond", "dot", "axpy"))
     c0, _ = fit_compute_scaling(table4)
     out = {}

@@ -8,7 +8,7 @@
 
 /* Adjacency of the internal nodes: j in adj[ptr[i] .. ptr[i+1]) iff block (i, j) of A is stored,
  * j != i, j internal (the block sparsity restricted to internal columns; symmetric for FEM). */
-typedef struct {
+typedef struct cc_graph {
   int n;
   int64_t *ptr; /* [n + 1] */
   int32_t *adj;

@@ -9,9 +9,7 @@
 
 #include <float.h>
 
-/* Each preconditioner's create function (registered by name in precond.c). */
-typedef cc_err (*cc_precond_create_fn)(const cc_precond_params *params, const cc_bcrs *a,
-                                       const cc_comm_table *comm, cc_precond *pc);
+/* Each preconditioner's create function (registered by name in precond.c: cc_precond_list). */
 CC_WUR cc_err cc_precond_create_none(const cc_precond_params *params, const cc_bcrs *a,
                                      const cc_comm_table *comm, cc_precond *pc);
 CC_WUR cc_err cc_precond_create_jacobi(const cc_precond_params *params, const cc_bcrs *a,

@@ -54,8 +54,16 @@ void cc_vec_zero(int64_t n, double *x);
  * row blocks / colors when progress mode is poll. An injected latency makes a reduction complete no
  * earlier than latency_us after it was posted (simulated network; the report labels it).
  * ---------------------------------------------------------------------------------------------- */
-typedef enum { CC_REDUCTION_AR, CC_REDUCTION_IAR } cc_reduction_mode;
-typedef enum { CC_PROGRESS_NONE, CC_PROGRESS_POLL } cc_progress_mode;
+typedef enum { CC_REDUCTION_AR, CC_REDUCTION_IAR, CC_REDUCTION_COUNT } cc_reduction_mode;
+typedef enum { CC_PROGRESS_NONE, CC_PROGRESS_POLL, CC_PROGRESS_COUNT } cc_progress_mode;
+/* The registries of reduction and progress modes (the only lists of their names), indexed by the
+ * enum value: cc_reduction_list[CC_REDUCTION_IAR].name is "iar". */
+typedef struct {
+  const char *name;
+  const char *description;
+} cc_mode_kind;
+extern const cc_mode_kind cc_reduction_list[CC_REDUCTION_COUNT];
+extern const cc_mode_kind cc_progress_list[CC_PROGRESS_COUNT];
 
 typedef struct {
   MPI_Comm    comm;
@@ -90,6 +98,15 @@ typedef struct {
 } cc_ordering;
 
 CC_WUR cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ordering *ord);
+/* The ordering registry (ordering.c), the only list of their names; ends with a NULL name. */
+struct cc_graph;
+typedef struct {
+  const char *name;
+  const char *description;
+  int         needs_colors; /* colors >= 2 */
+  cc_err (*create)(const struct cc_graph *g, int colors, cc_ordering *ord);
+} cc_ordering_kind;
+extern const cc_ordering_kind cc_ordering_list[];
 /* Permute a's internal rows/columns (halo columns keep their ids) and the export items of comm. */
 CC_WUR cc_err cc_ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *comm);
 /* Only the communication table's export items, for a matrix assembled in the new order by its
@@ -115,6 +132,16 @@ struct cc_precond {
   cc_err (*apply)(cc_precond *pc, double *r, double *z);
   void (*destroy)(cc_precond *pc);
 };
+
+/* The preconditioner registry (precond.c), the only list of their names; ends with a NULL name. */
+typedef cc_err (*cc_precond_create_fn)(const cc_precond_params *params, const cc_bcrs *a,
+                                       const cc_comm_table *comm, cc_precond *pc);
+typedef struct {
+  const char          *name;
+  const char          *description;
+  cc_precond_create_fn create;
+} cc_precond_kind;
+extern const cc_precond_kind cc_precond_list[];
 
 CC_WUR cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
                                 const cc_comm_table *comm, cc_precond **pc);
@@ -204,11 +231,19 @@ typedef cc_err (*cc_krylov_fn)(const cc_bcrs *a, const cc_comm_table *comm, cc_p
  *   converged = 0 and result->failure set; errors (bad options, MPI) return an error code.
  * - Restart continues exactly from the saved vectors and scalars (same recurrences, same
  *   replacement/checkpoint schedule by global iteration index). */
+/* Table 1 of the study: the operations of one iteration of a variant (residual replacement and
+ * set-up excluded). The solvers count them as they run (cc_solve_result.ops_per_iteration); these
+ * are the published numbers, the registry's record of what each variant should do. */
 typedef struct {
-  const char  *name;         /* "pcg", "cgcg", "pipecg", "gropp" */
-  const char  *description;  /* "Alg.1 original PCG", ... */
-  int          supports_iar; /* pcg: 0 */
-  cc_krylov_fn solve;
+  int spmv, precond, dot, axpy, reductions;
+} cc_krylov_ops;
+
+typedef struct {
+  const char   *name;         /* "pcg", "cgcg", "pipecg", "gropp" */
+  const char   *description;  /* "Alg.1 original PCG", ... */
+  int           supports_iar; /* pcg: 0 (the only place that says so) */
+  cc_krylov_fn  solve;
+  cc_krylov_ops table1;
 } cc_krylov;
 
 /* Look up a variant by name; NULL if unknown. cc_krylov_list: NULL-terminated table. */

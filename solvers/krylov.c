@@ -8,10 +8,17 @@
 #include <math.h>
 #include <stdlib.h>
 
-extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
-
 const cc_krylov *const cc_krylov_list[] = {&cc_krylov_pcg, &cc_krylov_cgcg, &cc_krylov_pipecg,
                                            &cc_krylov_gropp, NULL};
+
+const cc_mode_kind cc_reduction_list[CC_REDUCTION_COUNT] = {
+    [CC_REDUCTION_AR]  = {"ar", "blocking MPI_Allreduce"},
+    [CC_REDUCTION_IAR] = {"iar", "MPI_Iallreduce overlapped with the next kernels"},
+};
+const cc_mode_kind cc_progress_list[CC_PROGRESS_COUNT] = {
+    [CC_PROGRESS_NONE] = {"none", "MPI progresses inside MPI calls only"},
+    [CC_PROGRESS_POLL] = {"poll", "kernels call MPI_Test on the pending reduction"},
+};
 
 const cc_krylov *cc_krylov_find(const char *name)
 {
@@ -53,19 +60,21 @@ static const char *krylov_value_problem(double v)
 /* ------------------------------------------------------------------------------------------------
  * Begin / end of a solve
  * ---------------------------------------------------------------------------------------------- */
-cc_err cc_krylov_begin(cc_krylov_ctx *k, const char *solver, int supports_iar, const cc_bcrs *a,
+cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs *a,
                        const cc_comm_table *comm, cc_precond *pc, double *b, double *x,
                        const cc_krylov_opts *opts, cc_solve_result *result)
 {
+  const char *solver     = variant->name;
+  const int supports_iar = variant->supports_iar; /* the registry says which have IAR */
   memset(k, 0, sizeof *k);
   CC_CHECK(a && comm && b && x && opts && result, CC_ERR_ARG, "%s: NULL argument", solver);
   CC_CHECK(pc, CC_ERR_ARG, "%s: no preconditioner (use \"none\" for plain CG)", solver);
   memset(result, 0, sizeof *result);
   snprintf(result->solver, sizeof result->solver, "%s", solver);
-  snprintf(result->reduction, sizeof result->reduction, "%s",
-           opts->reduction == CC_REDUCTION_IAR ? "iar" : "ar");
   CC_CHECK(opts->reduction == CC_REDUCTION_AR || opts->reduction == CC_REDUCTION_IAR, CC_ERR_ARG,
            "%s: unknown reduction mode %d", solver, (int)opts->reduction);
+  snprintf(result->reduction, sizeof result->reduction, "%s",
+           cc_reduction_list[opts->reduction].name);
   CC_CHECK(opts->reduction == CC_REDUCTION_AR || supports_iar, CC_ERR_ARG,
            "%s has no non-blocking variant (reduction iar requested; use ar)", solver);
   CC_CHECK(isfinite(opts->tol) && opts->tol > 0.0, CC_ERR_ARG, "%s: tol = %g must be > 0", solver,

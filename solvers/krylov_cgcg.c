@@ -100,9 +100,14 @@ static cc_err cgcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond
                          double *x, const cc_krylov_opts *opts, cc_solve_result *result)
 {
   cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, "cgcg", 1, a, comm, pc, b, x, opts, result));
+  CC_CALL(cc_krylov_begin(&k, &cc_krylov_cgcg, a, comm, pc, b, x, opts, result));
   CC_CALL(cc_krylov_end(&k, b, x, cgcg_iterate(&k, b, x)));
   return CC_OK;
 }
 
-const cc_krylov cc_krylov_cgcg = {"cgcg", "Alg.2 Chronopoulos/Gear", 1, cgcg_solve};
+const cc_krylov cc_krylov_cgcg = {
+    "cgcg",
+    "Alg.2 Chronopoulos/Gear",
+    1,
+    cgcg_solve,
+    {1, 1, 3, 4, 1} /* Table 1: spmv, precond, dot, axpy, reductions */};

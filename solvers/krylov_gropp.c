@@ -107,9 +107,14 @@ static cc_err gropp_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precon
                           double *x, const cc_krylov_opts *opts, cc_solve_result *result)
 {
   cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, "gropp", 1, a, comm, pc, b, x, opts, result));
+  CC_CALL(cc_krylov_begin(&k, &cc_krylov_gropp, a, comm, pc, b, x, opts, result));
   CC_CALL(cc_krylov_end(&k, b, x, gropp_iterate(&k, b, x)));
   return CC_OK;
 }
 
-const cc_krylov cc_krylov_gropp = {"gropp", "Alg.4 Gropp's asynchronous PCG", 1, gropp_solve};
+const cc_krylov cc_krylov_gropp = {
+    "gropp",
+    "Alg.4 Gropp's asynchronous PCG",
+    1,
+    gropp_solve,
+    {1, 1, 3, 5, 2} /* Table 1: spmv, precond, dot, axpy, reductions */};

@@ -30,11 +30,14 @@ typedef struct {
   double inject_value; /* NaN or Inf */
 } cc_krylov_ctx;
 
-/* Validate the options, snapshot the timers, start CC_T_SOLVE and compute |b| (one reduction). */
-CC_WUR cc_err cc_krylov_begin(cc_krylov_ctx *k, const char *solver, int supports_iar,
-                              const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc,
-                              double *b, double *x, const cc_krylov_opts *opts,
-                              cc_solve_result *result);
+/* The variants' registry entries (krylov_<name>.c; listed in cc_krylov_list). */
+extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
+
+/* Validate the options (the reduction against the variant's registry entry), snapshot the timers,
+ * start CC_T_SOLVE and compute |b| (one reduction). */
+CC_WUR cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs *a,
+                              const cc_comm_table *comm, cc_precond *pc, double *b, double *x,
+                              const cc_krylov_opts *opts, cc_solve_result *result);
 /* Allocate count work vectors of n_alloc doubles, zero-filled by the threads that use them. */
 CC_WUR cc_err cc_krylov_vectors(cc_krylov_ctx *k, int count, double **v[]);
 /* End of the solve: stop the timers, fill result->seconds/count/time_s, then (outside the timed

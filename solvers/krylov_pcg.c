@@ -84,9 +84,14 @@ static cc_err pcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond 
                         double *x, const cc_krylov_opts *opts, cc_solve_result *result)
 {
   cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, "pcg", 0, a, comm, pc, b, x, opts, result));
+  CC_CALL(cc_krylov_begin(&k, &cc_krylov_pcg, a, comm, pc, b, x, opts, result));
   CC_CALL(cc_krylov_end(&k, b, x, pcg_iterate(&k, b, x)));
   return CC_OK;
 }
 
-const cc_krylov cc_krylov_pcg = {"pcg", "Alg.1 original PCG", 0, pcg_solve};
+const cc_krylov cc_krylov_pcg = {
+    "pcg",
+    "Alg.1 original PCG",
+    0,
+    pcg_solve,
+    {1, 1, 3, 3, 2} /* Table 1: spmv, precond, dot, axpy, reductions */};

@@ -108,10 +108,14 @@ static cc_err pipecg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_preco
                            double *x, const cc_krylov_opts *opts, cc_solve_result *result)
 {
   cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, "pipecg", 1, a, comm, pc, b, x, opts, result));
+  CC_CALL(cc_krylov_begin(&k, &cc_krylov_pipecg, a, comm, pc, b, x, opts, result));
   CC_CALL(cc_krylov_end(&k, b, x, pipecg_iterate(&k, b, x)));
   return CC_OK;
 }
 
-const cc_krylov cc_krylov_pipecg = {"pipecg", "Alg.3 pipelined PCG (Ghysels & Vanroose)", 1,
-                                    pipecg_solve};
+const cc_krylov cc_krylov_pipecg = {
+    "pipecg",
+    "Alg.3 pipelined PCG (Ghysels & Vanroose)",
+    1,
+    pipecg_solve,
+    {1, 1, 3, 8, 1} /* Table 1: spmv, precond, dot, axpy, reductions */};

@@ -54,17 +54,13 @@ static cc_err ordering_create_natural(const cc_graph *g, int colors, cc_ordering
   return CC_OK;
 }
 
-static const struct {
-  const char *name;
-  int needs_colors;
-  cc_ordering_create_fn create;
-} cc_ordering_table[] = {
-    {"natural", 0, ordering_create_natural},
-    {"rcm", 0, cc_ordering_create_rcm},
-    {"mc", 1, cc_ordering_create_mc},
-    {"cm-rcm", 1, cc_ordering_create_cmrcm},
+const cc_ordering_kind cc_ordering_list[] = {
+    {"natural", "as generated (sequential SGS sweep)", 0, ordering_create_natural},
+    {"rcm", "reverse Cuthill-McKee (sequential SGS sweep)", 0, cc_ordering_create_rcm},
+    {"mc", "greedy multicoloring MC(K)", 1, cc_ordering_create_mc},
+    {"cm-rcm", "cyclic multicoloring of RCM levels CM-RCM(K)", 1, cc_ordering_create_cmrcm},
+    {NULL, NULL, 0, NULL},
 };
-#define CC_ORDERING_TABLE_N (int)(sizeof cc_ordering_table / sizeof cc_ordering_table[0])
 
 /* Each node once in old_of_new, new_of_old its inverse, colors cover [0, n) in order. */
 static cc_err ordering_validate(const cc_ordering *ord)
@@ -90,11 +86,15 @@ static cc_err ordering_create(const char *kind, int colors, const cc_bcrs *a, cc
 {
   memset(ord, 0, sizeof *ord);
   CC_CHECK(kind != NULL, CC_ERR_ARG, "ordering kind missing");
-  int idx = -1;
-  for (int i = 0; i < CC_ORDERING_TABLE_N; i++)
-    if (strcmp(kind, cc_ordering_table[i].name) == 0) idx = i;
-  CC_CHECK(idx >= 0, CC_ERR_ARG, "unknown ordering '%s' (known: natural, rcm, mc, cm-rcm)", kind);
-  if (cc_ordering_table[idx].needs_colors)
+  int idx         = -1;
+  char known[128] = "";
+  for (int i = 0; cc_ordering_list[i].name; i++) {
+    if (strcmp(kind, cc_ordering_list[i].name) == 0) idx = i;
+    size_t used = strlen(known);
+    snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", cc_ordering_list[i].name);
+  }
+  CC_CHECK(idx >= 0, CC_ERR_ARG, "unknown ordering '%s' (known: %s)", kind, known);
+  if (cc_ordering_list[idx].needs_colors)
     CC_CHECK(colors >= 2, CC_ERR_ARG, "ordering '%s' needs colors >= 2, got colors = %d", kind,
              colors);
   snprintf(ord->kind, sizeof ord->kind, "%s", kind);
@@ -104,7 +104,7 @@ static cc_err ordering_create(const char *kind, int colors, const cc_bcrs *a, cc
   CC_CALL(cc_malloc((size_t)a->n_rows, sizeof(int), &ord->old_of_new));
   cc_graph g = {0};
   cc_err err = cc_graph_from_bcrs(a, &g);
-  if (!err) err = cc_ordering_table[idx].create(&g, colors, ord);
+  if (!err) err = cc_ordering_list[idx].create(&g, colors, ord);
   cc_graph_free(&g);
   CC_CHECK(err == CC_OK, err, "ordering '%s' with %d colors", kind, colors);
   CC_CALL(ordering_validate(ord));

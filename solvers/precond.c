@@ -9,16 +9,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const struct {
-  const char *name;
-  cc_precond_create_fn create;
-} cc_precond_table[] = {
-    {"none", cc_precond_create_none},
-    {"jacobi", cc_precond_create_jacobi},
-    {"sgs", cc_precond_create_sgs},
-    {"asdd", cc_precond_create_asdd},
+const cc_precond_kind cc_precond_list[] = {
+    {"none", "no preconditioner (plain CG)", cc_precond_create_none},
+    {"jacobi", "3x3 block Jacobi", cc_precond_create_jacobi},
+    {"sgs", "multicolor SGS over the whole rank (halo frozen)", cc_precond_create_sgs},
+    {"asdd", "additive Schwarz of multicolor SGS", cc_precond_create_asdd},
+    {NULL, NULL, NULL},
 };
-#define CC_PRECOND_TABLE_N (int)(sizeof cc_precond_table / sizeof cc_precond_table[0])
 
 cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
                          const cc_comm_table *comm, cc_precond **pc)
@@ -26,10 +23,13 @@ cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
   *pc = NULL;
   CC_CHECK(params && params->name, CC_ERR_ARG, "preconditioner name missing");
   cc_precond_create_fn create = NULL;
-  for (int i = 0; i < CC_PRECOND_TABLE_N; i++)
-    if (strcmp(params->name, cc_precond_table[i].name) == 0) create = cc_precond_table[i].create;
-  CC_CHECK(create, CC_ERR_ARG, "unknown preconditioner '%s' (known: none, jacobi, sgs, asdd)",
-           params->name);
+  char known[128]             = "";
+  for (int i = 0; cc_precond_list[i].name; i++) {
+    if (strcmp(params->name, cc_precond_list[i].name) == 0) create = cc_precond_list[i].create;
+    size_t used = strlen(known);
+    snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", cc_precond_list[i].name);
+  }
+  CC_CHECK(create, CC_ERR_ARG, "unknown preconditioner '%s' (known: %s)", params->name, known);
   if (params->ordering)
     CC_CHECK(params->ordering->n_nodes == a->n_rows, CC_ERR_ARG,
              "ordering '%s' has %d nodes but the matrix has %d internal rows",

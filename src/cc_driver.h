@@ -8,29 +8,43 @@
 #include "cc_solvers.h"
 #include "cc_topology.h"
 
-#define CC_PATH_MAX 1024
+#define CC_PATH_MAX 1024 /* a path given as an option */
+/* "<variant>-<reduction>": the solve's label and its checkpoint subdirectory (several solves) */
+#define CC_LABEL_MAX 32
+#define CC_SUBDIR_MAX 48
+/* a checkpoint directory: --checkpoint-dir [+ '/' + subdirectory], with room to spare */
+#define CC_CKPT_DIR_MAX (CC_PATH_MAX + CC_SUBDIR_MAX + 28)
+/* one checkpoint: CC_CKPT_DIR_MAX + "/ckpt.<iteration>" */
+#define CC_CKPT_PATH_MAX (CC_CKPT_DIR_MAX + 100)
+#define CC_CHECK_NAME_MAX 48 /* "<label>_converged", "spmv_symmetry", ... */
+#define CC_PATH_USED_MAX 64  /* the backend's note on what it really did */
 #define CC_NAME_MAX 32
+/* Choice options hold the index of the name chosen in its registry (solvers/, io/), or this for
+ * the value beside the registry's names ("all" solvers or reductions, "" = no checkpoints). */
+#define CC_CHOICE_ALL (-1)
+#define CC_CHOICE_NONE (-1)
+enum { CC_TIMING_OFF, CC_TIMING_ON };
 #define CC_MAX_OPTIONS 96 /* entries of the option table (src/options.c) */
 
 /* One parameter struct with defaults (conventions item 9); echoed into the report. */
 typedef struct {
   cc_mesh_params mesh;
-  char partition[CC_NAME_MAX];
+  int partition; /* cc_partition_kind (copied into mesh.partition) */
   double tol;
   int maxit;
-  char solver[CC_NAME_MAX];    /* pcg|cgcg|pipecg|gropp|all */
-  char reduction[CC_NAME_MAX]; /* ar|iar|all */
+  int solver;    /* index into cc_krylov_list, CC_CHOICE_ALL = every variant */
+  int reduction; /* cc_reduction_mode, CC_CHOICE_ALL = every one a variant has */
   int replace_every;
-  char progress[CC_NAME_MAX]; /* none|poll */
+  int progress; /* cc_progress_mode */
   double inject_latency_us;
-  char precond[CC_NAME_MAX];  /* asdd|sgs|jacobi|none */
-  char ordering[CC_NAME_MAX]; /* cm-rcm|mc|rcm|natural */
+  int precond;  /* index into cc_precond_list */
+  int ordering; /* index into cc_ordering_list */
   int colors;
   int asdd_iters;
   char report[CC_PATH_MAX];
   char export_matrix[CC_PATH_MAX];
   char export_solution[CC_PATH_MAX];
-  char checkpoint[CC_NAME_MAX]; /* "" = off */
+  int checkpoint; /* index of cc_io_backend_name(), CC_CHOICE_NONE = off */
   char checkpoint_dir[CC_PATH_MAX];
   int checkpoint_every;
   int checkpoint_keep;
@@ -43,7 +57,7 @@ typedef struct {
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
   char gas_ssd_dir[CC_PATH_MAX]; /* owners' page files ("" = inside each checkpoint) */
   char restart[CC_PATH_MAX];
-  char timing[CC_NAME_MAX];    /* on|off */
+  int timing;                  /* CC_TIMING_ON | CC_TIMING_OFF */
   char placement[CC_PATH_MAX]; /* name of the rank/thread placement (Table 6 mapping); "" = none */
   double analytic_tol;         /* built-in check bound on the analytic error */
   double memory_fraction;      /* of physical RAM per node the mesh may take */
@@ -69,6 +83,12 @@ CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
 /* --checkpoint gas: page size, DRAM budget, O_DIRECT of the checkpoint directory and capacity
  * against an estimate of the state (collective; src/checkpoint.c). */
 CC_WUR cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm);
+/* The name a choice option holds ("all", "" for the extra value; "?" for no such option). */
+const char *cc_options_choice(const cc_options *opts, const char *option);
+/* The one variant --solver names, NULL for all. */
+const cc_krylov *cc_options_variant(const cc_options *opts);
+/* The checkpoint backend's registry name, NULL when checkpoints are off. */
+const char *cc_options_checkpoint(const cc_options *opts);
 /* Echo every option into the report's "parameters" object. */
 void cc_options_json(const cc_options *opts, cc_json *js);
 
@@ -108,19 +128,21 @@ typedef struct {
   double ops_per_iteration[CC_T_COUNT]; /* counts / iterations */
   int ckpt_enabled;
   char ckpt_backend[CC_NAME_MAX];
-  char ckpt_path_used[64];
+  char ckpt_path_used[CC_PATH_USED_MAX];
   int64_t ckpt_count, ckpt_bytes;
   double ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
-  char ckpt_last[1200];    /* DIR/ckpt.<it> of the newest checkpoint, "" if none */
-  char restart_from[1200]; /* checkpoint this solve resumed from, "" if none */
+  char ckpt_last[CC_CKPT_PATH_MAX];    /* DIR/ckpt.<it> of the newest checkpoint, "" if none */
+  char restart_from[CC_CKPT_PATH_MAX]; /* checkpoint this solve resumed from, "" if none */
 } cc_solve_record;
 
 typedef struct {
-  char name[48];
+  char name[CC_CHECK_NAME_MAX];
   double value, bound;
   int passed;
 } cc_check;
 
+/* Fixed capacities of a run; exceeding one is an error (solves) or a FAILED verdict naming the
+ * limit (checks), never a silent truncation. */
 #define CC_MAX_SOLVES 16
 #define CC_MAX_CHECKS 48
 /* Everything the report and the summary print. */
@@ -140,6 +162,7 @@ typedef struct {
   cc_solve_record solves[CC_MAX_SOLVES];
   int n_checks;
   cc_check checks[CC_MAX_CHECKS];
+  int checks_dropped;    /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
   double analytic_error; /* worst over solves */
   cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
   int rank;              /* of this process in MPI_COMM_WORLD */
@@ -173,7 +196,7 @@ typedef struct {
   FILE *out; /* stdout, or stderr when the report goes to stdout */
   int rank, every, print, maxit, check_every;
   double tol;
-  char label[32];
+  char label[CC_LABEL_MAX];
   double t0, last_print, auto_first_s, auto_every_s;
   int it0, last_it, printed, signal;
   int ref_it;
@@ -183,8 +206,17 @@ void cc_monitor_init(cc_monitor *m, const cc_run *run, MPI_Comm comm, const char
 CC_WUR cc_err cc_monitor_iteration(void *ctx, int iteration, double rel_residual,
                                    int *stop); /* cc_monitor_fn */
 
+/* Record a check (passed: value finite and <= bound). Past CC_MAX_CHECKS the check is counted in
+ * checks_dropped instead, and the run's verdict (cc_run_checks_passed) is FAILED. */
 void cc_run_add_check(cc_run *run, const char *name, double value, double bound);
 int cc_run_checks_passed(const cc_run *run);
+/* The solves --solver / --reduction ask for, in registry order (pcg-ar first, the baseline);
+ * an error naming CC_MAX_SOLVES when there would be more. */
+typedef struct {
+  const cc_krylov *variant;
+  cc_reduction_mode reduction;
+} cc_solve_plan;
+CC_WUR cc_err cc_plan_solves(const cc_options *opts, cc_solve_plan plan[CC_MAX_SOLVES], int *n);
 
 /* The pipeline: mesh, partition, assembly, ordering, preconditioner, solves, exports (collective).
  */

@@ -14,7 +14,7 @@ struct cc_driver_ckpt {
   cc_io_checkpointer *ckpt;
   cc_io_state restart_state;
   cc_solver_state restart;
-  char dir[1100]; /* where checkpoints go / the checkpoint a restart loaded */
+  char dir[CC_CKPT_DIR_MAX]; /* where checkpoints go / the checkpoint a restart loaded */
   char backend[CC_NAME_MAX];
   int verbose; /* rank 0 without --quiet: one line per checkpoint */
 };
@@ -51,7 +51,7 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
   meta->E           = opts->mesh.E;
   meta->nu          = opts->mesh.nu;
   meta->traction    = opts->mesh.traction;
-  snprintf(meta->precond, sizeof meta->precond, "%.15s", opts->precond);
+  snprintf(meta->precond, sizeof meta->precond, "%.15s", cc_precond_list[opts->precond].name);
   meta->colors     = opts->colors;
   meta->asdd_iters = opts->asdd_iters;
 }
@@ -122,7 +122,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   CC_CALL(layout_create(mesh, ord, dc));
   cc_io_checkpoint_params params;
   cc_io_checkpoint_params_default(&params);
-  snprintf(params.backend, sizeof params.backend, "%.23s", opts->checkpoint);
+  snprintf(params.backend, sizeof params.backend, "%.23s", cc_options_checkpoint(opts));
   int n = subdir ? snprintf(params.dir, sizeof params.dir, "%s/%s", opts->checkpoint_dir, subdir)
                  : snprintf(params.dir, sizeof params.dir, "%s", opts->checkpoint_dir);
   CC_CHECK(n > 0 && (size_t)n < sizeof params.dir, CC_ERR_ARG, "--checkpoint-dir '%s' is too long",
@@ -137,7 +137,9 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   cc_io_metadata meta;
   metadata_fill(opts, mesh, ord, solver, &meta);
   CC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
-  if (!strcmp(opts->checkpoint, "gas")) { /* the store's geometry; the exact state, refused now */
+  if (cc_options_checkpoint(opts) &&
+      !strcmp(cc_options_checkpoint(opts),
+              "gas")) { /* the store's geometry; the exact state, refused now */
     cc_gas_params gp;
     gas_params_of(opts, &gp);
     cc_gas_params cap = gp;
@@ -146,7 +148,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
     cc_gas_checkpoint_configure(&gp, opts->checkpoint_keep);
   }
   snprintf(dc->dir, sizeof dc->dir, "%s", params.dir);
-  snprintf(dc->backend, sizeof dc->backend, "%s", opts->checkpoint);
+  snprintf(dc->backend, sizeof dc->backend, "%s", cc_options_checkpoint(opts));
   dc->verbose = !opts->quiet && mesh->comm.rank == 0;
   *out        = dc;
   return CC_OK;
@@ -201,7 +203,7 @@ cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solv
   CC_CALL(cc_stat_reduce(dc->layout.comm, stats.stall_s, &stall));
   CC_CALL(cc_stat_reduce(dc->layout.comm, stats.write_s, &write));
   rec->ckpt_enabled = 1;
-  snprintf(rec->ckpt_backend, sizeof rec->ckpt_backend, "%s", opts->checkpoint);
+  snprintf(rec->ckpt_backend, sizeof rec->ckpt_backend, "%s", cc_options_checkpoint(opts));
   snprintf(rec->ckpt_path_used, sizeof rec->ckpt_path_used, "%s", stats.path_used);
   rec->ckpt_count    = stats.count;
   rec->ckpt_bytes    = stats.bytes_all_ranks;

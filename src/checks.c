@@ -7,7 +7,10 @@
 
 void cc_run_add_check(cc_run *run, const char *name, double value, double bound)
 {
-  if (run->n_checks >= CC_MAX_CHECKS) return;
+  if (run->n_checks >= CC_MAX_CHECKS) {
+    run->checks_dropped++; /* not recorded, so not vouched for: the verdict becomes FAILED */
+    return;
+  }
   cc_check *check = &run->checks[run->n_checks++];
   snprintf(check->name, sizeof check->name, "%s", name);
   check->value  = value;
@@ -17,6 +20,7 @@ void cc_run_add_check(cc_run *run, const char *name, double value, double bound)
 
 int cc_run_checks_passed(const cc_run *run)
 {
+  if (run->checks_dropped > 0) return 0;
   for (int i = 0; i < run->n_checks; i++)
     if (!run->checks[i].passed) return 0;
   return 1;

@@ -1,6 +1,7 @@
 /* options.c: the driver's options, one table for parsing, --help and the report (PETSc-like
  * -key value handling, with GNU-style --key value / --key=value). */
 #include "cc_driver.h"
+#include "cc_io.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,94 +13,197 @@
 
 typedef enum { OPT_INT, OPT_DOUBLE, OPT_STRING, OPT_CHOICE, OPT_SIZE, OPT_FLAG } opt_type;
 
+/* Where an OPT_CHOICE option takes its names from: the registries of solvers/ and io/ (and two
+ * lists of the driver's own). The option holds the index of the name chosen (an enum value). */
+typedef enum {
+  CHOICES_NONE,
+  CHOICES_PARTITION,  /* cc_partition_kind */
+  CHOICES_SOLVER,     /* cc_krylov_list, or CC_CHOICE_ALL */
+  CHOICES_REDUCTION,  /* cc_reduction_list (cc_reduction_mode), or CC_CHOICE_ALL */
+  CHOICES_PROGRESS,   /* cc_progress_list (cc_progress_mode) */
+  CHOICES_PRECOND,    /* cc_precond_list */
+  CHOICES_ORDERING,   /* cc_ordering_list */
+  CHOICES_CHECKPOINT, /* cc_io_backend_name() (built backends only), or CC_CHOICE_NONE */
+  CHOICES_TIMING      /* CC_TIMING_OFF, CC_TIMING_ON */
+} choice_list;
+
 typedef struct {
   const char *name;
   opt_type type;
   size_t offset;
   const char *default_value; /* parsed like user input at start-up */
-  const char *choices;       /* '|'-separated, OPT_CHOICE only */
+  choice_list choices;       /* OPT_CHOICE only */
   const char *help;
 } opt_spec;
 
+static const cc_mode_kind partition_list[] = {
+    [CC_PARTITION_BOX]   = {"box", "px x py x pz boxes of nodes"},
+    [CC_PARTITION_METIS] = {"metis", "METIS k-way partition of the node graph"},
+};
+static const cc_mode_kind timing_list[] = {
+    [CC_TIMING_OFF] = {"off", "operation counts only"},
+    [CC_TIMING_ON]  = {"on", "per-kernel timers"},
+};
+#define LIST_LENGTH(list) ((int)(sizeof list / sizeof list[0]))
+
+/* Entry i of a choice list (NULL past the end); *description gets its one-line help. */
+static const char *choice_name(choice_list list, int i, const char **description)
+{
+  const char *name = NULL, *text = NULL;
+  if (i < 0) return NULL;
+  switch (list) {
+  case CHOICES_NONE:
+    break;
+  case CHOICES_PARTITION:
+    if (i < LIST_LENGTH(partition_list))
+      name = partition_list[i].name, text = partition_list[i].description;
+    break;
+  case CHOICES_SOLVER:
+    for (int k = 0; cc_krylov_list[k]; k++)
+      if (k == i) name = cc_krylov_list[k]->name, text = cc_krylov_list[k]->description;
+    break;
+  case CHOICES_REDUCTION:
+    if (i < CC_REDUCTION_COUNT)
+      name = cc_reduction_list[i].name, text = cc_reduction_list[i].description;
+    break;
+  case CHOICES_PROGRESS:
+    if (i < CC_PROGRESS_COUNT)
+      name = cc_progress_list[i].name, text = cc_progress_list[i].description;
+    break;
+  case CHOICES_PRECOND:
+    for (int k = 0; cc_precond_list[k].name; k++)
+      if (k == i) name = cc_precond_list[k].name, text = cc_precond_list[k].description;
+    break;
+  case CHOICES_ORDERING:
+    for (int k = 0; cc_ordering_list[k].name; k++)
+      if (k == i) name = cc_ordering_list[k].name, text = cc_ordering_list[k].description;
+    break;
+  case CHOICES_CHECKPOINT:
+    name = cc_io_backend_name(i);
+    text = "";
+    break;
+  case CHOICES_TIMING:
+    if (i < LIST_LENGTH(timing_list)) name = timing_list[i].name, text = timing_list[i].description;
+    break;
+  }
+  if (description) *description = text;
+  return name;
+}
+
+/* The value beside a list's entries (stored as CC_CHOICE_ALL = CC_CHOICE_NONE), NULL if none. */
+static const char *choice_extra(choice_list list)
+{
+  return list == CHOICES_SOLVER || list == CHOICES_REDUCTION ? "all"
+         : list == CHOICES_CHECKPOINT                        ? ""
+                                                             : NULL;
+}
+
+static const char *choice_value_name(choice_list list, int value)
+{
+  if (value == CC_CHOICE_ALL && choice_extra(list)) return choice_extra(list);
+  const char *name = choice_name(list, value, NULL);
+  return name ? name : "?";
+}
+
+/* "a|b|c" of a choice list, for messages and --help. Returns the length the whole text needs:
+ * cc_options_parse refuses a registry whose names do not fit (never a silent cut). */
+#define CC_CHOICES_TEXT_MAX 256
+static size_t choice_names(choice_list list, char *out, size_t size)
+{
+  size_t needed = 0;
+  out[0]        = '\0';
+  const char *name;
+  for (int i = 0; (name = choice_name(list, i, NULL)) != NULL; i++) {
+    size_t used = strlen(out);
+    needed += (size_t)snprintf(out + used, size - used, "%s%s", i ? "|" : "", name);
+  }
+  const char *extra = choice_extra(list);
+  if (extra && extra[0]) {
+    size_t used = strlen(out);
+    needed += (size_t)snprintf(out + used, size - used, "|%s", extra);
+  }
+  return needed;
+}
+
 #define OFF(field) offsetof(cc_options, field)
 static const opt_spec option_table[] = {
-    {"nx", OPT_INT, OFF(mesh.nx), "16", NULL, "nodes in x (DOF = 3 nx ny nz)"},
-    {"ny", OPT_INT, OFF(mesh.ny), "16", NULL, "nodes in y"},
-    {"nz", OPT_INT, OFF(mesh.nz), "16", NULL, "nodes in z"},
-    {"partition", OPT_CHOICE, OFF(partition), "box", "box|metis",
+    {"nx", OPT_INT, OFF(mesh.nx), "16", CHOICES_NONE, "nodes in x (DOF = 3 nx ny nz)"},
+    {"ny", OPT_INT, OFF(mesh.ny), "16", CHOICES_NONE, "nodes in y"},
+    {"nz", OPT_INT, OFF(mesh.nz), "16", CHOICES_NONE, "nodes in z"},
+    {"partition", OPT_CHOICE, OFF(partition), "box", CHOICES_PARTITION,
      "partitioning of the nodes over ranks"},
-    {"px", OPT_INT, OFF(mesh.px), "0", NULL, "box partition: ranks in x (0 = choose)"},
-    {"py", OPT_INT, OFF(mesh.py), "0", NULL, "box partition: ranks in y (0 = choose)"},
-    {"pz", OPT_INT, OFF(mesh.pz), "0", NULL, "box partition: ranks in z (0 = choose)"},
-    {"E", OPT_DOUBLE, OFF(mesh.E), "1.0", NULL, "Young's modulus"},
-    {"nu", OPT_DOUBLE, OFF(mesh.nu), "0.3", NULL, "Poisson's ratio (0 <= nu < 0.5)"},
-    {"traction", OPT_DOUBLE, OFF(mesh.traction), "1.0", NULL, "uniform traction in +z on z = zmax"},
-    {"tol", OPT_DOUBLE, OFF(tol), "1e-8", NULL, "stopping rule |r|/|b| < tol"},
-    {"maxit", OPT_INT, OFF(maxit), "20000", NULL, "maximum iterations"},
-    {"solver", OPT_CHOICE, OFF(solver), "pcg", "pcg|cgcg|pipecg|gropp|all",
-     "CG variant: Alg.1 pcg, Alg.2 cgcg, Alg.3 pipecg, Alg.4 gropp, or all"},
-    {"reduction", OPT_CHOICE, OFF(reduction), "ar", "ar|iar|all",
-     "ar = blocking MPI_Allreduce, iar = MPI_Iallreduce overlapped (pcg: ar only)"},
-    {"replace-every", OPT_INT, OFF(replace_every), "50", NULL,
+    {"px", OPT_INT, OFF(mesh.px), "0", CHOICES_NONE, "box partition: ranks in x (0 = choose)"},
+    {"py", OPT_INT, OFF(mesh.py), "0", CHOICES_NONE, "box partition: ranks in y (0 = choose)"},
+    {"pz", OPT_INT, OFF(mesh.pz), "0", CHOICES_NONE, "box partition: ranks in z (0 = choose)"},
+    {"E", OPT_DOUBLE, OFF(mesh.E), "1.0", CHOICES_NONE, "Young's modulus"},
+    {"nu", OPT_DOUBLE, OFF(mesh.nu), "0.3", CHOICES_NONE, "Poisson's ratio (0 <= nu < 0.5)"},
+    {"traction", OPT_DOUBLE, OFF(mesh.traction), "1.0", CHOICES_NONE,
+     "uniform traction in +z on z = zmax"},
+    {"tol", OPT_DOUBLE, OFF(tol), "1e-8", CHOICES_NONE, "stopping rule |r|/|b| < tol"},
+    {"maxit", OPT_INT, OFF(maxit), "20000", CHOICES_NONE, "maximum iterations"},
+    {"solver", OPT_CHOICE, OFF(solver), "pcg", CHOICES_SOLVER, "CG variant, or all"},
+    {"reduction", OPT_CHOICE, OFF(reduction), "ar", CHOICES_REDUCTION,
+     "global reductions, or all (each variant with the ones it has)"},
+    {"replace-every", OPT_INT, OFF(replace_every), "50", CHOICES_NONE,
      "residual replacement r = b - Ax every N iterations (0 = off)"},
-    {"progress", OPT_CHOICE, OFF(progress), "none", "none|poll",
-     "poll: kernels call MPI_Test on the pending reduction"},
-    {"inject-reduction-latency", OPT_DOUBLE, OFF(inject_latency_us), "0", NULL,
+    {"progress", OPT_CHOICE, OFF(progress), "none", CHOICES_PROGRESS,
+     "progress of a pending non-blocking reduction"},
+    {"inject-reduction-latency", OPT_DOUBLE, OFF(inject_latency_us), "0", CHOICES_NONE,
      "SIMULATED: every global reduction completes no earlier than USEC after it was posted"},
-    {"precond", OPT_CHOICE, OFF(precond), "asdd", "asdd|sgs|jacobi|none",
-     "preconditioner (asdd = additive Schwarz of multicolor SGS)"},
-    {"ordering", OPT_CHOICE, OFF(ordering), "cm-rcm", "cm-rcm|mc|rcm|natural",
+    {"precond", OPT_CHOICE, OFF(precond), "asdd", CHOICES_PRECOND, "preconditioner"},
+    {"ordering", OPT_CHOICE, OFF(ordering), "cm-rcm", CHOICES_ORDERING,
      "node ordering for the SGS sweeps"},
-    {"colors", OPT_INT, OFF(colors), "10", NULL, "K of CM-RCM(K) / MC(K), >= 2"},
-    {"asdd-iters", OPT_INT, OFF(asdd_iters), "2", NULL,
+    {"colors", OPT_INT, OFF(colors), "10", CHOICES_NONE, "K of CM-RCM(K) / MC(K), >= 2"},
+    {"asdd-iters", OPT_INT, OFF(asdd_iters), "2", CHOICES_NONE,
      "ASDD iterations (1 = localized block Jacobi SGS)"},
-    {"report", OPT_STRING, OFF(report), "", NULL, "JSON report file (rank 0 writes it)"},
-    {"export-matrix", OPT_STRING, OFF(export_matrix), "", NULL,
+    {"report", OPT_STRING, OFF(report), "", CHOICES_NONE, "JSON report file (rank 0 writes it)"},
+    {"export-matrix", OPT_STRING, OFF(export_matrix), "", CHOICES_NONE,
      "write the global matrix (Matrix Market, global DOF numbering)"},
-    {"export-solution", OPT_STRING, OFF(export_solution), "", NULL,
+    {"export-solution", OPT_STRING, OFF(export_solution), "", CHOICES_NONE,
      "write FILE.h5 + FILE.xmf (hexahedra, displacement) for ParaView/VisIt/meshio"},
-    {"checkpoint", OPT_CHOICE, OFF(checkpoint), "",
-     "|posix|uring|offload|offload-uring|hdf5|fortran|gas",
-     "checkpoint backend (empty = no checkpoints)"},
-    {"checkpoint-dir", OPT_STRING, OFF(checkpoint_dir), "checkpoints", NULL,
+    {"checkpoint", OPT_CHOICE, OFF(checkpoint), "", CHOICES_CHECKPOINT,
+     "checkpoint backend (empty = no checkpoints; only backends built in)"},
+    {"checkpoint-dir", OPT_STRING, OFF(checkpoint_dir), "checkpoints", CHOICES_NONE,
      "checkpoint directory"},
-    {"checkpoint-every", OPT_INT, OFF(checkpoint_every), "50", NULL,
+    {"checkpoint-every", OPT_INT, OFF(checkpoint_every), "50", CHOICES_NONE,
      "checkpoint period in iterations"},
-    {"checkpoint-keep", OPT_INT, OFF(checkpoint_keep), "2", NULL, "checkpoints kept (>= 1)"},
-    {"durable", OPT_FLAG, OFF(durable), "1", NULL, "fsync checkpoint files and directories (0|1)"},
-    {"io-buffer", OPT_SIZE, OFF(io_buffer), "512k", NULL,
+    {"checkpoint-keep", OPT_INT, OFF(checkpoint_keep), "2", CHOICES_NONE,
+     "checkpoints kept (>= 1)"},
+    {"durable", OPT_FLAG, OFF(durable), "1", CHOICES_NONE,
+     "fsync checkpoint files and directories (0|1)"},
+    {"io-buffer", OPT_SIZE, OFF(io_buffer), "512k", CHOICES_NONE,
      "stdio buffer of the posix backend (setvbuf)"},
-    {"io-fallback", OPT_FLAG, OFF(io_fallback), "0", NULL,
+    {"io-fallback", OPT_FLAG, OFF(io_fallback), "0", CHOICES_NONE,
      "allow the uring backend's explicit fallback chain (else a clear error)"},
-    {"checkpoint-overwrite", OPT_FLAG, OFF(checkpoint_overwrite), "0", NULL,
+    {"checkpoint-overwrite", OPT_FLAG, OFF(checkpoint_overwrite), "0", CHOICES_NONE,
      "remove checkpoints of another problem in --checkpoint-dir (else refused)"},
-    {"gas-page", OPT_SIZE, OFF(gas_page), "4M", NULL,
+    {"gas-page", OPT_SIZE, OFF(gas_page), "4M", CHOICES_NONE,
      "gas checkpoints: page of the global memory store (power of two >= 4k)"},
-    {"gas-dram", OPT_SIZE, OFF(gas_dram), "64M", NULL,
+    {"gas-dram", OPT_SIZE, OFF(gas_dram), "64M", CHOICES_NONE,
      "gas checkpoints: DRAM page cache per rank (>= one page; LRU pages go to the SSD file)"},
-    {"gas-ssd-bytes", OPT_SIZE, OFF(gas_ssd_bytes), "0", NULL,
+    {"gas-ssd-bytes", OPT_SIZE, OFF(gas_ssd_bytes), "0", CHOICES_NONE,
      "gas checkpoints: SSD capacity per owner (0 = free space of the SSD directory)"},
-    {"gas-ssd-dir", OPT_STRING, OFF(gas_ssd_dir), "", NULL,
+    {"gas-ssd-dir", OPT_STRING, OFF(gas_ssd_dir), "", CHOICES_NONE,
      "gas checkpoints: the owners' page files (empty = inside each checkpoint directory)"},
-    {"restart", OPT_STRING, OFF(restart), "", NULL,
+    {"restart", OPT_STRING, OFF(restart), "", CHOICES_NONE,
      "resume from the newest complete checkpoint in DIR"},
-    {"timing", OPT_CHOICE, OFF(timing), "on", "on|off", "per-kernel timers (off: counts only)"},
-    {"analytic-tol", OPT_DOUBLE, OFF(analytic_tol), "1e-6", NULL,
+    {"timing", OPT_CHOICE, OFF(timing), "on", CHOICES_TIMING, "per-kernel timers"},
+    {"analytic-tol", OPT_DOUBLE, OFF(analytic_tol), "1e-6", CHOICES_NONE,
      "built-in check: max relative error against the analytic solution"},
-    {"memory-fraction", OPT_DOUBLE, OFF(memory_fraction), "0.8", NULL,
+    {"memory-fraction", OPT_DOUBLE, OFF(memory_fraction), "0.8", CHOICES_NONE,
      "refuse meshes whose estimate exceeds this fraction of the node's RAM, in [0.001, 1]"},
-    {"placement", OPT_STRING, OFF(placement), "", NULL,
+    {"placement", OPT_STRING, OFF(placement), "", CHOICES_NONE,
      "name of the rank/thread placement, echoed in the report (else CUBECG_PLACEMENT)"},
-    {"quiet", OPT_FLAG, OFF(quiet), "0", NULL,
+    {"quiet", OPT_FLAG, OFF(quiet), "0", CHOICES_NONE,
      "no stage, checkpoint, summary lines (an explicit --monitor N still prints)"},
-    {"monitor", OPT_INT, OFF(monitor), "0", NULL,
+    {"monitor", OPT_INT, OFF(monitor), "0", CHOICES_NONE,
      "print |r|/|b|, ms/it, time left every N iterations (0 = after 3 s, then every 10 s; -1 off)"},
-    {"export-deformed", OPT_FLAG, OFF(export_deformed), "0", NULL,
+    {"export-deformed", OPT_FLAG, OFF(export_deformed), "0", CHOICES_NONE,
      "with --export-solution: also x + u (attribute, and FILE-deformed.xmf)"},
-    {"options-file", OPT_STRING, OFF(options_file), "", NULL,
+    {"options-file", OPT_STRING, OFF(options_file), "", CHOICES_NONE,
      "read options from FILE (words as on the command line, # comments; see README)"},
-    {"version", OPT_FLAG, OFF(version), "0", NULL, "print the version and build (also -V)"},
-    {"help", OPT_FLAG, OFF(help), "0", NULL, "print this help (also -h)"},
+    {"version", OPT_FLAG, OFF(version), "0", CHOICES_NONE, "print the version and build (also -V)"},
+    {"help", OPT_FLAG, OFF(help), "0", CHOICES_NONE, "print this help (also -h)"},
 };
 #define N_OPTIONS ((int)(sizeof option_table / sizeof option_table[0]))
 _Static_assert(sizeof option_table / sizeof option_table[0] <= CC_MAX_OPTIONS,
@@ -155,21 +259,19 @@ static cc_err set_option(const opt_spec *spec, const char *text, const char *whe
     CC_CALL(parse_size(where, spec->name, text, (int64_t *)field));
     break;
   case OPT_CHOICE: {
-    size_t length = strlen(text);
-    int found     = 0;
-    for (const char *c = spec->choices; c && !found;) {
-      const char *bar = strchr(c, '|');
-      size_t n        = bar ? (size_t)(bar - c) : strlen(c);
-      found           = (n == length && strncmp(c, text, n) == 0);
-      c               = bar ? bar + 1 : NULL;
-    }
-    CC_CHECK(found, CC_ERR_ARG, "%s--%s: unknown value '%s' (choose %s)", where, spec->name, text,
-             spec->choices[0] == '|' ? spec->choices + 1 : spec->choices);
+    const char *extra = choice_extra(spec->choices);
+    int found         = extra && strcmp(text, extra) == 0 ? CC_CHOICE_ALL : -2;
+    for (int i = 0; found == -2 && choice_name(spec->choices, i, NULL); i++)
+      if (strcmp(text, choice_name(spec->choices, i, NULL)) == 0) found = i;
+    char names[CC_CHOICES_TEXT_MAX];
+    choice_names(spec->choices, names, sizeof names);
+    CC_CHECK(found != -2, CC_ERR_ARG, "%s--%s: unknown value '%s' (choose %s)", where, spec->name,
+             text, names);
+    *(int *)field = found;
+    break;
   }
-    /* fall through */
   case OPT_STRING:
-    CC_CHECK(strlen(text) < (spec->type == OPT_CHOICE ? CC_NAME_MAX : CC_PATH_MAX), CC_ERR_ARG,
-             "%s--%s: value too long", where, spec->name);
+    CC_CHECK(strlen(text) < CC_PATH_MAX, CC_ERR_ARG, "%s--%s: value too long", where, spec->name);
     strcpy(field, text);
     break;
   }
@@ -317,8 +419,14 @@ cc_err cc_options_parse(int argc, char **argv, cc_options *opts)
 {
   memset(opts, 0, sizeof *opts);
   cc_mesh_params_default(&opts->mesh);
-  for (int i = 0; i < N_OPTIONS; i++)
+  for (int i = 0; i < N_OPTIONS; i++) {
+    char names[CC_CHOICES_TEXT_MAX];
+    size_t needed = choice_names(option_table[i].choices, names, sizeof names);
+    CC_CHECK(needed < sizeof names, CC_ERR_CHECK,
+             "the names of --%s need %zu bytes, more than CC_CHOICES_TEXT_MAX = %d",
+             option_table[i].name, needed + 1, CC_CHOICES_TEXT_MAX);
     CC_CALL(set_option(&option_table[i], option_table[i].default_value, "", opts));
+  }
 
   /* PETSc's order (options file, PETSC_OPTIONS, command line): later sources win. */
   const char *env   = getenv("CUBECG_OPTIONS");
@@ -342,8 +450,7 @@ cc_err cc_options_parse(int argc, char **argv, cc_options *opts)
   free(env_copy);
   CC_CHECK(err != CC_ERR_MEM, CC_ERR_MEM, "out of memory reading options");
   CC_CALL(err);
-  opts->mesh.partition =
-      strcmp(opts->partition, "metis") == 0 ? CC_PARTITION_METIS : CC_PARTITION_BOX;
+  opts->mesh.partition = (cc_partition_kind)opts->partition;
   return CC_OK;
 }
 
@@ -361,14 +468,25 @@ void cc_options_help(FILE *out)
                                         : "N");
     fprintf(out, "  %-32s %s [default: %s]", left, spec->help,
             spec->default_value[0] ? spec->default_value : "none");
-    if (spec->choices)
-      fprintf(out, " {%s}", spec->choices[0] == '|' ? spec->choices + 1 : spec->choices);
+    if (spec->choices) {
+      char names[CC_CHOICES_TEXT_MAX];
+      choice_names(spec->choices, names, sizeof names);
+      fprintf(out, " {%s}", names);
+    }
     fputc('\n', out);
+    const char *text;
+    for (int c = 0; spec->choices && choice_name(spec->choices, c, &text); c++)
+      if (text[0])
+        fprintf(out, "  %33s%-14s %s%s\n", "", choice_name(spec->choices, c, NULL), text,
+                spec->choices == CHOICES_SOLVER && !cc_krylov_list[c]->supports_iar
+                    ? " (reduction ar only)"
+                    : "");
   }
   fprintf(
       out,
       "\nenvironment: OMP_NUM_THREADS (threads per rank; unset: CPUs per host / ranks per host),\n"
-      "CUBECG_PLACEMENT (placement name when --placement is not given), MPIR_CVAR_ASYNC_PROGRESS=1 or\n"
+      "CUBECG_PLACEMENT (placement name when --placement is not given), MPIR_CVAR_ASYNC_PROGRESS=1 "
+      "or\n"
       "MPICH_ASYNC_PROGRESS=1 (MPICH progress thread; cubecg then asks for MPI_THREAD_MULTIPLE),\n"
       "MPIR_CVAR_PROGRESS_THREAD_AFFINITY (pin it), CUBECG_IO_INJECT (I/O test seams),\n"
       "CUBECG_KRYLOV_INJECT (solver test seam), CUBECG_SIGNAL_CHECK_EVERY (iterations between\n"
@@ -390,6 +508,8 @@ void cc_options_json(const cc_options *opts, cc_json *js)
       cc_json_double(js, spec->name, *(const double *)field);
     else if (spec->type == OPT_SIZE)
       cc_json_int(js, spec->name, *(const int64_t *)field);
+    else if (spec->type == OPT_CHOICE)
+      cc_json_string(js, spec->name, choice_value_name(spec->choices, *(const int *)field));
     else
       cc_json_string(js, spec->name, field);
   }
@@ -478,7 +598,7 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
     local = check_output_file("report", opts->report, 1);
     if (!local) local = check_output_file("export-matrix", opts->export_matrix, 0);
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
-    if (!local && opts->checkpoint[0])
+    if (!local && opts->checkpoint != CC_CHOICE_NONE)
       local = check_output_dir("checkpoint-dir", opts->checkpoint_dir);
     if (!local && opts->restart[0]) {
       struct stat st;
@@ -505,11 +625,15 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   CC_CHECK(opts->inject_latency_us >= 0 && opts->inject_latency_us <= 1e7, CC_ERR_ARG,
            "--inject-reduction-latency %g must be in [0, 1e7] microseconds",
            opts->inject_latency_us);
-  CC_CHECK(strcmp(opts->solver, "pcg") != 0 || strcmp(opts->reduction, "iar") != 0, CC_ERR_ARG,
-           "--solver pcg has no non-blocking variant: use --reduction ar (or all)");
-  CC_CHECK(!opts->restart[0] || strcmp(opts->solver, "all") != 0, CC_ERR_ARG,
-           "--restart %s needs the checkpoint's solver (--solver pcg|cgcg|pipecg|gropp), not all",
-           opts->restart);
+  const cc_krylov *variant = cc_options_variant(opts);
+  CC_CHECK(!variant || opts->reduction != CC_REDUCTION_IAR || variant->supports_iar, CC_ERR_ARG,
+           "--solver %s has no non-blocking variant: use --reduction ar (or all)", variant->name);
+  char solvers[CC_CHOICES_TEXT_MAX];
+  choice_names(CHOICES_SOLVER, solvers, sizeof solvers);
+  *strrchr(solvers, '|') = '\0'; /* without "all" */
+  CC_CHECK(!opts->restart[0] || variant, CC_ERR_ARG,
+           "--restart %s needs the checkpoint's solver (--solver %s), not all", opts->restart,
+           solvers);
   CC_CHECK(opts->checkpoint_every >= 1, CC_ERR_ARG, "--checkpoint-every %d must be >= 1",
            opts->checkpoint_every);
   CC_CHECK(opts->checkpoint_keep >= 1, CC_ERR_ARG, "--checkpoint-keep %d must be >= 1",
@@ -546,6 +670,26 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
             opts->memory_fraction, (double)ram / (1 << 30), ranks_on_node);
   }
   CC_CALL(err);
-  if (!strcmp(opts->checkpoint, "gas")) CC_CALL(cc_driver_gas_validate(opts, comm));
+  if (cc_options_checkpoint(opts) && !strcmp(cc_options_checkpoint(opts), "gas"))
+    CC_CALL(cc_driver_gas_validate(opts, comm));
   return CC_OK;
+}
+
+const char *cc_options_choice(const cc_options *opts, const char *option)
+{
+  for (int i = 0; i < N_OPTIONS; i++)
+    if (option_table[i].type == OPT_CHOICE && strcmp(option_table[i].name, option) == 0)
+      return choice_value_name(option_table[i].choices,
+                               *(const int *)((const char *)opts + option_table[i].offset));
+  return "?";
+}
+
+const cc_krylov *cc_options_variant(const cc_options *opts)
+{
+  return opts->solver == CC_CHOICE_ALL ? NULL : cc_krylov_list[opts->solver];
+}
+
+const char *cc_options_checkpoint(const cc_options *opts)
+{
+  return opts->checkpoint == CC_CHOICE_NONE ? NULL : cc_io_backend_name(opts->checkpoint);
 }

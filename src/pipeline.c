@@ -5,25 +5,26 @@
 const char *const cc_breakdown_name[CC_BRK_COUNT] = {
     "spmv", "precond", "precond_halo", "halo", "axpy", "dot", "reduction", "checkpoint", "other"};
 
-typedef struct {
-  const cc_krylov *variant;
-  cc_reduction_mode reduction;
-} solve_plan;
-
 /* The combinations asked for: --solver all --reduction all runs every variant with every reduction
  * it supports; pcg (Alg.1) is blocking only and always comes first as the baseline. */
-static int plan_solves(const cc_options *opts, solve_plan plan[CC_MAX_SOLVES])
+cc_err cc_plan_solves(const cc_options *opts, cc_solve_plan plan[CC_MAX_SOLVES], int *n)
 {
-  int n = 0;
+  *n = 0;
   for (int i = 0; cc_krylov_list[i]; i++) {
     const cc_krylov *k = cc_krylov_list[i];
-    if (strcmp(opts->solver, "all") != 0 && strcmp(opts->solver, k->name) != 0) continue;
-    int want_ar  = strcmp(opts->reduction, "iar") != 0 || !k->supports_iar;
-    int want_iar = strcmp(opts->reduction, "ar") != 0 && k->supports_iar;
-    if (want_ar && n < CC_MAX_SOLVES) plan[n++] = (solve_plan){k, CC_REDUCTION_AR};
-    if (want_iar && n < CC_MAX_SOLVES) plan[n++] = (solve_plan){k, CC_REDUCTION_IAR};
+    if (opts->solver != CC_CHOICE_ALL && opts->solver != i) continue;
+    for (int r = 0; r < CC_REDUCTION_COUNT; r++) {
+      int wanted = opts->reduction == CC_CHOICE_ALL || opts->reduction == r ||
+                   (r == CC_REDUCTION_AR && !k->supports_iar); /* iar asked of an ar-only one */
+      if (!wanted || (r == CC_REDUCTION_IAR && !k->supports_iar)) continue;
+      CC_CHECK(*n < CC_MAX_SOLVES, CC_ERR_ARG,
+               "--solver %s --reduction %s: more than CC_MAX_SOLVES = %d solves",
+               opts->solver == CC_CHOICE_ALL ? "all" : k->name,
+               opts->reduction == CC_CHOICE_ALL ? "all" : cc_reduction_list[r].name, CC_MAX_SOLVES);
+      plan[(*n)++] = (cc_solve_plan){k, (cc_reduction_mode)r};
+    }
   }
-  return n;
+  return CC_OK;
 }
 
 /* Split this rank's timers into disjoint parts, then reduce max and mean over ranks. */
@@ -81,10 +82,11 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                          cc_precond *pc, double *b)
 {
   const cc_options *opts = &run->opts;
-  solve_plan plan[CC_MAX_SOLVES];
-  int n_plan = plan_solves(opts, plan);
-  CC_CHECK(n_plan > 0, CC_ERR_ARG, "no solver matches --solver %s --reduction %s", opts->solver,
-           opts->reduction);
+  cc_solve_plan plan[CC_MAX_SOLVES];
+  int n_plan;
+  CC_CALL(cc_plan_solves(opts, plan, &n_plan));
+  CC_CHECK(n_plan > 0, CC_ERR_ARG, "no solver matches --solver %s --reduction %s",
+           cc_options_choice(opts, "solver"), cc_options_choice(opts, "reduction"));
   double *x = NULL, *u = NULL;
   cc_driver_ckpt *restart = NULL, *ckpt = NULL;
   /* On an error: free what this function holds. The checkpoint handles only when every rank agreed
@@ -100,15 +102,14 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   } while (0)
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
-  cc_reduce_configure(strcmp(opts->progress, "poll") == 0 ? CC_PROGRESS_POLL : CC_PROGRESS_NONE,
-                      opts->inject_latency_us);
+  cc_reduce_configure((cc_progress_mode)opts->progress, opts->inject_latency_us);
   run->analytic_error = 0;
   for (int s = 0; s < n_plan; s++) {
     SOLVES_CALL(stop_requested(run, mesh->comm.comm));
     if (run->interrupted) break;
-    char label[32];
+    char label[CC_LABEL_MAX];
     snprintf(label, sizeof label, "%s-%s", plan[s].variant->name,
-             plan[s].reduction == CC_REDUCTION_IAR ? "iar" : "ar");
+             cc_reduction_list[plan[s].reduction].name);
     cc_stage(run, "solve %d/%d: %s (%s), tol %g, maxit %d", s + 1, n_plan, label,
              plan[s].variant->description, opts->tol, opts->maxit);
     cc_krylov_opts kopts = {.tol           = opts->tol,
@@ -124,13 +125,13 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       snprintf(rec->restart_from, sizeof rec->restart_from, "%s", cc_driver_restart_path(restart));
       cc_stage(run, "resumed from %s at iteration %d", rec->restart_from, kopts.restart->iteration);
     }
-    if (opts->checkpoint[0]) {
+    if (opts->checkpoint != CC_CHOICE_NONE) {
       /* several solves in one run checkpoint into one subdirectory each */
-      char subdir[48];
+      char subdir[CC_SUBDIR_MAX];
       snprintf(subdir, sizeof subdir, "%s-%s", plan[s].variant->name,
-               plan[s].reduction == CC_REDUCTION_IAR ? "iar" : "ar");
+               cc_reduction_list[plan[s].reduction].name);
       SOLVES_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
-                                    n_plan > 1 ? subdir : NULL, &ckpt));
+                                        n_plan > 1 ? subdir : NULL, &ckpt));
       kopts.checkpoint       = cc_driver_ckpt_write;
       kopts.checkpoint_ctx   = ckpt;
       kopts.checkpoint_every = opts->checkpoint_every;
@@ -168,7 +169,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     }
     if (rec->analytic_error > run->analytic_error) run->analytic_error = rec->analytic_error;
 
-    char name[48];
+    char name[CC_CHECK_NAME_MAX];
     snprintf(name, sizeof name, "%s_%s_converged", rec->result.solver, rec->result.reduction);
     cc_run_add_check(run, name, rec->result.converged ? 0 : 1, 0);
     snprintf(name, sizeof name, "%s_%s_true_residual", rec->result.solver, rec->result.reduction);
@@ -213,12 +214,13 @@ cc_err cc_run_pipeline(cc_run *run)
   } while (0)
 
   cc_timers_reset();
-  cc_timing_enabled = strcmp(opts->timing, "on") == 0;
+  cc_timing_enabled = opts->timing == CC_TIMING_ON;
   double started    = MPI_Wtime();
   if (run->started == 0) run->started = started;
   run->in_progress = 1;
   cc_stage(run, "mesh + partition: %d x %d x %d nodes, %s partition, %d ranks x %d threads",
-           opts->mesh.nx, opts->mesh.ny, opts->mesh.nz, opts->partition, run->ranks, run->threads);
+           opts->mesh.nx, opts->mesh.ny, opts->mesh.nz, cc_options_choice(opts, "partition"),
+           run->ranks, run->threads);
   PIPELINE_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
   run->dof      = 3 * mesh.n_global_nodes;
   run->px       = mesh.px;
@@ -238,22 +240,25 @@ cc_err cc_run_pipeline(cc_run *run)
    * final order, rows first-touched color by color: one copy of the matrix is ever held. */
   PIPELINE_CALL(stop_requested(run, comm));
   if (run->interrupted) goto finish;
-  cc_stage(run, "ordering: %s", opts->ordering);
+  const char *ordering = cc_ordering_list[opts->ordering].name;
+  cc_stage(run, "ordering: %s", ordering);
   PIPELINE_CALL(cc_mesh_pattern(&mesh, &pattern));
-  PIPELINE_CALL(cc_ordering_create(opts->ordering, opts->colors, &pattern, &ord));
+  PIPELINE_CALL(cc_ordering_create(ordering, opts->colors, &pattern, &ord));
   cc_bcrs_free(&pattern);
   cc_ordering_apply_comm(&ord, &mesh.comm);
   cc_stage(run, "assembly: %lld DOF", (long long)run->dof);
-  PIPELINE_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new, ord.n_colors,
-                                   ord.n_colors > 0 ? ord.color_ptr : NULL, 1, &a, &b));
+  PIPELINE_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new,
+                                         ord.n_colors, ord.n_colors > 0 ? ord.color_ptr : NULL, 1,
+                                         &a, &b));
   snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
   run->colors_used = ord.n_colors;
 
   PIPELINE_CALL(stop_requested(run, comm));
   if (run->interrupted) goto finish;
-  cc_stage(run, "setup: preconditioner %s", opts->precond);
-  cc_precond_params pparams = {
-      .name = opts->precond, .asdd_iters = opts->asdd_iters, .ordering = &ord};
+  cc_stage(run, "setup: preconditioner %s", cc_precond_list[opts->precond].name);
+  cc_precond_params pparams = {.name       = cc_precond_list[opts->precond].name,
+                               .asdd_iters = opts->asdd_iters,
+                               .ordering   = &ord};
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
 
   PIPELINE_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));

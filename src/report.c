@@ -1,6 +1,7 @@
 /* report.c: the run's JSON report (docs/report-schema.md, written by rank 0) and the human summary
  * (conventions item 7: parameters, platform, build, checks PASSED/FAILED, timings, results). */
 #include "cc_driver.h"
+#include "cc_io.h"
 
 #include <sys/stat.h>
 #include <time.h>
@@ -13,12 +14,79 @@ static void write_breakdown(cc_json *js, const char *key, const double *values)
   cc_json_end_object(js);
 }
 
+/* The registries of this build (names, descriptions, Table 1), so that post-processing
+ * (jobs/cubecg_variants.py) learns the variants from the program, not from a list of its own. */
+static void write_available(cc_json *js)
+{
+  cc_json_begin_object(js, "available");
+  cc_json_begin_array(js, "variants");
+  for (int i = 0; cc_krylov_list[i]; i++) {
+    const cc_krylov *k = cc_krylov_list[i];
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "name", k->name);
+    cc_json_string(js, "description", k->description);
+    cc_json_begin_array(js, "reductions");
+    for (int r = 0; r < CC_REDUCTION_COUNT; r++)
+      if (r == CC_REDUCTION_AR || k->supports_iar)
+        cc_json_string(js, NULL, cc_reduction_list[r].name);
+    cc_json_end_array(js);
+    cc_json_begin_object(js, "table1"); /* operations per iteration (Table 1 of the study) */
+    cc_json_int(js, "spmv", k->table1.spmv);
+    cc_json_int(js, "precond", k->table1.precond);
+    cc_json_int(js, "dot", k->table1.dot);
+    cc_json_int(js, "axpy", k->table1.axpy);
+    cc_json_int(js, "reductions", k->table1.reductions);
+    cc_json_end_object(js);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
+  const struct {
+    const char *key;
+    const cc_mode_kind *list;
+    int n;
+  } modes[] = {{"reductions", cc_reduction_list, CC_REDUCTION_COUNT},
+               {"progress", cc_progress_list, CC_PROGRESS_COUNT}};
+  for (int m = 0; m < 2; m++) {
+    cc_json_begin_array(js, modes[m].key);
+    for (int i = 0; i < modes[m].n; i++) {
+      cc_json_begin_object(js, NULL);
+      cc_json_string(js, "name", modes[m].list[i].name);
+      cc_json_string(js, "description", modes[m].list[i].description);
+      cc_json_end_object(js);
+    }
+    cc_json_end_array(js);
+  }
+  cc_json_begin_array(js, "preconditioners");
+  for (int i = 0; cc_precond_list[i].name; i++) {
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "name", cc_precond_list[i].name);
+    cc_json_string(js, "description", cc_precond_list[i].description);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
+  cc_json_begin_array(js, "orderings");
+  for (int i = 0; cc_ordering_list[i].name; i++) {
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "name", cc_ordering_list[i].name);
+    cc_json_string(js, "description", cc_ordering_list[i].description);
+    cc_json_bool(js, "needs_colors", cc_ordering_list[i].needs_colors);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
+  cc_json_begin_array(js, "checkpoint_backends"); /* only the backends built in */
+  for (int i = 0; cc_io_backend_name(i); i++) cc_json_string(js, NULL, cc_io_backend_name(i));
+  cc_json_end_array(js);
+  cc_json_end_object(js);
+}
+
 static double baseline_time_per_iter(const cc_run *run)
 {
   for (int s = 0; s < run->n_solves; s++) {
     const cc_solve_result *r = &run->solves[s].result;
     int iterations           = r->iterations - r->start_iteration;
-    if (strcmp(r->solver, "pcg") == 0 && strcmp(r->reduction, "ar") == 0 && iterations > 0)
+    /* the baseline: the registry's first variant (Alg.1) with blocking reductions */
+    if (strcmp(r->solver, cc_krylov_list[0]->name) == 0 &&
+        strcmp(r->reduction, cc_reduction_list[CC_REDUCTION_AR].name) == 0 && iterations > 0)
       return r->time_s / iterations;
   }
   return 0;
@@ -98,6 +166,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_bool(&js, "interrupted", run->interrupted);
   cc_json_string(&js, "signal", run->interrupted ? cc_signal_name(run->signal) : NULL);
   cc_options_json(&run->opts, &js);
+  write_available(&js);
   cc_provenance_json(&js); /* date, build, platform */
   cc_topology_json(&run->topo, &js);
 
@@ -108,7 +177,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_bool(&js, "async_progress_requested", run->mpi.async_requested);
   cc_json_bool(&js, "async_progress_active", run->mpi.async_active);
   cc_json_string(&js, "async_progress_decided_by", run->mpi.async_decided_by);
-  cc_json_string(&js, "progress", run->opts.progress);
+  cc_json_string(&js, "progress", cc_progress_list[run->opts.progress].name);
   cc_json_double(&js, "injected_reduction_latency_us", run->opts.inject_latency_us);
   cc_json_bool(&js, "latency_simulated", run->opts.inject_latency_us > 0);
   cc_json_end_object(&js);
@@ -120,7 +189,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_int(&js, "dof", run->dof);
   cc_json_int(&js, "ranks", run->ranks);
   cc_json_int(&js, "threads", run->threads);
-  cc_json_string(&js, "partition", run->opts.partition);
+  cc_json_string(&js, "partition", cc_options_choice(&run->opts, "partition"));
   cc_json_int(&js, "px", run->px);
   cc_json_int(&js, "py", run->py);
   cc_json_int(&js, "pz", run->pz);
@@ -128,7 +197,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_end_object(&js);
 
   cc_json_begin_object(&js, "preconditioner");
-  cc_json_string(&js, "name", run->opts.precond);
+  cc_json_string(&js, "name", cc_precond_list[run->opts.precond].name);
   cc_json_string(&js, "ordering", run->ordering_used);
   cc_json_int(&js, "colors_requested", run->opts.colors);
   cc_json_int(&js, "colors_used", run->colors_used);
@@ -165,6 +234,14 @@ cc_err cc_report_write(const cc_run *run, const char *path)
     cc_json_bool(&js, "passed", run->checks[i].passed);
     cc_json_end_object(&js);
   }
+  if (run->checks_dropped > 0) { /* the limit is named; the verdict above is false */
+    cc_json_begin_object(&js, NULL);
+    cc_json_string(&js, "name", "checks_past_CC_MAX_CHECKS_not_recorded");
+    cc_json_double(&js, "value", run->checks_dropped);
+    cc_json_double(&js, "bound", 0);
+    cc_json_bool(&js, "passed", 0);
+    cc_json_end_object(&js);
+  }
   cc_json_end_array(&js);
   cc_json_end_object(&js);
   cc_json_double(&js, "analytic_max_rel_error", run->analytic_error);
@@ -190,10 +267,11 @@ void cc_summary_print(const cc_run *run, FILE *out)
   fprintf(out, "cubecg %s  GeoFEM/Cube %d x %d x %d nodes, %lld DOF\n", CC_VERSION, o->mesh.nx,
           o->mesh.ny, o->mesh.nz, (long long)run->dof);
   fprintf(out, "  ranks x threads  %d x %d   partition %s (%d x %d x %d)\n", run->ranks,
-          run->threads, o->partition, run->px, run->py, run->pz);
+          run->threads, cc_options_choice(o, "partition"), run->px, run->py, run->pz);
   fprintf(out,
           "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d\n",
-          o->precond, run->ordering_used, o->colors, run->colors_used, o->asdd_iters);
+          cc_precond_list[o->precond].name, run->ordering_used, o->colors, run->colors_used,
+          o->asdd_iters);
   fprintf(out, "  threads          %s\n", run->topo.threads_chosen_by);
   fprintf(
       out,
@@ -262,6 +340,11 @@ void cc_summary_print(const cc_run *run, FILE *out)
               run->checks[i].value, run->checks[i].bound);
       failed++;
     }
+  if (run->checks_dropped > 0) {
+    fprintf(out, "  check FAILED: %d checks past the limit CC_MAX_CHECKS = %d were not recorded\n",
+            run->checks_dropped, CC_MAX_CHECKS);
+    failed++;
+  }
   if (run->interrupted)
     fprintf(out, "\n  INTERRUPTED by %s: the run stopped early (exit code %d)\n",
             cc_signal_name(run->signal), CC_EXIT_INTERRUPTED);

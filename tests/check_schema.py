@@ -37,7 +37,7 @@ def flatten(value, prefix, out):
         out.add(prefix)
     if isinstance(value, dict):
         for key, item in value.items():
-            if prefix in ("parameters", "parameter_sources"):
+            if prefix in ("parameters", "parameter_sources"):  # one key per option
                 out.add(prefix + ".*")
                 continue
             flatten(item, f"{prefix}.{key}" if prefix else key, out)

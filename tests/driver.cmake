@@ -333,3 +333,22 @@ add_test(NAME driver_ckpt_ranks_pipecg_other_box_report
                  "r['solves'][0]['restart_rebuilt']" "r['checks']['passed']")
 set_tests_properties(driver_ckpt_ranks_pipecg_other_box_report PROPERTIES
                      FIXTURES_REQUIRED ckpt_ranks_pipecg_other_box)
+
+# Registries (issue 10): every registry name parses, --help and the report's "available" list them;
+# a check list past CC_MAX_CHECKS reads FAILED. Linked with the driver's sources (not main.c).
+file(GLOB CC_DRIVER_LIB_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*.c)
+list(FILTER CC_DRIVER_LIB_SOURCES EXCLUDE REGEX "/main\\.c$")
+cc_add_unit(test_driver_registry test_driver_registry.c ${CC_DRIVER_LIB_SOURCES})
+target_include_directories(test_driver_registry PRIVATE ${PROJECT_SOURCE_DIR}/src)
+if(CUBECG_HAVE_FORTRAN)
+  target_compile_definitions(test_driver_registry PRIVATE CUBECG_HAVE_FORTRAN)
+endif()
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/registry)
+cc_add_mpi_test(NAME driver_registry RANKS 1
+                COMMAND $<TARGET_FILE:test_driver_registry> ${CMAKE_CURRENT_BINARY_DIR}/registry)
+# jobs/ read the variants from the report's "available": the built-in copy equals cubecg's registry.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  add_test(NAME jobs_variants_match
+           COMMAND sh -c "cd '${CMAKE_CURRENT_BINARY_DIR}/registry' && OMP_NUM_THREADS=1 '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg>' --nx 4 --ny 4 --nz 4 --quiet --report variants.json > /dev/null && '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_variants.py' '${PROJECT_SOURCE_DIR}/jobs' variants.json")
+endif()

@@ -1,0 +1,76 @@
+"""The CG variants of cubecg as its registry lists them (solvers/krylov*.c: name, description,
+reductions, Table 1), the one list jobs/analyze.py and jobs/model.py read.
+
+Every run report carries the registry as "available" (docs/report-schema.md); load_reports() in
+analyze.py hands the reports to use_reports(), which replaces the built-in copy below by the
+report's list (a build with another set of variants needs no edit here). The built-in copy serves
+when no run report is at hand (model.py's fit to the published tables); the ctest
+jobs_variants_match checks that it equals what cubecg writes, so it cannot drift.
+"""
+
+BUILTIN = [
+    {"name": "pcg", "description": "Alg.1 original PCG", "reductions": ["ar"],
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 3, "reductions": 2}},
+    {"name": "cgcg", "description": "Alg.2 Chronopoulos/Gear", "reductions": ["ar", "iar"],
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 4, "reductions": 1}},
+    {"name": "pipecg", "description": "Alg.3 pipelined PCG (Ghysels & Vanroose)",
+     "reductions": ["ar", "iar"],
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 8, "reductions": 1}},
+    {"name": "gropp", "description": "Alg.4 Gropp's asynchronous PCG", "reductions": ["ar", "iar"],
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 5, "reductions": 2}},
+]
+PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
+           "tab:pink", "tab:gray")
+
+# Filled (in place, so that every importer sees a change) by use():
+NAMES = []     # registry order; NAMES[0] with "ar" is the baseline (Alg.1-AR)
+LABEL = {}     # name -> description, e.g. "Alg.1 original PCG"
+SHORT = {}     # name -> "Alg.1"
+COLOR = {}     # name -> matplotlib colour, by registry position
+TABLE1 = {}    # name -> {"spmv", "precond", "dot", "axpy", "reductions"} per iteration
+REDUCTIONS = {}  # name -> ["ar", "iar"] the variant has
+
+
+class VariantsError(ValueError):
+    pass
+
+
+def use(variants, source="built-in list"):
+    """Make variants (a report's available.variants) the list every importer sees."""
+    try:
+        entries = [(v["name"], v["description"], list(v["reductions"]),
+                    {k: v["table1"][k] for k in ("spmv", "precond", "dot", "axpy", "reductions")})
+                   for v in variants]
+    except (KeyError, TypeError) as e:
+        raise VariantsError(f"{source}: malformed available.variants ({e})") from None
+    if not entries:
+        raise VariantsError(f"{source}: available.variants is empty")
+    for d in (LABEL, SHORT, COLOR, TABLE1, REDUCTIONS):
+        d.clear()
+    NAMES[:] = [e[0] for e in entries]
+    for i, (name, description, reductions, table1) in enumerate(entries):
+        LABEL[name] = description
+        SHORT[name] = description.split()[0] if description else name
+        COLOR[name] = PALETTE[i % len(PALETTE)]
+        TABLE1[name] = table1
+        REDUCTIONS[name] = reductions
+
+
+def use_reports(reports):
+    """The first run report (of (path, dict) pairs) that carries "available" sets the list;
+    reports that disagree with it are refused (one study, one build). Older reports without
+    "available" leave the built-in list."""
+    chosen = None
+    for path, report in reports:
+        variants = report.get("available", {}).get("variants") if isinstance(report, dict) else None
+        if variants is None:
+            continue
+        if chosen is None:
+            chosen = (path, variants)
+        elif variants != chosen[1]:
+            raise VariantsError(f"{path}: available.variants differs from {chosen[0]} "
+                                "(reports of different cubecg builds in one folder)")
+    use(chosen[1], chosen[0]) if chosen else use(BUILTIN)
+
+
+use(BUILTIN)
