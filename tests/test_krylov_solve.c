@@ -38,6 +38,7 @@ static void table1(const char *solver, int *axpy, int *reductions, int *n_state)
 typedef struct {
   int calls, first_it, last_it, bad_state;
   int64_t first[CC_T_COUNT], last[CC_T_COUNT];
+  cc_timers timers; /* the solve's timers (opts.timers), read at each checkpoint */
   int keep;
   double red_prev, red_min; /* CC_T_REDUCTION seconds at the last call, min per interval */
   cc_solver_state saved;
@@ -52,7 +53,7 @@ static cc_err tk_checkpoint(void *ctx, const cc_solver_state *st)
   if (st->n_vectors != n_state || st->n_local <= 0) c->bad_state++;
   if (c->calls == 0) {
     c->first_it = st->iteration;
-    memcpy(c->first, cc_timer_table.count, sizeof c->first);
+    memcpy(c->first, c->timers.count, sizeof c->first);
     if (c->keep) {
       c->saved = *st;
       for (int j = 0; j < st->n_vectors; j++) {
@@ -67,14 +68,14 @@ static cc_err tk_checkpoint(void *ctx, const cc_solver_state *st)
       }
     }
   }
-  double t_red = cc_timer_table.seconds[CC_T_REDUCTION];
+  double t_red = c->timers.seconds[CC_T_REDUCTION];
   if (c->calls == 0)
     c->red_min = INFINITY;
   else
     c->red_min = fmin(c->red_min, t_red - c->red_prev);
   c->red_prev = t_red;
   c->last_it  = st->iteration;
-  memcpy(c->last, cc_timer_table.count, sizeof c->last);
+  memcpy(c->last, c->timers.count, sizeof c->last);
   c->calls++;
   return CC_OK;
 }
@@ -127,6 +128,7 @@ static void mode_variants(const tk_problem *p, cc_precond *pc, double *x)
       memset(&ck, 0, sizeof ck);
       o.checkpoint       = tk_checkpoint;
       o.checkpoint_ctx   = &ck;
+      o.timers           = &ck.timers;
       o.checkpoint_every = 4;
       TEST_CALL(solve(p, pc, kv, &o, x, &res));
       double err       = analytic(p, x);
@@ -233,12 +235,12 @@ static void mode_latency(const tk_problem *p, cc_precond *pc, double *x)
       tk_ckpt ck;
       memset(&ck, 0, sizeof ck);
       default_opts(&o, mode ? CC_REDUCTION_IAR : CC_REDUCTION_AR);
-      o.checkpoint       = tk_checkpoint;
-      o.checkpoint_ctx   = &ck;
-      o.checkpoint_every = 1;
-      cc_reduce_configure(CC_PROGRESS_NONE, latency_us);
+      o.checkpoint        = tk_checkpoint;
+      o.checkpoint_ctx    = &ck;
+      o.timers            = &ck.timers;
+      o.checkpoint_every  = 1;
+      o.inject_latency_us = latency_us;
       TEST_CALL(solve(p, pc, kv, &o, x, &res));
-      cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
       TEST_EXPECT(res.converged && analytic(p, x) < cfg.analytic_tol && ck.calls >= 2,
                   "%s with latency: converged %d (%s), %d checkpoints", names[v], res.converged,
                   res.failure, ck.calls);
@@ -269,10 +271,10 @@ static void mode_latency(const tk_problem *p, cc_precond *pc, double *x)
   cc_krylov_opts o;
   cc_solve_result res;
   default_opts(&o, CC_REDUCTION_IAR);
-  cc_reduce_configure(CC_PROGRESS_POLL, 200.0);
+  o.progress          = CC_PROGRESS_POLL;
+  o.inject_latency_us = 200.0;
   TEST_CALL(solve(p, pc, cc_krylov_find("pipecg"), &o, x, &res));
-  int64_t polls = cc_reduce_poll_count();
-  cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
+  int64_t polls = res.polls;
   if (test_rank == 0)
     printf("pipecg iar poll: %lld polls in %d iterations\n", (long long)polls, res.iterations);
   TEST_EXPECT(res.converged && polls > 0, "pipecg iar with progress=poll: converged %d, %lld polls",
@@ -298,6 +300,7 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
       ck.keep            = 1;
       o.checkpoint       = tk_checkpoint;
       o.checkpoint_ctx   = &ck;
+      o.timers           = &ck.timers;
       o.checkpoint_every = full.iterations / 2 > 0 ? full.iterations / 2 : 1;
       TEST_CALL(solve(p, pc, kv, &o, x, &part));
       TEST_EXPECT(ck.calls >= 1, "%s: no checkpoint taken", kv->name);
