@@ -8,6 +8,8 @@
  *                     all of it; progress=poll polls.
  *   --mode restart  : a restart from a checkpointed state reaches the uninterrupted result.
  *   --mode errors   : breakdown (indefinite A), NaN, maxit, bad options, pcg with IAR.
+ *   --mode interleave: a second solve with other settings runs inside the first's monitor; both
+ *                     give exactly what they give alone (no process-wide solver state).
  * Options: --nx --ny --nz (8 6 7) --precond NAME (asdd) --tol (1e-8) --replace N (0)
  *          --latency-us (2000) --analytic-tol (1e-6)
  */
@@ -423,6 +425,120 @@ static void mode_errors(tk_problem *p, double *x)
   cc_precond_destroy(&none);
 }
 
+/* --mode interleave: two solves with different settings in one process, B run entirely inside
+ * A's per-iteration monitor (twice). A: pipecg IAR, progress poll, injected latency, timed, on
+ * the main problem and preconditioner; B: gropp AR, progress none, count-only timers, on a second
+ * problem (own communication table and halo buffers) with SGS. Each interleaved result must equal
+ * the one of the same solve run alone: iterations, residuals, solution, operation and timer
+ * counts; B's count-only and progress settings must not leak into A (or back). */
+typedef struct {
+  const tk_problem *p;
+  cc_precond *pc;
+  const cc_krylov_opts *opts;
+  double *x;
+  cc_solve_result res[2];
+  int at[2]; /* A's iterations after which B runs */
+  int runs;
+} tk_inner;
+
+static cc_err tk_inner_monitor(void *ctx, int iteration, double rel_residual, int *stop)
+{
+  (void)rel_residual;
+  tk_inner *in = ctx;
+  *stop        = 0;
+  if (!in || in->runs >= 2 || iteration != in->at[in->runs]) return CC_OK;
+  CC_CALL(solve(in->p, in->pc, cc_krylov_find("gropp"), in->opts, in->x, &in->res[in->runs]));
+  in->runs++;
+  return CC_OK;
+}
+
+static int tk_same_result(const char *what, const cc_solve_result *a, const cc_solve_result *b,
+                          int same_seconds)
+{
+  int ok = a->iterations == b->iterations && a->converged == b->converged &&
+           a->rel_residual == b->rel_residual && a->true_rel_residual == b->true_rel_residual &&
+           !strcmp(a->failure, b->failure);
+  TEST_EXPECT(ok, "%s: %d it |r|/|b| %.17g true %.17g vs alone %d it %.17g true %.17g", what,
+              a->iterations, a->rel_residual, a->true_rel_residual, b->iterations, b->rel_residual,
+              b->true_rel_residual);
+  for (int id = 0; id < CC_T_COUNT; id++) {
+    TEST_EXPECT(a->count[id] == b->count[id], "%s: %s count %lld vs alone %lld", what,
+                cc_timer_name(id), (long long)a->count[id], (long long)b->count[id]);
+    TEST_EXPECT(a->ops_per_iteration[id] == b->ops_per_iteration[id],
+                "%s: %s per iteration %g vs alone %g", what, cc_timer_name(id),
+                a->ops_per_iteration[id], b->ops_per_iteration[id]);
+    if (same_seconds)
+      TEST_EXPECT(a->seconds[id] == b->seconds[id], "%s: %s seconds %g vs alone %g", what,
+                  cc_timer_name(id), a->seconds[id], b->seconds[id]);
+  }
+  return ok;
+}
+
+static void mode_interleave(const tk_problem *p, cc_precond *pc, double *x)
+{
+  tk_problem q;
+  tk_problem_create_on(6, 5, 4, MPI_COMM_WORLD, &q);
+  cc_precond *qc;
+  cc_precond_params qp = {.name = "sgs", .asdd_iters = 1, .ordering = NULL};
+  TEST_CALL(cc_precond_create(&qp, &q.a, &q.mesh.comm, &qc));
+  const int64_t np = 3 * (int64_t)p->a.n_rows, nq = 3 * (int64_t)q.a.n_rows;
+  double *xa = NULL, *xb = NULL, *xb_alone = NULL;
+  TEST_CALL(cc_calloc(3 * (size_t)q.mesh.n_total, sizeof(double), &xb));
+  TEST_CALL(cc_calloc((size_t)np + 1, sizeof(double), &xa));
+  TEST_CALL(cc_calloc((size_t)nq + 1, sizeof(double), &xb_alone));
+
+  cc_krylov_opts oa, ob;
+  default_opts(&oa, CC_REDUCTION_IAR);
+  oa.progress          = CC_PROGRESS_POLL;
+  oa.inject_latency_us = 100.0;
+  default_opts(&ob, CC_REDUCTION_AR);
+  ob.progress   = CC_PROGRESS_NONE;
+  ob.count_only = 1;
+
+  /* alone: A (with the monitor, B switched off), then B */
+  cc_solve_result ra, rb;
+  oa.monitor     = tk_inner_monitor;
+  oa.monitor_ctx = NULL;
+  TEST_CALL(solve(p, pc, cc_krylov_find("pipecg"), &oa, x, &ra));
+  memcpy(xa, x, (size_t)np * sizeof(double));
+  TEST_CALL(solve(&q, qc, cc_krylov_find("gropp"), &ob, xb, &rb));
+  memcpy(xb_alone, xb, (size_t)nq * sizeof(double));
+  TEST_EXPECT(ra.converged && rb.converged && ra.iterations >= 5,
+              "alone: A converged %d in %d it, B converged %d", ra.converged, ra.iterations,
+              rb.converged);
+
+  /* interleaved: B runs inside A's monitor after A's iterations 2 and 4 */
+  tk_inner in = {.p = &q, .pc = qc, .opts = &ob, .x = xb, .at = {2, 4}};
+  cc_solve_result ra2;
+  oa.monitor_ctx = &in;
+  TEST_CALL(solve(p, pc, cc_krylov_find("pipecg"), &oa, x, &ra2));
+  TEST_EXPECT(in.runs == 2, "B ran %d times inside A's monitor, expected 2", in.runs);
+  tk_same_result("A interleaved", &ra2, &ra, 0);
+  TEST_EXPECT(memcmp(x, xa, (size_t)np * sizeof(double)) == 0, "A's solution differs");
+  for (int r = 0; r < in.runs; r++) {
+    tk_same_result(r ? "B (2nd) inside A" : "B inside A", &in.res[r], &rb, 1);
+    /* B counts only (never reads the clock) and does not poll, whatever A does */
+    for (int id = 0; id < CC_T_COUNT; id++)
+      TEST_EXPECT(in.res[r].seconds[id] == 0.0, "B (count-only) has %g s in %s",
+                  in.res[r].seconds[id], cc_timer_name(id));
+    TEST_EXPECT(in.res[r].polls == 0, "B (progress none) made %lld polls",
+                (long long)in.res[r].polls);
+  }
+  TEST_EXPECT(memcmp(xb, xb_alone, (size_t)nq * sizeof(double)) == 0, "B's solution differs");
+  /* A keeps its own settings: timed, and its counts hold none of B's reductions */
+  TEST_EXPECT(ra2.seconds[CC_T_SOLVE] > 0.0 && ra2.count[CC_T_SOLVE] == 1,
+              "A: solve region %g s, entered %lld times", ra2.seconds[CC_T_SOLVE],
+              (long long)ra2.count[CC_T_SOLVE]);
+  if (test_rank == 0)
+    printf("interleave: A pipecg-iar %d it (%lld polls), B gropp-ar %d it x %d inside A\n",
+           ra2.iterations, (long long)ra2.polls, rb.iterations, in.runs);
+  cc_free(&xa);
+  cc_free(&xb);
+  cc_free(&xb_alone);
+  cc_precond_destroy(&qc);
+  tk_problem_free(&q);
+}
+
 int main(int argc, char **argv)
 {
   tk_init(&argc, &argv);
@@ -457,6 +573,8 @@ int main(int argc, char **argv)
     mode_restart(&p, pc, x);
   else if (!strcmp(mode, "errors"))
     mode_errors(&p, x);
+  else if (!strcmp(mode, "interleave"))
+    mode_interleave(&p, pc, x);
   else
     TEST_EXPECT(0, "unknown --mode %s", mode);
   cc_free(&x);
