@@ -338,37 +338,38 @@ static cc_err bench_run(const bench_opts *o, bench_result *res)
   CC_CALL(sum_over_ranks(72.0 * n, &res->bytes[K_AXPY]));
 
   /* SpMV including its halo exchange */
-  CC_CALL(cc_spmv(&a, &mesh.comm, x, y));
+  CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y));
   for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_TIME(&tm[K_SPMV], CC_CALL(cc_spmv(&a, &mesh.comm, x, y)));
+    BENCH_TIME(&tm[K_SPMV], CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y)));
 
   /* one forward + backward sweep pair; then ASDD; each preconditioner built alone (memory) */
   cc_precond *pc;
   cc_precond_params pp = {.name = "sgs", .asdd_iters = 1, .ordering = &ord};
   CC_CALL(cc_precond_create(&pp, &a, &mesh.comm, &pc));
-  CC_CALL(cc_precond_apply(pc, r, z));
+  CC_CALL(cc_precond_apply(pc, NULL, r, z));
   for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_TIME(&tm[K_SGS], CC_CALL(cc_precond_apply(pc, r, z)));
+    BENCH_TIME(&tm[K_SGS], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
   cc_precond_destroy(&pc);
   pp = (cc_precond_params){.name = "asdd", .asdd_iters = o->asdd_iters, .ordering = &ord};
   CC_CALL(cc_precond_create(&pp, &a, &mesh.comm, &pc));
-  CC_CALL(cc_precond_apply(pc, r, z));
+  CC_CALL(cc_precond_apply(pc, NULL, r, z));
   for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_TIME(&tm[K_ASDD], CC_CALL(cc_precond_apply(pc, r, z)));
+    BENCH_TIME(&tm[K_ASDD], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
   cc_precond_destroy(&pc);
 
   /* dot with its global reduction; AXPY */
   volatile double sink = 0;
   for (int rep = -1; rep < o->repeat; rep++) {
     CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    double t0 = MPI_Wtime(), s = cc_dot_local(nd, x, r);
+    double t0 = MPI_Wtime(), s = cc_dot_local(NULL, nd, x, r);
     CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     double dt = MPI_Wtime() - t0;
     sink += s;
     if (rep >= 0) CC_CALL(timing_add(&tm[K_DOT], dt));
   }
-  cc_vec_axpy(nd, 1e-3, x, y);
-  for (int rep = 0; rep < o->repeat; rep++) BENCH_TIME(&tm[K_AXPY], cc_vec_axpy(nd, 1e-3, x, y));
+  cc_vec_axpy(NULL, nd, 1e-3, x, y);
+  for (int rep = 0; rep < o->repeat; rep++)
+    BENCH_TIME(&tm[K_AXPY], cc_vec_axpy(NULL, nd, 1e-3, x, y));
   (void)sink;
 
   for (int k = 0; k < K_COUNT; k++) res->seconds[k] = timing_median(&tm[k]);

@@ -123,6 +123,9 @@ CC_WUR cc_err cc_parse_bytes(const char *text, int64_t *bytes);
  * Memory: 64-byte aligned, zero-initialised where noted; size overflow checked.
  * ---------------------------------------------------------------------------------------------- */
 #define CC_ALIGN 64
+/* Vector loops over fewer doubles than this run on one thread (fork/join would cost more): the
+ * `if (n > CC_OMP_CHUNK)` of every OpenMP vector loop. */
+#define CC_OMP_CHUNK 16384
 CC_WUR cc_err cc_malloc(size_t count, size_t elem_size, void *ptr_out);
 CC_WUR cc_err cc_calloc(size_t count, size_t elem_size, void *ptr_out);
 void cc_free(void *ptr_in); /* takes the address of the pointer, sets it to NULL */
@@ -136,17 +139,31 @@ int64_t cc_peak_rss_bytes(void);
  * export_index[i+1]) (local internal ids). The import list of a neighbour matches, in order, its
  * export list to us.
  * ---------------------------------------------------------------------------------------------- */
+/* Scratch of the halo exchange, owned by its table: created by cc_comm_table_buffers once the
+ * items are final, freed by cc_comm_table_free (so an exchange allocates nothing). */
+typedef struct {
+  int n_neighbors, n_import, n_export; /* the sizes they were made for (checked per exchange) */
+  int *direct;         /* [n_neighbors] imports contiguous: receive straight into x's halo */
+  double *send, *recv; /* [3 n_export], [3 n_import] */
+  MPI_Request *req;    /* [2 n_neighbors] */
+  MPI_Status *status;  /* [2 n_neighbors] (GCC warns on MPI_STATUSES_IGNORE) */
+} cc_halo_buffers;
+
 typedef struct {
   MPI_Comm comm;
   int rank, size;
   int n_neighbors;
-  int *neighbor_rank; /* [n_neighbors] */
-  int *import_index;  /* [n_neighbors + 1] */
-  int *import_item;   /* [import_index[n_neighbors]] */
-  int *export_index;  /* [n_neighbors + 1] */
-  int *export_item;   /* [export_index[n_neighbors]] */
+  int *neighbor_rank;   /* [n_neighbors] */
+  int *import_index;    /* [n_neighbors + 1] */
+  int *import_item;     /* [import_index[n_neighbors]] */
+  int *export_index;    /* [n_neighbors + 1] */
+  int *export_item;     /* [export_index[n_neighbors]] */
+  cc_halo_buffers halo; /* halo-exchange scratch (cc_comm_table_buffers) */
 } cc_comm_table;
-void cc_comm_table_free(cc_comm_table *table);
+/* (Re)create the table's halo-exchange buffers for its current sizes (frees the old ones: a
+ * struct copy of a table shares them, so zero the copy's .halo before calling this on it). */
+CC_WUR cc_err cc_comm_table_buffers(cc_comm_table *table);
+void cc_comm_table_free(cc_comm_table *table); /* items and buffers */
 
 /* ------------------------------------------------------------------------------------------------
  * 3x3 block CRS matrix over local nodes: rows are the internal nodes, columns are local node ids
@@ -189,10 +206,13 @@ static inline int64_t cc_bcrs_blocks(const cc_bcrs *a)
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Timing regions and operation counters. One global table per process; regions may nest (the
- * preconditioner's halo exchange is inside the preconditioner). Count = number of times a region
- * was entered, which doubles as the operation counter (SpMV, preconditioner, dot, AXPY-type
- * update...).
+ * Timing regions and operation counters. A cc_timers is a plain value owned by whoever measures:
+ * the run has one for its stages, each Krylov solve one of its own (nothing is process-wide, so
+ * two solves in one process never see each other's counts). Regions nest: cc_timer_start returns
+ * a token that its cc_timer_stop consumes (the preconditioner's halo exchange is inside the
+ * preconditioner). Count = number of times a region was entered, which doubles as the operation
+ * counter (SpMV, preconditioner, dot, AXPY-type update...). A NULL cc_timers * is allowed
+ * everywhere and measures nothing (built-in checks, tests).
  * ---------------------------------------------------------------------------------------------- */
 typedef enum {
   CC_T_MESH,
@@ -214,30 +234,64 @@ typedef enum {
   CC_T_COUNT
 } cc_timer_id;
 
-typedef struct {
+typedef struct cc_timers {
   double seconds[CC_T_COUNT];
   int64_t count[CC_T_COUNT];
-  double started[CC_T_COUNT];
+  int count_only; /* 1: count regions but never read the clock (--timing off) */
 } cc_timers;
 
-extern cc_timers cc_timer_table; /* the process's timers */
-extern int cc_timing_enabled;    /* 1 by default; 0 turns start/stop into counting only */
-const char *cc_timer_name(cc_timer_id id);
-void cc_timers_reset(void);
+/* What cc_timer_start hands to the matching cc_timer_stop. */
+typedef struct {
+  cc_timer_id id;
+  double started;
+} cc_timer_token;
 
-static inline void cc_timer_start(cc_timer_id id)
+const char *cc_timer_name(cc_timer_id id);
+/* Zero all regions; count_only as above. */
+void cc_timers_init(cc_timers *t, int count_only);
+/* One entry of region id that took `seconds` measured elsewhere (counted; seconds dropped when
+ * count_only). */
+void cc_timers_record(cc_timers *t, cc_timer_id id, double seconds);
+/* t += u, region by region (seconds and counts). */
+void cc_timers_add(cc_timers *t, const cc_timers *u);
+
+/* Enter region id, counting n operations (n = 1 for one entry; 0 when the kernels inside count
+ * their own operations; k for a fused update of k vectors). */
+static inline cc_timer_token cc_timer_start_n(cc_timers *t, cc_timer_id id, int64_t n)
 {
-  cc_timer_table.count[id]++;
-  if (cc_timing_enabled) cc_timer_table.started[id] = MPI_Wtime();
+  cc_timer_token tok = {id, 0.0};
+  if (!t) return tok;
+  t->count[id] += n;
+  if (!t->count_only) tok.started = MPI_Wtime();
+  return tok;
 }
-static inline void cc_timer_stop(cc_timer_id id)
+static inline cc_timer_token cc_timer_start(cc_timers *t, cc_timer_id id)
 {
-  if (cc_timing_enabled) cc_timer_table.seconds[id] += MPI_Wtime() - cc_timer_table.started[id];
+  return cc_timer_start_n(t, id, 1);
+}
+static inline void cc_timer_stop(cc_timers *t, cc_timer_token tok)
+{
+  if (t && !t->count_only) t->seconds[tok.id] += MPI_Wtime() - tok.started;
 }
 /* Count an operation without timing it (e.g. each AXPY inside one timed fused update). */
-static inline void cc_count_op(cc_timer_id id, int64_t n)
+static inline void cc_count_op(cc_timers *t, cc_timer_id id, int64_t n)
 {
-  cc_timer_table.count[id] += n;
+  if (t) t->count[id] += n;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): the output function of state z. Deterministic
+ * pseudo-random values are cc_splitmix64(seed-dependent state); one generator for the project. */
+static inline uint64_t cc_splitmix64(uint64_t z)
+{
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+#define CC_SPLITMIX64_GAMMA 0x9E3779B97F4A7C15ULL /* the state increment (golden ratio) */
+/* A uniform double in [-1, 1) from 53 bits of z's splitmix64 output. */
+static inline double cc_splitmix64_unit(uint64_t z)
+{
+  return (double)(cc_splitmix64(z) >> 11) * 0x1.0p-52 - 1.0;
 }
 
 /* min / mean / max over ranks of a local value. */

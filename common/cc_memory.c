@@ -40,8 +40,39 @@ int64_t cc_peak_rss_bytes(void)
   return (int64_t)usage.ru_maxrss * 1024; /* Linux reports KiB */
 }
 
+static void comm_table_buffers_free(cc_comm_table *t)
+{
+  cc_free(&t->halo.send);
+  cc_free(&t->halo.recv);
+  cc_free(&t->halo.req);
+  cc_free(&t->halo.status);
+  cc_free(&t->halo.direct);
+  t->halo.n_neighbors = t->halo.n_import = t->halo.n_export = 0;
+}
+
+cc_err cc_comm_table_buffers(cc_comm_table *t)
+{
+  comm_table_buffers_free(t);
+  const int nb = t->n_neighbors;
+  CC_CHECK(nb >= 0, CC_ERR_ARG, "communication table with %d neighbours", nb);
+  const int n_import = nb > 0 ? t->import_index[nb] : 0;
+  const int n_export = nb > 0 ? t->export_index[nb] : 0;
+  CC_CHECK(n_import >= 0 && n_export >= 0, CC_ERR_ARG,
+           "communication table with %d import / %d export items", n_import, n_export);
+  CC_CALL(cc_malloc(3 * (size_t)n_export + 1, sizeof(double), &t->halo.send));
+  CC_CALL(cc_malloc(3 * (size_t)n_import + 1, sizeof(double), &t->halo.recv));
+  CC_CALL(cc_malloc(2 * (size_t)nb + 1, sizeof(MPI_Request), &t->halo.req));
+  CC_CALL(cc_malloc(2 * (size_t)nb + 1, sizeof(MPI_Status), &t->halo.status));
+  CC_CALL(cc_malloc((size_t)nb + 1, sizeof(int), &t->halo.direct));
+  t->halo.n_neighbors = nb;
+  t->halo.n_import    = n_import;
+  t->halo.n_export    = n_export;
+  return CC_OK;
+}
+
 void cc_comm_table_free(cc_comm_table *table)
 {
+  comm_table_buffers_free(table);
   cc_free(&table->neighbor_rank);
   cc_free(&table->import_index);
   cc_free(&table->import_item);

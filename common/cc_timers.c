@@ -2,9 +2,6 @@
  */
 #include "cc_common.h"
 
-cc_timers cc_timer_table;
-int cc_timing_enabled = 1;
-
 const char *cc_timer_name(cc_timer_id id)
 {
   static const char *names[CC_T_COUNT] = {"mesh",      "partition",    "assembly", "ordering",
@@ -14,9 +11,24 @@ const char *cc_timer_name(cc_timer_id id)
   return (id >= 0 && id < CC_T_COUNT) ? names[id] : "?";
 }
 
-void cc_timers_reset(void)
+void cc_timers_init(cc_timers *t, int count_only)
 {
-  memset(&cc_timer_table, 0, sizeof cc_timer_table);
+  memset(t, 0, sizeof *t);
+  t->count_only = count_only;
+}
+
+void cc_timers_record(cc_timers *t, cc_timer_id id, double seconds)
+{
+  t->count[id]++;
+  if (!t->count_only) t->seconds[id] += seconds;
+}
+
+void cc_timers_add(cc_timers *t, const cc_timers *u)
+{
+  for (int id = 0; id < CC_T_COUNT; id++) {
+    t->seconds[id] += u->seconds[id];
+    t->count[id] += u->count[id];
+  }
 }
 
 cc_err cc_stat_reduce(MPI_Comm comm, double local, cc_stat *out)

@@ -54,10 +54,13 @@ typedef struct {
   int            px, py, pz; /* box partition actually used (0 for metis) */
   cc_partition_kind partition;
   int64_t        edge_cut; /* METIS edge cut (or the box's), for the report */
+  double         partition_seconds; /* this rank's time in cc_mesh_create: partition */
+  double         numbering_seconds; /* ... numbering and communication tables ("mesh") */
 } cc_mesh;
 
 /* Generate and partition the cube, build local numbering and communication tables (collective).
- * Timed as CC_T_MESH and CC_T_PARTITION. */
+ * The two parts' times are left in mesh->partition_seconds / numbering_seconds for the caller's
+ * timers (CC_T_PARTITION, CC_T_MESH); the other mesh functions are timed by their callers. */
 CC_WUR cc_err cc_mesh_create(const cc_mesh_params *params, MPI_Comm comm, cc_mesh *mesh);
 void          cc_mesh_free(cc_mesh *mesh);
 
@@ -67,7 +70,7 @@ void cc_mesh_element_stiffness(double E, double nu, double ke[24 * 24]);
 
 /* Assemble the local rows (internal nodes) into a 3x3 block CRS matrix with boundary conditions and
  * the right-hand side b [3*n_total] (halo part zero). Rows are first touched by the OpenMP threads
- * that stream them later (static schedule). Timed as CC_T_ASSEMBLY. */
+ * that stream them later (static schedule). The caller times it (CC_T_ASSEMBLY). */
 CC_WUR cc_err cc_mesh_assemble(const cc_mesh *mesh, const cc_mesh_params *params, cc_bcrs *a, double **b);
 
 /* The same with the internal nodes renumbered (new = new_of_old[old]; external ids unchanged;

@@ -190,10 +190,8 @@ static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const 
 
 cc_err cc_mesh_assemble(const cc_mesh *mesh, const cc_mesh_params *params, cc_bcrs *a, double **b)
 {
-  cc_timer_start(CC_T_ASSEMBLY);
   node_order o = {NULL, NULL};
   CC_CALL(assemble(mesh, params, &o, 0, NULL, 1, 0, a, b));
-  cc_timer_stop(CC_T_ASSEMBLY);
   return CC_OK;
 }
 
@@ -201,23 +199,19 @@ cc_err cc_mesh_assemble_ordered(const cc_mesh *mesh, const cc_mesh_params *param
                                 const int *new_of_old, const int *old_of_new, int n_groups,
                                 const int *group_ptr, int split_lower, cc_bcrs *a, double **b)
 {
-  cc_timer_start(CC_T_ASSEMBLY);
   CC_CHECK(!group_ptr ||
                (n_groups >= 1 && group_ptr[0] == 0 && group_ptr[n_groups] == mesh->n_internal),
            CC_ERR_ARG, "row groups must cover the %d internal nodes", mesh->n_internal);
   node_order o = {new_of_old, old_of_new};
   CC_CALL(assemble(mesh, params, &o, n_groups, group_ptr, 1, split_lower, a, b));
-  cc_timer_stop(CC_T_ASSEMBLY);
   return CC_OK;
 }
 
 cc_err cc_mesh_pattern(const cc_mesh *mesh, cc_bcrs *pattern)
 {
-  cc_timer_start(CC_T_ASSEMBLY);
   node_order o = {NULL, NULL};
   cc_mesh_params unit;
   cc_mesh_params_default(&unit);
   CC_CALL(assemble(mesh, &unit, &o, 0, NULL, 0, 0, pattern, NULL));
-  cc_timer_stop(CC_T_ASSEMBLY);
   return CC_OK;
 }

@@ -90,5 +90,6 @@ cc_err cc_mesh_comm_table_build(const cc_mesh_owner *o, MPI_Comm comm, cc_mesh *
   cc_free(&slot);
   cc_free(&n_export);
   cc_free(&n_import);
+  CC_CALL(cc_comm_table_buffers(t)); /* the halo exchange's scratch, owned by the table */
   return CC_OK;
 }

@@ -59,8 +59,7 @@ static cc_err write_file(const char *path, int64_t n_dof, triplet *all, int64_t 
 cc_err cc_mesh_export_matrix(const cc_mesh *mesh, const cc_bcrs *a, const char *path)
 {
   const cc_comm_table *ct = &mesh->comm;
-  cc_timer_start(CC_T_EXPORT);
-  int64_t n_local = 0;
+  int64_t n_local         = 0;
   for (int64_t t = 0; t < 9 * a->n_blocks; t++) n_local += a->val[t] != 0.0;
   CC_CHECK(n_local < INT32_MAX, CC_ERR_ARG, "rank %d: %lld entries too many to gather", ct->rank,
            (long long)n_local);
@@ -107,6 +106,5 @@ cc_err cc_mesh_export_matrix(const cc_mesh *mesh, const cc_bcrs *a, const char *
   cc_free(&displs);
   CC_CALL(cc_error_agree(ct->comm, local, &global));
   CC_CHECK(global == CC_OK, global, "rank 0 failed to write %s", path);
-  cc_timer_stop(CC_T_EXPORT);
   return CC_OK;
 }

@@ -70,7 +70,7 @@ CC_WUR cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_co
                            cc_sgs *s);
 /* z = M^-1 r on the internal DOFs (forward then backward sweep; z also holds the intermediate y).
  */
-void cc_sgs_apply(const cc_sgs *s, const double *r, double *z);
+void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
 void cc_sgs_free(cc_sgs *s);
 /* Plain reference: sequential SGS over the full internal L/U of a in its current numbering. */
 CC_WUR cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z);

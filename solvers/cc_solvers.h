@@ -10,7 +10,11 @@
  * - Every global reduction goes through cc_reduce_* so that the timing (CC_T_REDUCTION), the
  *   injected latency and application-driven progress (poll) apply to all variants alike.
  * - Operation counts (SpMV, preconditioner, dot, AXPY-type updates, reductions) are counted by the
- *   kernels themselves in cc_timer_table, so Table 1 is measured, not typed in.
+ *   kernels themselves in the cc_timers their caller hands them (cc_exec), so Table 1 is
+ *   measured, not typed in.
+ * - No process-wide state: timers, reduction settings and the pending request belong to the solve
+ *   (its context), halo buffers to the communication table. Two solves may run in one process,
+ *   one even inside the other's monitor callback.
  */
 #ifndef CC_SOLVERS_H
 #define CC_SOLVERS_H
@@ -20,39 +24,59 @@
 /* ------------------------------------------------------------------------------------------------
  * Kernels
  * ---------------------------------------------------------------------------------------------- */
-/* Exchange the halo of x (3 doubles per node) with MPI_Isend/Irecv/Waitall. */
+/* What a kernel is handed by its caller (a solve, a check, a test): where to time and count its
+ * work, and the hook to drive a pending non-blocking reduction from inside long loops (called
+ * from MPI's main thread only). NULL, or NULL members: not timed / no polling. */
+typedef struct {
+  cc_timers *timers;
+  void (*poll)(void *poll_ctx);
+  void *poll_ctx;
+} cc_exec;
+static inline cc_timers *cc_exec_timers(const cc_exec *ex)
+{
+  return ex ? ex->timers : NULL;
+}
+static inline void cc_exec_poll(const cc_exec *ex)
+{
+  if (ex && ex->poll) ex->poll(ex->poll_ctx);
+}
+
+/* Exchange the halo of x (3 doubles per node) with MPI_Isend/Irecv/Waitall, through the table's
+ * own buffers (cc_comm_table_buffers). */
 CC_WUR cc_err cc_halo_exchange(const cc_comm_table *comm, double *x);
 /* y = A x on the internal rows; exchanges x's halo first (timed CC_T_SPMV, halo CC_T_HALO). */
-CC_WUR cc_err cc_spmv(const cc_bcrs *a, const cc_comm_table *comm, double *x, double *y);
-void          cc_spmv_local(const cc_bcrs *a, const double *x, double *y); /* OpenMP, no comm */
-void          cc_spmv_ref(const cc_bcrs *a, const double *x, double *y);   /* plain loop */
+CC_WUR cc_err cc_spmv(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *comm, double *x,
+                      double *y);
+void cc_spmv_local(const cc_exec *ex, const cc_bcrs *a, const double *x, double *y); /* no comm */
+void cc_spmv_ref(const cc_bcrs *a, const double *x, double *y); /* plain loop */
 /* Local dot product over n doubles (OpenMP reduction, counted as CC_T_DOT). */
-double cc_dot_local(int64_t n, const double *x, const double *y);
+double cc_dot_local(const cc_exec *ex, int64_t n, const double *x, const double *y);
 /* k <= 4 local dot products out[j] = (x[j], y[j]) in one pass over memory (counted as k CC_T_DOT;
  * like cc_dot_local, not timed: the caller times the dot region). */
-void cc_dot_local_multi(int64_t n, int k, const double *const x[], const double *const y[],
-                        double out[]);
-/* Release the buffers cc_halo_exchange caches per communication table (call before freeing a
- * table whose address may be reused, or at exit; the next exchange rebuilds them). */
-void cc_halo_release(void);
+void cc_dot_local_multi(const cc_exec *ex, int64_t n, int k, const double *const x[],
+                        const double *const y[], double out[]);
 /* Note: cc_halo_exchange itself is not timed, so that each caller attributes it to its own region:
  * cc_spmv times it as CC_T_HALO, the preconditioner as CC_T_PRECOND_HALO. cc_spmv_local calls
- * cc_reduce_poll() from the main thread every few thousand rows. */
+ * the exec's poll hook from the main thread every few thousand rows. */
 
 /* Vector updates over n doubles (OpenMP static), timed CC_T_AXPY and counted as one AXPY-type
  * operation per vector written (Table 1). */
-void cc_vec_axpy(int64_t n, double alpha, const double *x, double *y); /* y <- y + alpha x */
-void cc_vec_xpby(int64_t n, const double *x, double beta, double *y);  /* y <- x + beta y */
-void cc_vec_copy(int64_t n, const double *x, double *y);               /* y <- x */
-void cc_vec_sub(int64_t n, const double *x, const double *y, double *z); /* z <- x - y */
+void cc_vec_axpy(const cc_exec *ex, int64_t n, double alpha, const double *x,
+                 double *y); /* y <- y + a x */
+void cc_vec_xpby(const cc_exec *ex, int64_t n, const double *x, double beta, double *y); /* x+by */
+void cc_vec_copy(const cc_exec *ex, int64_t n, const double *x, double *y); /* y <- x */
+void cc_vec_sub(const cc_exec *ex, int64_t n, const double *x, const double *y,
+                double *z); /* z <- x - y */
 /* Not timed nor counted: zero-fill with the threads that stream the vector later (first touch). */
 void cc_vec_zero(int64_t n, double *x);
 
 /* ------------------------------------------------------------------------------------------------
  * Global reductions (sum of n <= 8 doubles). AR: blocking MPI_Allreduce. IAR: MPI_Iallreduce posted
- * by cc_reduce_begin, completed by cc_reduce_end. cc_reduce_poll is called by kernels between
- * row blocks / colors when progress mode is poll. An injected latency makes a reduction complete no
- * earlier than latency_us after it was posted (simulated network; the report labels it).
+ * by cc_reduce_begin, completed by cc_reduce_end. cc_reduce_poll (the kernels' poll hook, through
+ * cc_exec) is called by kernels between row blocks / colors when progress mode is poll. An injected
+ * latency makes a reduction complete no earlier than latency_us after it was posted (simulated
+ * network; the report labels it). The settings, the pending request, the first poll error and
+ * the poll count live in a cc_reducer owned by the caller (a solve's context).
  * ---------------------------------------------------------------------------------------------- */
 typedef enum { CC_REDUCTION_AR, CC_REDUCTION_IAR, CC_REDUCTION_COUNT } cc_reduction_mode;
 typedef enum { CC_PROGRESS_NONE, CC_PROGRESS_POLL, CC_PROGRESS_COUNT } cc_progress_mode;
@@ -73,13 +97,24 @@ typedef struct {
   double      buffer[8];
 } cc_reduction;
 
-void          cc_reduce_configure(cc_progress_mode progress, double inject_latency_us);
-CC_WUR cc_err cc_reduce_blocking(MPI_Comm comm, double *values, int n); /* AR, in place */
-CC_WUR cc_err cc_reduce_begin(MPI_Comm comm, const double *values, int n, cc_reduction *red);
-CC_WUR cc_err cc_reduce_end(cc_reduction *red, double *values, int n);
-void          cc_reduce_poll(void); /* MPI_Test on the active request when progress = poll */
-/* Number of MPI_Test calls cc_reduce_poll made since cc_reduce_configure (for reports/tests). */
-int64_t cc_reduce_poll_count(void);
+typedef struct {
+  MPI_Comm comm;
+  cc_progress_mode progress;
+  double latency_s;     /* injected latency */
+  cc_timers *timers;    /* CC_T_REDUCTION (NULL: not timed) */
+  cc_reduction *active; /* the posted IAR cc_reduce_poll may test */
+  int poll_error;       /* first MPI_Test failure, reported by cc_reduce_end */
+  int64_t polls;        /* MPI_Test calls made by cc_reduce_poll (reports, tests) */
+} cc_reducer;
+
+CC_WUR cc_err cc_reducer_init(cc_reducer *rd, MPI_Comm comm, cc_progress_mode progress,
+                              double inject_latency_us, cc_timers *timers);
+CC_WUR cc_err cc_reduce_blocking(cc_reducer *rd, double *values, int n); /* AR, in place */
+CC_WUR cc_err cc_reduce_begin(cc_reducer *rd, const double *values, int n, cc_reduction *red);
+CC_WUR cc_err cc_reduce_end(cc_reducer *rd, cc_reduction *red, double *values, int n);
+/* MPI_Test on rd's active request when progress = poll (signature of cc_exec.poll; rd is a
+ * cc_reducer *). */
+void cc_reduce_poll(void *rd);
 
 /* ------------------------------------------------------------------------------------------------
  * Orderings (natural, rcm, mc, cm-rcm) of each rank's internal nodes. The system is permuted once
@@ -128,8 +163,8 @@ typedef struct {
 typedef struct cc_precond cc_precond;
 struct cc_precond {
   const char *name;
-  void       *ctx;
-  cc_err (*apply)(cc_precond *pc, double *r, double *z);
+  void *ctx;
+  cc_err (*apply)(cc_precond *pc, const cc_exec *ex, double *r, double *z);
   void (*destroy)(cc_precond *pc);
 };
 
@@ -145,9 +180,10 @@ extern const cc_precond_kind cc_precond_list[];
 
 CC_WUR cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
                                 const cc_comm_table *comm, cc_precond **pc);
-/* Timed (CC_T_PRECOND) and counted wrapper around pc->apply. */
-CC_WUR cc_err cc_precond_apply(cc_precond *pc, double *r, double *z);
-void          cc_precond_destroy(cc_precond **pc);
+/* Timed (CC_T_PRECOND in ex's timers) and counted wrapper around pc->apply. cc_precond_create is
+ * not timed: its caller times the set-up (CC_T_SETUP). */
+CC_WUR cc_err cc_precond_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z);
+void cc_precond_destroy(cc_precond **pc);
 
 /* ------------------------------------------------------------------------------------------------
  * Krylov solvers (Alg.1-4) behind one signature, chosen by name.
@@ -192,6 +228,13 @@ typedef struct {
   const cc_solver_state *restart; /* resume from this state (NULL = x0 = 0) */
   cc_monitor_fn     monitor;       /* per-iteration hook (NULL = none) */
   void             *monitor_ctx;
+  /* The solve's reduction settings (each solve its own: nothing process-wide). */
+  cc_progress_mode  progress;          /* poll: kernels MPI_Test the pending IAR; default none */
+  double            inject_latency_us; /* simulated reduction latency (>= 0); default 0 */
+  int               count_only;        /* 1: the solve's timers count, never read the clock */
+  /* Where the solve times and counts (zeroed when it starts; callbacks may read it while it
+   * runs): NULL = a table of the solve's own. Never shared by two solves running at once. */
+  cc_timers        *timers;
 } cc_krylov_opts;
 
 typedef struct {
@@ -202,14 +245,15 @@ typedef struct {
   char    failure[160];       /* breakdown / maxit reason, "" when converged */
   int     breakdown;          /* 1: stopped on a NaN, overflowed, subnormal or non-positive value
                                * (failure says which): a numerical error, not a slow solve */
-  double  rel_residual;       /* recursive |r|/|b| */
-  double  true_rel_residual;  /* |b - A x| / |b| after the solve */
-  double  time_s;             /* max over ranks */
-  double  seconds[CC_T_COUNT]; /* this rank's timers for the solve */
-  int64_t count[CC_T_COUNT];   /* this rank's operation counts for the solve */
-  int     start_iteration;    /* > 0 after a restart */
-  int     interrupted;        /* the monitor hook stopped the solve (signal); converged = 0 */
-  int     restart_rebuilt;    /* 1: restarted from x alone (state of another operator) */
+  double rel_residual;        /* recursive |r|/|b| */
+  double true_rel_residual;   /* |b - A x| / |b| after the solve */
+  double time_s;              /* max over ranks */
+  double seconds[CC_T_COUNT]; /* this rank's timers for the solve (the solve's own cc_timers) */
+  int64_t count[CC_T_COUNT];  /* this rank's operation counts for the solve */
+  int64_t polls;              /* MPI_Test calls of progress = poll during the solve */
+  int start_iteration;        /* > 0 after a restart */
+  int interrupted;            /* the monitor hook stopped the solve (signal); converged = 0 */
+  int restart_rebuilt;        /* 1: restarted from x alone (state of another operator) */
   /* Operation counts per iteration measured inside the loop, between the end of the first and of
    * the last completed iteration (set-up, the final convergence check and the true residual
    * excluded; residual replacement amortised): Table 1 as run. 0 with fewer than 2 iterations. */

@@ -7,91 +7,25 @@
 #include <omp.h>
 
 #define HALO_TAG 7301
-/* below this many doubles a vector loop runs on one thread (fork/join would cost more) */
-#define VEC_OMP_MIN 16384
-/* the main thread calls cc_reduce_poll() every POLL_ROWS rows of SpMV */
+/* the main thread calls the exec's poll hook every POLL_ROWS rows of SpMV */
 #define POLL_ROWS 4096
 
 /* ------------------------------------------------------------------------------------------------
  * Halo exchange
  * ---------------------------------------------------------------------------------------------- */
-/* Buffers kept per communication table so an exchange allocates nothing. The key includes the item
- * arrays and sizes, so a freed table whose address is reused by another one gets buffers of the
- * right size; nothing derived from the items' values is cached (they are checked every call).
- */
-typedef struct {
-  const cc_comm_table *comm;
-  const int *import_item, *export_item;
-  int n_neighbors, n_import, n_export;
-  int *direct;         /* [n_neighbors] imports contiguous: receive straight into x's halo */
-  double *send, *recv; /* [3 n_export], [3 n_import] */
-  MPI_Request *req;    /* [2 n_neighbors] */
-  MPI_Status *status;  /* [2 n_neighbors] (GCC warns on MPI_STATUSES_IGNORE) */
-} halo_cache;
-
-#define HALO_CACHE_N 8
-static halo_cache halo_caches[HALO_CACHE_N];
-static int halo_next;
-
-static void halo_cache_clear(halo_cache *h)
-{
-  cc_free(&h->send);
-  cc_free(&h->recv);
-  cc_free(&h->req);
-  cc_free(&h->status);
-  cc_free(&h->direct);
-  memset(h, 0, sizeof *h);
-}
-
-void cc_halo_release(void)
-{
-  for (int i = 0; i < HALO_CACHE_N; i++) halo_cache_clear(&halo_caches[i]);
-  halo_next = 0;
-}
-
-static int halo_cache_matches(const halo_cache *h, const cc_comm_table *comm)
-{
-  int nb = comm->n_neighbors;
-  return h->comm == comm && h->import_item == comm->import_item &&
-         h->export_item == comm->export_item && h->n_neighbors == nb &&
-         h->n_import == comm->import_index[nb] && h->n_export == comm->export_index[nb];
-}
-
-static cc_err halo_cache_get(const cc_comm_table *comm, halo_cache **out)
-{
-  for (int i = 0; i < HALO_CACHE_N; i++)
-    if (halo_cache_matches(&halo_caches[i], comm)) {
-      *out = &halo_caches[i];
-      return CC_OK;
-    }
-  halo_cache *h = &halo_caches[halo_next];
-  halo_next     = (halo_next + 1) % HALO_CACHE_N;
-  halo_cache_clear(h);
-  int nb = comm->n_neighbors;
-  CC_CHECK(comm->import_index[nb] >= 0 && comm->export_index[nb] >= 0, CC_ERR_ARG,
-           "communication table with %d import / %d export items", comm->import_index[nb],
-           comm->export_index[nb]);
-  CC_CALL(cc_malloc(3 * (size_t)comm->export_index[nb] + 1, sizeof(double), &h->send));
-  CC_CALL(cc_malloc(3 * (size_t)comm->import_index[nb] + 1, sizeof(double), &h->recv));
-  CC_CALL(cc_malloc(2 * (size_t)nb + 1, sizeof(MPI_Request), &h->req));
-  CC_CALL(cc_malloc(2 * (size_t)nb + 1, sizeof(MPI_Status), &h->status));
-  CC_CALL(cc_malloc((size_t)nb + 1, sizeof(int), &h->direct));
-  h->comm        = comm;
-  h->import_item = comm->import_item;
-  h->export_item = comm->export_item;
-  h->n_neighbors = nb;
-  h->n_import    = comm->import_index[nb];
-  h->n_export    = comm->export_index[nb];
-  *out           = h;
-  return CC_OK;
-}
-
 cc_err cc_halo_exchange(const cc_comm_table *comm, double *x)
 {
   const int nb = comm->n_neighbors;
   if (nb == 0) return CC_OK;
-  halo_cache *h = NULL;
-  CC_CALL(halo_cache_get(comm, &h));
+  /* the table's own buffers, made for its current sizes (cc_comm_table_buffers) */
+  const int n_import = comm->import_index[nb], n_export = comm->export_index[nb];
+  CC_CHECK(comm->halo.send && comm->halo.n_neighbors == nb && comm->halo.n_import == n_import &&
+               comm->halo.n_export == n_export,
+           CC_ERR_ARG,
+           "communication table (%d neighbours, %d import / %d export items) has no halo buffers "
+           "of its size (cc_comm_table_buffers not called after it was built or changed)",
+           nb, n_import, n_export);
+  const cc_halo_buffers *h    = &comm->halo;
   const int *restrict imp_idx = comm->import_index, *restrict imp = comm->import_item;
   const int *restrict exp_idx = comm->export_index, *restrict exp = comm->export_item;
 
@@ -108,7 +42,7 @@ cc_err cc_halo_exchange(const cc_comm_table *comm, double *x)
   /* send[3k..3k+2] <- x[export node k] */
   double *restrict send = h->send;
   const int n_ex        = h->n_export;
-#pragma omp parallel for schedule(static) if (n_ex > VEC_OMP_MIN / 3)
+#pragma omp parallel for schedule(static) if (n_ex > CC_OMP_CHUNK / 3)
   for (int k = 0; k < n_ex; k++) {
     const double *src = x + 3 * (int64_t)exp[k];
     send[3 * k]       = src[0];
@@ -204,7 +138,7 @@ static inline void spmv_rows(const cc_bcrs *m, const double *restrict x, double 
 }
 #endif
 
-void cc_spmv_local(const cc_bcrs *a, const double *x, double *y)
+void cc_spmv_local(const cc_exec *ex, const cc_bcrs *a, const double *x, double *y)
 {
   const int n = a->n_rows;
 #pragma omp parallel if (n >= 512)
@@ -218,7 +152,7 @@ void cc_spmv_local(const cc_bcrs *a, const double *x, double *y)
       /* the main thread drives a posted reduction between row blocks (progress = poll) */
       for (int b = begin; b < end; b += POLL_ROWS) {
         spmv_rows(a, x, y, b, b + POLL_ROWS < end ? b + POLL_ROWS : end);
-        cc_reduce_poll();
+        cc_exec_poll(ex);
       }
     } else {
       spmv_rows(a, x, y, begin, end);
@@ -242,36 +176,37 @@ void cc_spmv_ref(const cc_bcrs *a, const double *x, double *y)
     }
 }
 
-cc_err cc_spmv(const cc_bcrs *a, const cc_comm_table *comm, double *x, double *y)
+cc_err cc_spmv(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *comm, double *x, double *y)
 {
-  cc_timer_start(CC_T_SPMV);
-  cc_timer_start(CC_T_HALO);
-  cc_err err = cc_halo_exchange(comm, x);
-  cc_timer_stop(CC_T_HALO);
+  cc_timers *t          = cc_exec_timers(ex);
+  cc_timer_token t_spmv = cc_timer_start(t, CC_T_SPMV);
+  cc_timer_token t_halo = cc_timer_start(t, CC_T_HALO);
+  cc_err err            = cc_halo_exchange(comm, x);
+  cc_timer_stop(t, t_halo);
   if (err) {
-    cc_timer_stop(CC_T_SPMV);
+    cc_timer_stop(t, t_spmv);
     CC_CALL(err);
   }
-  cc_spmv_local(a, x, y); /* y <- A x */
-  cc_timer_stop(CC_T_SPMV);
+  cc_spmv_local(ex, a, x, y); /* y <- A x */
+  cc_timer_stop(t, t_spmv);
   return CC_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------
  * Dot products
  * ---------------------------------------------------------------------------------------------- */
-double cc_dot_local(int64_t n, const double *x, const double *y)
+double cc_dot_local(const cc_exec *ex, int64_t n, const double *x, const double *y)
 {
-  cc_count_op(CC_T_DOT, 1);
+  cc_count_op(cc_exec_timers(ex), CC_T_DOT, 1);
   double sum = 0.0;
   /* sum <- (x, y) */
-#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) sum += x[i] * y[i];
   return sum;
 }
 
-void cc_dot_local_multi(int64_t n, int k, const double *const x[], const double *const y[],
-                        double out[])
+void cc_dot_local_multi(const cc_exec *ex, int64_t n, int k, const double *const x[],
+                        const double *const y[], double out[])
 {
   double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
   /* unused pairs point at the first one; their sums are discarded */
@@ -280,25 +215,25 @@ void cc_dot_local_multi(int64_t n, int k, const double *const x[], const double 
   const double *restrict x2 = k > 2 ? x[2] : x0, *restrict y2 = k > 2 ? y[2] : y0;
   const double *restrict x3 = k > 3 ? x[3] : x0, *restrict y3 = k > 3 ? y[3] : y0;
   if (k <= 1) {
-    out[0] = cc_dot_local(n, x0, y0);
+    out[0] = cc_dot_local(ex, n, x0, y0);
     return;
   }
-  cc_count_op(CC_T_DOT, k);
+  cc_count_op(cc_exec_timers(ex), CC_T_DOT, k);
   if (k == 2) {
-#pragma omp parallel for simd schedule(static) reduction(+ : s0, s1) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) reduction(+ : s0, s1) if (n > CC_OMP_CHUNK)
     for (int64_t i = 0; i < n; i++) {
       s0 += x0[i] * y0[i];
       s1 += x1[i] * y1[i];
     }
   } else if (k == 3) {
-#pragma omp parallel for simd schedule(static) reduction(+ : s0, s1, s2) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) reduction(+ : s0, s1, s2) if (n > CC_OMP_CHUNK)
     for (int64_t i = 0; i < n; i++) {
       s0 += x0[i] * y0[i];
       s1 += x1[i] * y1[i];
       s2 += x2[i] * y2[i];
     }
   } else {
-#pragma omp parallel for simd schedule(static) reduction(+ : s0, s1, s2, s3) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) reduction(+ : s0, s1, s2, s3) if (n > CC_OMP_CHUNK)
     for (int64_t i = 0; i < n; i++) {
       s0 += x0[i] * y0[i];
       s1 += x1[i] * y1[i];
@@ -313,44 +248,47 @@ void cc_dot_local_multi(int64_t n, int k, const double *const x[], const double 
 /* ------------------------------------------------------------------------------------------------
  * Vector updates
  * ---------------------------------------------------------------------------------------------- */
-void cc_vec_axpy(int64_t n, double alpha, const double *restrict x, double *restrict y)
+void cc_vec_axpy(const cc_exec *ex, int64_t n, double alpha, const double *restrict x,
+                 double *restrict y)
 {
-  cc_timer_start(CC_T_AXPY);
+  cc_timer_token tok = cc_timer_start(cc_exec_timers(ex), CC_T_AXPY);
   /* y <- y + alpha x */
-#pragma omp parallel for simd schedule(static) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
-  cc_timer_stop(CC_T_AXPY);
+  cc_timer_stop(cc_exec_timers(ex), tok);
 }
 
-void cc_vec_xpby(int64_t n, const double *restrict x, double beta, double *restrict y)
+void cc_vec_xpby(const cc_exec *ex, int64_t n, const double *restrict x, double beta,
+                 double *restrict y)
 {
-  cc_timer_start(CC_T_AXPY);
+  cc_timer_token tok = cc_timer_start(cc_exec_timers(ex), CC_T_AXPY);
   /* y <- x + beta y */
-#pragma omp parallel for simd schedule(static) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) y[i] = x[i] + beta * y[i];
-  cc_timer_stop(CC_T_AXPY);
+  cc_timer_stop(cc_exec_timers(ex), tok);
 }
 
-void cc_vec_copy(int64_t n, const double *restrict x, double *restrict y)
+void cc_vec_copy(const cc_exec *ex, int64_t n, const double *restrict x, double *restrict y)
 {
-  cc_timer_start(CC_T_AXPY);
+  cc_timer_token tok = cc_timer_start(cc_exec_timers(ex), CC_T_AXPY);
   /* y <- x */
-#pragma omp parallel for simd schedule(static) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) y[i] = x[i];
-  cc_timer_stop(CC_T_AXPY);
+  cc_timer_stop(cc_exec_timers(ex), tok);
 }
 
-void cc_vec_sub(int64_t n, const double *restrict x, const double *restrict y, double *restrict z)
+void cc_vec_sub(const cc_exec *ex, int64_t n, const double *restrict x, const double *restrict y,
+                double *restrict z)
 {
-  cc_timer_start(CC_T_AXPY);
+  cc_timer_token tok = cc_timer_start(cc_exec_timers(ex), CC_T_AXPY);
   /* z <- x - y */
-#pragma omp parallel for simd schedule(static) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) z[i] = x[i] - y[i];
-  cc_timer_stop(CC_T_AXPY);
+  cc_timer_stop(cc_exec_timers(ex), tok);
 }
 
 void cc_vec_zero(int64_t n, double *x)
 {
-#pragma omp parallel for simd schedule(static) if (n > VEC_OMP_MIN)
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) x[i] = 0.0;
 }

@@ -94,6 +94,13 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   k->n        = 3 * (int64_t)a->n_rows;
   k->n_alloc  = 3 * (int64_t)a->n_cols;
   k->first_it = k->last_it = -1;
+  CC_CHECK(isfinite(opts->inject_latency_us) && opts->inject_latency_us >= 0.0, CC_ERR_ARG,
+           "%s: injected reduction latency %g us must be >= 0", solver, opts->inject_latency_us);
+  k->timers = opts->timers ? opts->timers : &k->own_timers;
+  cc_timers_init(k->timers, opts->count_only);
+  CC_CALL(cc_reducer_init(&k->reducer, comm->comm, opts->progress, opts->inject_latency_us,
+                          k->timers));
+  k->exec = (cc_exec){.timers = k->timers, .poll = cc_reduce_poll, .poll_ctx = &k->reducer};
   CC_CALL(krylov_inject_parse(k));
   if (opts->restart) {
     /* a state loaded per rank may be wrong on one rank only: all ranks agree before going on */
@@ -118,14 +125,13 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   result->iterations      = k->start;
 
   CC_MPI(MPI_Barrier(comm->comm)); /* ranks start the clock together */
-  k->before = cc_timer_table;
-  cc_timer_start(CC_T_SOLVE);
-  k->t0 = MPI_Wtime();
+  k->solve_region = cc_timer_start(k->timers, CC_T_SOLVE);
+  k->t0           = MPI_Wtime();
 
   /* |b|^2 = (b, b) */
   double bb;
   cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){b}, &bb);
-  cc_err err = cc_reduce_blocking(comm->comm, &bb, 1);
+  cc_err err = cc_reduce_blocking(&k->reducer, &bb, 1);
   /* b = 0 is allowed here (x = 0 at once; the driver refuses a zero load as bad input) */
   if (!err && isnan(bb))
     err = cc_error_push(CC_ERR_NUMERIC, __FILE__, __LINE__, __func__, "%s: |b|^2 = %g: b holds NaN",
@@ -138,7 +144,7 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
                         "%s: |b|^2 = %g is subnormal: b is too small for CG's squared norms",
                         solver, bb);
   if (err) {
-    cc_timer_stop(CC_T_SOLVE);
+    cc_timer_stop(k->timers, k->solve_region);
     CC_CALL(err);
   }
   k->bnorm = sqrt(bb);
@@ -168,11 +174,11 @@ static cc_err krylov_true_residual(cc_krylov_ctx *k, double *b, double *x, doubl
 {
   double *t = NULL;
   CC_CALL(cc_malloc((size_t)k->n_alloc + 1, sizeof(double), &t));
-  cc_err err = cc_spmv(k->a, k->comm, x, t); /* t <- A x */
+  cc_err err = cc_spmv(NULL, k->a, k->comm, x, t); /* t <- A x (after the solve: not counted) */
   double sum = 0.0;
   if (!err) {
     const int64_t n = k->n;
-#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n > 16384)
+#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n > CC_OMP_CHUNK)
     for (int64_t i = 0; i < n; i++) sum += (b[i] - t[i]) * (b[i] - t[i]); /* |b - A x|^2 */
   }
   cc_free(&t);
@@ -183,13 +189,12 @@ static cc_err krylov_true_residual(cc_krylov_ctx *k, double *b, double *x, doubl
 
 cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
 {
-  cc_timer_stop(CC_T_SOLVE);
+  cc_timer_stop(k->timers, k->solve_region);
   double elapsed       = MPI_Wtime() - k->t0;
   cc_solve_result *res = k->result;
-  for (int id = 0; id < CC_T_COUNT; id++) {
-    res->seconds[id] = cc_timer_table.seconds[id] - k->before.seconds[id];
-    res->count[id]   = cc_timer_table.count[id] - k->before.count[id];
-  }
+  memcpy(res->seconds, k->timers->seconds, sizeof res->seconds);
+  memcpy(res->count, k->timers->count, sizeof res->count);
+  res->polls = k->reducer.polls;
   if (k->last_it > k->first_it)
     for (int id = 0; id < CC_T_COUNT; id++)
       res->ops_per_iteration[id] =
@@ -215,48 +220,37 @@ cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
  * ---------------------------------------------------------------------------------------------- */
 cc_err cc_krylov_residual(cc_krylov_ctx *k, double *b, double *x, double *r)
 {
-  CC_CALL(cc_spmv(k->a, k->comm, x, r)); /* r <- A x */
-  double t0 = cc_krylov_tic();
+  CC_CALL(cc_spmv(&k->exec, k->a, k->comm, x, r)); /* r <- A x */
+  cc_timer_token t0 = cc_timer_start(k->timers, CC_T_AXPY);
   /* r <- b - r */
   const int64_t n = k->n;
-#pragma omp parallel for simd schedule(static) if (n > 16384)
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) r[i] = b[i] - r[i];
-  cc_krylov_toc(CC_T_AXPY, t0, 1);
+  cc_timer_stop(k->timers, t0);
   return CC_OK;
 }
 
 void cc_krylov_dots(cc_krylov_ctx *k, int count, const double *const x[], const double *const y[],
                     double out[])
 {
-  double t0 = cc_krylov_tic();
-  cc_dot_local_multi(k->n, count, x, y, out); /* counts `count` CC_T_DOT */
-  cc_krylov_toc(CC_T_DOT, t0, 0);
+  cc_timer_token t0 = cc_timer_start_n(k->timers, CC_T_DOT, 0);
+  cc_dot_local_multi(&k->exec, k->n, count, x, y, out); /* counts `count` CC_T_DOT */
+  cc_timer_stop(k->timers, t0);
 }
 
 cc_err cc_krylov_post(cc_krylov_ctx *k, double *values, int n, cc_reduction *red)
 {
   if (k->opts->reduction == CC_REDUCTION_AR)
-    CC_CALL(cc_reduce_blocking(k->comm->comm, values, n));
+    CC_CALL(cc_reduce_blocking(&k->reducer, values, n));
   else
-    CC_CALL(cc_reduce_begin(k->comm->comm, values, n, red));
+    CC_CALL(cc_reduce_begin(&k->reducer, values, n, red));
   return CC_OK;
 }
 
 cc_err cc_krylov_wait(cc_krylov_ctx *k, double *values, int n, cc_reduction *red)
 {
-  if (k->opts->reduction == CC_REDUCTION_IAR) CC_CALL(cc_reduce_end(red, values, n));
+  if (k->opts->reduction == CC_REDUCTION_IAR) CC_CALL(cc_reduce_end(&k->reducer, red, values, n));
   return CC_OK;
-}
-
-double cc_krylov_tic(void)
-{
-  return cc_timing_enabled ? MPI_Wtime() : 0.0;
-}
-
-void cc_krylov_toc(cc_timer_id id, double t0, int64_t ops)
-{
-  if (cc_timing_enabled) cc_timer_table.seconds[id] += MPI_Wtime() - t0;
-  cc_count_op(id, ops);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -347,9 +341,9 @@ static cc_err krylov_checkpoint(cc_krylov_ctx *k, int iteration, int n_vectors,
     st.scalar_name[j] = scalar_names[j];
     st.scalar[j]      = scalars[j];
   }
-  cc_timer_start(CC_T_CHECKPOINT);
-  cc_err err = o->checkpoint(o->checkpoint_ctx, &st);
-  cc_timer_stop(CC_T_CHECKPOINT);
+  cc_timer_token tok = cc_timer_start(k->timers, CC_T_CHECKPOINT);
+  cc_err err         = o->checkpoint(o->checkpoint_ctx, &st);
+  cc_timer_stop(k->timers, tok);
   CC_CHECK(err == CC_OK, err, "%s: checkpoint at iteration %d", k->solver, iteration);
   return CC_OK;
 }
@@ -360,10 +354,10 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
 {
   if (k->first_it < 0) {
     k->first_it = iteration;
-    memcpy(k->first_count, cc_timer_table.count, sizeof k->first_count);
+    memcpy(k->first_count, k->timers->count, sizeof k->first_count);
   }
   k->last_it = iteration;
-  memcpy(k->last_count, cc_timer_table.count, sizeof k->last_count);
+  memcpy(k->last_count, k->timers->count, sizeof k->last_count);
   if (iteration == k->inject_it && k->comm->rank == 0 && n_vectors > 1 &&
       strcmp(names[1], "r") == 0)
     vectors[1][0] = k->inject_value; /* test seam: poison r (see krylov_inject_parse) */

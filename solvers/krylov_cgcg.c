@@ -8,12 +8,12 @@ static const char *const cgcg_vector_names[] = {"x", "r", "u", "w", "p", "s"};
 static const char *const cgcg_scalar_names[] = {"gamma", "alpha", "beta"};
 
 /* p <- u + beta p;  s <- w + beta s;  x <- x + alpha p;  r <- r - alpha s  (one pass, 4 updates) */
-static void cgcg_update(int64_t n, double alpha, double beta, const double *restrict u,
-                        const double *restrict w, double *restrict p, double *restrict s,
-                        double *restrict x, double *restrict r)
+static void cgcg_update(cc_timers *t, int64_t n, double alpha, double beta,
+                        const double *restrict u, const double *restrict w, double *restrict p,
+                        double *restrict s, double *restrict x, double *restrict r)
 {
-  double t0 = cc_krylov_tic();
-#pragma omp parallel for simd schedule(static) if (n > 16384)
+  cc_timer_token t0 = cc_timer_start_n(t, CC_T_AXPY, 4);
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) {
     double pi = u[i] + beta * p[i];
     double si = w[i] + beta * s[i];
@@ -22,7 +22,7 @@ static void cgcg_update(int64_t n, double alpha, double beta, const double *rest
     x[i] += alpha * pi;
     r[i] -= alpha * si;
   }
-  cc_krylov_toc(CC_T_AXPY, t0, 4);
+  cc_timer_stop(t, t0);
 }
 
 /* {gamma, delta, |r|^2} = {(r,u), (w,u), (r,r)}: one reduction. With IAR it is posted and waited
@@ -54,9 +54,9 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     CC_CALL(cc_krylov_restore(k, 6, cgcg_vector_names, (double *const[]){x, r, u, w, p, s}, 3,
                               cgcg_scalar_names, sc));
   } else {
-    CC_CALL(cc_krylov_residual(k, b, x, r)); /* r0 = b - A x0 */
-    CC_CALL(cc_precond_apply(k->pc, r, u));  /* u0 = M^-1 r0 */
-    CC_CALL(cc_spmv(a, comm, u, w));         /* w0 = A u0 */
+    CC_CALL(cc_krylov_residual(k, b, x, r));          /* r0 = b - A x0 */
+    CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u0 = M^-1 r0 */
+    CC_CALL(cc_spmv(&k->exec, a, comm, u, w));        /* w0 = A u0 */
     double g[3];
     CC_CALL(cgcg_reduce(k, r, u, w, g));
     if (cc_krylov_converged(k, it, g[2])) return CC_OK;
@@ -70,13 +70,13 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
 
   while (it < maxit) {
     /* p_i = u_i + beta_i p_{i-1}; s_i = w_i + beta_i s_{i-1}; x += alpha_i p_i; r -= alpha_i s_i */
-    cgcg_update(n, sc[1], sc[2], u, w, p, s, x, r);
+    cgcg_update(k->timers, n, sc[1], sc[2], u, w, p, s, x, r);
     it++;
     int replace = cc_krylov_replace_due(k, it);
-    if (replace) CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
-    CC_CALL(cc_precond_apply(k->pc, r, u));               /* u_{i+1} = M^-1 r_{i+1} */
-    CC_CALL(cc_spmv(a, comm, u, w));                      /* w_{i+1} = A u_{i+1} */
-    if (replace) CC_CALL(cc_spmv(a, comm, p, s));         /* s_i = A p_i, consistent with r */
+    if (replace) CC_CALL(cc_krylov_residual(k, b, x, r));   /* r = b - A x */
+    CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u));       /* u_{i+1} = M^-1 r_{i+1} */
+    CC_CALL(cc_spmv(&k->exec, a, comm, u, w));              /* w_{i+1} = A u_{i+1} */
+    if (replace) CC_CALL(cc_spmv(&k->exec, a, comm, p, s)); /* s_i = A p_i, consistent with r */
     double g[3];
     CC_CALL(cgcg_reduce(k, r, u, w, g));
     if (cc_krylov_converged(k, it, g[2])) return CC_OK;

@@ -9,31 +9,31 @@ static const char *const gropp_vector_names[] = {"x", "r", "u", "p", "s"};
 static const char *const gropp_scalar_names[] = {"gamma"};
 
 /* x <- x + alpha p;  r <- r - alpha s;  u <- u - alpha q  (one pass, 3 updates) */
-static void gropp_update_xru(int64_t n, double alpha, const double *restrict p,
+static void gropp_update_xru(cc_timers *t, int64_t n, double alpha, const double *restrict p,
                              const double *restrict s, const double *restrict q, double *restrict x,
                              double *restrict r, double *restrict u)
 {
-  double t0 = cc_krylov_tic();
-#pragma omp parallel for simd schedule(static) if (n > 16384)
+  cc_timer_token t0 = cc_timer_start_n(t, CC_T_AXPY, 3);
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) {
     x[i] += alpha * p[i];
     r[i] -= alpha * s[i];
     u[i] -= alpha * q[i];
   }
-  cc_krylov_toc(CC_T_AXPY, t0, 3);
+  cc_timer_stop(t, t0);
 }
 
 /* p <- u + beta p;  s <- w + beta s  (one pass, 2 updates) */
-static void gropp_update_ps(int64_t n, double beta, const double *restrict u,
+static void gropp_update_ps(cc_timers *t, int64_t n, double beta, const double *restrict u,
                             const double *restrict w, double *restrict p, double *restrict s)
 {
-  double t0 = cc_krylov_tic();
-#pragma omp parallel for simd schedule(static) if (n > 16384)
+  cc_timer_token t0 = cc_timer_start_n(t, CC_T_AXPY, 2);
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) {
     p[i] = u[i] + beta * p[i];
     s[i] = w[i] + beta * s[i];
   }
-  cc_krylov_toc(CC_T_AXPY, t0, 2);
+  cc_timer_stop(t, t0);
 }
 
 static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
@@ -54,13 +54,13 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     CC_CALL(cc_krylov_restore(k, 5, gropp_vector_names, (double *const[]){x, r, u, p, s}, 1,
                               gropp_scalar_names, &gamma));
   } else {
-    CC_CALL(cc_krylov_residual(k, b, x, r)); /* r0 = b - A x0 */
-    CC_CALL(cc_precond_apply(k->pc, r, u));  /* u0 = M^-1 r0 */
-    cc_vec_copy(n, u, p);                    /* p0 = u0 */
-    double g[2];                             /* {gamma0, |r0|^2} = {(r0,u0), (r0,r0)} */
+    CC_CALL(cc_krylov_residual(k, b, x, r));          /* r0 = b - A x0 */
+    CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u0 = M^-1 r0 */
+    cc_vec_copy(&k->exec, n, u, p);                   /* p0 = u0 */
+    double g[2];                                      /* {gamma0, |r0|^2} = {(r0,u0), (r0,r0)} */
     cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
     CC_CALL(cc_krylov_post(k, g, 2, &red));
-    CC_CALL(cc_spmv(a, comm, p, s)); /* s0 = A p0, overlapped */
+    CC_CALL(cc_spmv(&k->exec, a, comm, p, s)); /* s0 = A p0, overlapped */
     CC_CALL(cc_krylov_wait(k, g, 2, &red));
     if (cc_krylov_converged(k, it, g[1])) return CC_OK;
     if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
@@ -71,31 +71,32 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     double delta; /* reduction 1: delta = (p_i, s_i) */
     cc_krylov_dots(k, 1, (const double *const[]){p}, (const double *const[]){s}, &delta);
     CC_CALL(cc_krylov_post(k, &delta, 1, &red));
-    CC_CALL(cc_precond_apply(k->pc, s, q)); /* q_i = M^-1 s_i, overlapped */
+    CC_CALL(cc_precond_apply(k->pc, &k->exec, s, q)); /* q_i = M^-1 s_i, overlapped */
     CC_CALL(cc_krylov_wait(k, &delta, 1, &red));
     if (cc_krylov_breakdown(k, it, "(p,s)", delta)) return CC_OK;
     double alpha = gamma / delta; /* alpha_i = gamma_i / delta */
     if (cc_krylov_breakdown(k, it, "alpha", alpha)) return CC_OK;
-    gropp_update_xru(n, alpha, p, s, q, x, r, u);
+    gropp_update_xru(k->timers, n, alpha, p, s, q, x, r, u);
     it++;
     int replace = cc_krylov_replace_due(k, it);
     if (replace) {
-      CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
-      CC_CALL(cc_precond_apply(k->pc, r, u));  /* u = M^-1 r */
+      CC_CALL(cc_krylov_residual(k, b, x, r));          /* r = b - A x */
+      CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u = M^-1 r */
     }
     double g[2]; /* reduction 2: {gamma_{i+1}, |r_{i+1}|^2} */
     cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
     CC_CALL(cc_krylov_post(k, g, 2, &red));
-    CC_CALL(cc_spmv(a, comm, u, w)); /* w_{i+1} = A u_{i+1}, overlapped */
+    CC_CALL(cc_spmv(&k->exec, a, comm, u, w)); /* w_{i+1} = A u_{i+1}, overlapped */
     CC_CALL(cc_krylov_wait(k, g, 2, &red));
     if (cc_krylov_converged(k, it, g[1])) return CC_OK;
     if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
     double beta = g[0] / gamma; /* beta_{i+1} = gamma_{i+1} / gamma_i */
     if (cc_krylov_breakdown(k, it, "beta", beta)) return CC_OK;
     gamma = g[0];
-    gropp_update_ps(n, beta, u, w, p, s); /* p_{i+1} = u + beta p_i; s_{i+1} = w + beta s_i */
+    gropp_update_ps(k->timers, n, beta, u, w, p,
+                    s); /* p_{i+1} = u + beta p_i; s_{i+1} = w + beta s_i */
     /* s = A p (q = M^-1 s follows at the top of the next iteration) */
-    if (replace) CC_CALL(cc_spmv(a, comm, p, s));
+    if (replace) CC_CALL(cc_spmv(&k->exec, a, comm, p, s));
     CC_CALL(cc_krylov_iteration_end(k, it, 5, gropp_vector_names, (double *const[]){x, r, u, p, s},
                                     1, gropp_scalar_names, &gamma));
   }

@@ -20,7 +20,11 @@ typedef struct {
   int64_t n_alloc;  /* 3 n_cols: vector length incl. halo scratch */
   double bnorm;     /* |b| */
   int start;        /* first iteration index (restart->iteration or 0) */
-  cc_timers before; /* timer table at the start of the solve */
+  cc_timers own_timers; /* the solve's timers when opts->timers is NULL */
+  cc_timers *timers;    /* opts->timers or &own_timers: this solve's counts (result->seconds) */
+  cc_timer_token solve_region; /* CC_T_SOLVE, started by begin, stopped by end */
+  cc_reducer reducer; /* progress mode, injected latency, pending request, polls of this solve */
+  cc_exec exec;       /* what the kernels get: &timers and the poll hook on &reducer */
   double t0;
   int first_it, last_it; /* iterations whose end was recorded first / last */
   int64_t first_count[CC_T_COUNT], last_count[CC_T_COUNT];
@@ -33,8 +37,9 @@ typedef struct {
 /* The variants' registry entries (krylov_<name>.c; listed in cc_krylov_list). */
 extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
 
-/* Validate the options (the reduction against the variant's registry entry), snapshot the timers,
- * start CC_T_SOLVE and compute |b| (one reduction). */
+/* Validate the options (the reduction against the variant's registry entry), set up the solve's
+ * own timers and reducer (k must not move afterwards: k->exec points into it), start CC_T_SOLVE
+ * and compute |b| (one reduction). */
 CC_WUR cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs *a,
                               const cc_comm_table *comm, cc_precond *pc, double *b, double *x,
                               const cc_krylov_opts *opts, cc_solve_result *result);
@@ -57,9 +62,8 @@ void cc_krylov_dots(cc_krylov_ctx *k, int count, const double *const x[], const 
 CC_WUR cc_err cc_krylov_post(cc_krylov_ctx *k, double *values, int n, cc_reduction *red);
 CC_WUR cc_err cc_krylov_wait(cc_krylov_ctx *k, double *values, int n, cc_reduction *red);
 
-/* Fused AXPY-type region: tic before, toc(t, ops) after; times CC_T_AXPY, counts ops updates. */
-double cc_krylov_tic(void);
-void cc_krylov_toc(cc_timer_id id, double t0, int64_t ops);
+/* A fused AXPY-type region of k updates: cc_timer_start_n(&k->timers, CC_T_AXPY, k) before,
+ * cc_timer_stop after. */
 
 /* 1 (and result->failure, result->breakdown set) when value is not a positive normal finite
  * number: CG breakdown; the text says NaN, overflow (Inf), subnormal, zero or negative. */

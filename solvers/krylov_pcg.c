@@ -8,16 +8,16 @@ static const char *const pcg_vector_names[] = {"x", "r", "p"};
 static const char *const pcg_scalar_names[] = {"rho"};
 
 /* x <- x + alpha p;  r <- r - alpha s  (one pass, 2 AXPY-type updates) */
-static void pcg_update_xr(int64_t n, double alpha, const double *restrict p,
+static void pcg_update_xr(cc_timers *t, int64_t n, double alpha, const double *restrict p,
                           const double *restrict s, double *restrict x, double *restrict r)
 {
-  double t0 = cc_krylov_tic();
-#pragma omp parallel for simd schedule(static) if (n > 16384)
+  cc_timer_token t0 = cc_timer_start_n(t, CC_T_AXPY, 2);
+#pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) {
     x[i] += alpha * p[i];
     r[i] -= alpha * s[i];
   }
-  cc_krylov_toc(CC_T_AXPY, t0, 2);
+  cc_timer_stop(t, t0);
 }
 
 static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
@@ -38,10 +38,10 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     CC_CALL(cc_krylov_restore(k, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
                               pcg_scalar_names, &rho));
   } else {
-    CC_CALL(cc_krylov_residual(k, b, x, r)); /* r0 = b - A x0 */
-    CC_CALL(cc_precond_apply(k->pc, r, u));  /* u0 = M^-1 r0 */
-    cc_vec_copy(n, u, p);                    /* p0 = u0 */
-    double g[2];                             /* {(r0,u0), |r0|^2} */
+    CC_CALL(cc_krylov_residual(k, b, x, r));          /* r0 = b - A x0 */
+    CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u0 = M^-1 r0 */
+    cc_vec_copy(&k->exec, n, u, p);                   /* p0 = u0 */
+    double g[2];                                      /* {(r0,u0), |r0|^2} */
     cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
     CC_CALL(cc_krylov_post(k, g, 2, &red));
     CC_CALL(cc_krylov_wait(k, g, 2, &red));
@@ -51,19 +51,19 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   }
 
   while (it < maxit) {
-    CC_CALL(cc_spmv(a, comm, p, s)); /* s = A p_i */
-    double sp;                       /* reduction 1: (s, p_i) */
+    CC_CALL(cc_spmv(&k->exec, a, comm, p, s)); /* s = A p_i */
+    double sp;                                 /* reduction 1: (s, p_i) */
     cc_krylov_dots(k, 1, (const double *const[]){s}, (const double *const[]){p}, &sp);
     CC_CALL(cc_krylov_post(k, &sp, 1, &red));
     CC_CALL(cc_krylov_wait(k, &sp, 1, &red));
     if (cc_krylov_breakdown(k, it, "(s,p)", sp)) return CC_OK;
     double alpha = rho / sp; /* alpha = (r_i,u_i) / (s,p_i) */
     if (cc_krylov_breakdown(k, it, "alpha", alpha)) return CC_OK;
-    pcg_update_xr(n, alpha, p, s, x, r);
+    pcg_update_xr(k->timers, n, alpha, p, s, x, r);
     it++;
     if (cc_krylov_replace_due(k, it)) CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
-    CC_CALL(cc_precond_apply(k->pc, r, u)); /* u_{i+1} = M^-1 r_{i+1} */
-    double g[2];                            /* reduction 2: {(r,u), |r|^2} */
+    CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u_{i+1} = M^-1 r_{i+1} */
+    double g[2];                                      /* reduction 2: {(r,u), |r|^2} */
     cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
     CC_CALL(cc_krylov_post(k, g, 2, &red));
     CC_CALL(cc_krylov_wait(k, g, 2, &red));
@@ -72,7 +72,7 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     double beta = g[0] / rho; /* beta = (r_{i+1},u_{i+1}) / (r_i,u_i) */
     if (cc_krylov_breakdown(k, it, "beta", beta)) return CC_OK;
     rho = g[0];
-    cc_vec_xpby(n, u, beta, p); /* p_{i+1} = u_{i+1} + beta p_i */
+    cc_vec_xpby(&k->exec, n, u, beta, p); /* p_{i+1} = u_{i+1} + beta p_i */
     CC_CALL(cc_krylov_iteration_end(k, it, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
                                     pcg_scalar_names, &rho));
   }

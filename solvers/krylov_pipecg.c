@@ -11,13 +11,14 @@ static const char *const pipecg_scalar_names[] = {"gamma_prev", "alpha_prev"};
 /* The 8 recurrences in one pass:
  *   z <- n + beta z;  q <- m + beta q;  s <- w + beta s;  p <- u + beta p;
  *   x <- x + alpha p; r <- r - alpha s; u <- u - alpha q; w <- w - alpha z */
-static void pipecg_update(int64_t len, double alpha, double beta, const double *restrict m,
-                          const double *restrict n, double *restrict z, double *restrict q,
-                          double *restrict s, double *restrict p, double *restrict x,
-                          double *restrict r, double *restrict u, double *restrict w)
+static void pipecg_update(cc_timers *t, int64_t len, double alpha, double beta,
+                          const double *restrict m, const double *restrict n, double *restrict z,
+                          double *restrict q, double *restrict s, double *restrict p,
+                          double *restrict x, double *restrict r, double *restrict u,
+                          double *restrict w)
 {
-  double t0 = cc_krylov_tic();
-#pragma omp parallel for simd schedule(static) if (len > 16384)
+  cc_timer_token t0 = cc_timer_start_n(t, CC_T_AXPY, 8);
+#pragma omp parallel for simd schedule(static) if (len > CC_OMP_CHUNK)
   for (int64_t i = 0; i < len; i++) {
     double zi = n[i] + beta * z[i];
     double qi = m[i] + beta * q[i];
@@ -32,7 +33,7 @@ static void pipecg_update(int64_t len, double alpha, double beta, const double *
     u[i] -= alpha * qi;
     w[i] -= alpha * zi;
   }
-  cc_krylov_toc(CC_T_AXPY, t0, 8);
+  cc_timer_stop(t, t0);
 }
 
 static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
@@ -56,19 +57,19 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
                               2, pipecg_scalar_names, sc));
     first = 0;
   } else {
-    CC_CALL(cc_krylov_residual(k, b, x, r)); /* r0 = b - A x0 */
-    CC_CALL(cc_precond_apply(k->pc, r, u));  /* u0 = M^-1 r0 */
-    CC_CALL(cc_spmv(a, comm, u, w));         /* w0 = A u0 */
+    CC_CALL(cc_krylov_residual(k, b, x, r));          /* r0 = b - A x0 */
+    CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u0 = M^-1 r0 */
+    CC_CALL(cc_spmv(&k->exec, a, comm, u, w));        /* w0 = A u0 */
   }
 
   for (;;) {
     double g[3]; /* {gamma_i, delta, |r_i|^2} = {(r,u), (w,u), (r,r)} */
     cc_reduction red;
     cc_krylov_dots(k, 3, (const double *const[]){r, w, r}, (const double *const[]){u, u, r}, g);
-    CC_CALL(cc_krylov_post(k, g, 3, &red)); /* MPI_Iallreduce (AR: MPI_Allreduce here) */
-    CC_CALL(cc_precond_apply(k->pc, w, m)); /* m_i = M^-1 w_i, overlapped */
-    CC_CALL(cc_spmv(a, comm, m, n));        /* n_i = A m_i, overlapped */
-    CC_CALL(cc_krylov_wait(k, g, 3, &red)); /* MPI_Wait */
+    CC_CALL(cc_krylov_post(k, g, 3, &red));           /* MPI_Iallreduce (AR: MPI_Allreduce here) */
+    CC_CALL(cc_precond_apply(k->pc, &k->exec, w, m)); /* m_i = M^-1 w_i, overlapped */
+    CC_CALL(cc_spmv(&k->exec, a, comm, m, n));        /* n_i = A m_i, overlapped */
+    CC_CALL(cc_krylov_wait(k, g, 3, &red));           /* MPI_Wait */
     if (cc_krylov_converged(k, it, g[2])) return CC_OK; /* |r_i|/|b| < tol: x_i is the answer */
     if (it >= maxit) break;
     if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
@@ -83,18 +84,18 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_breakdown(k, it, "alpha", alpha) ||
         (!first && cc_krylov_breakdown(k, it, "beta", beta)))
       return CC_OK;
-    pipecg_update(len, alpha, beta, m, n, z, q, s, p, x, r, u, w);
+    pipecg_update(k->timers, len, alpha, beta, m, n, z, q, s, p, x, r, u, w);
     sc[0] = g[0];
     sc[1] = alpha;
     first = 0;
     it++;
     if (cc_krylov_replace_due(k, it)) {
-      CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
-      CC_CALL(cc_precond_apply(k->pc, r, u));  /* u = M^-1 r */
-      CC_CALL(cc_spmv(a, comm, u, w));         /* w = A u */
-      CC_CALL(cc_spmv(a, comm, p, s));         /* s = A p */
-      CC_CALL(cc_precond_apply(k->pc, s, q));  /* q = M^-1 s */
-      CC_CALL(cc_spmv(a, comm, q, z));         /* z = A q */
+      CC_CALL(cc_krylov_residual(k, b, x, r));          /* r = b - A x */
+      CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u = M^-1 r */
+      CC_CALL(cc_spmv(&k->exec, a, comm, u, w));        /* w = A u */
+      CC_CALL(cc_spmv(&k->exec, a, comm, p, s));        /* s = A p */
+      CC_CALL(cc_precond_apply(k->pc, &k->exec, s, q)); /* q = M^-1 s */
+      CC_CALL(cc_spmv(&k->exec, a, comm, q, z));        /* z = A q */
     }
     CC_CALL(cc_krylov_iteration_end(k, it, 8, pipecg_vector_names,
                                     (double *const[]){x, r, u, w, p, s, q, z}, 2,

@@ -37,9 +37,7 @@ cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
 
   cc_precond *p = NULL;
   CC_CALL(cc_calloc(1, sizeof *p, &p));
-  cc_timer_start(CC_T_SETUP);
-  cc_err err = create(params, a, comm, p);
-  cc_timer_stop(CC_T_SETUP);
+  cc_err err = create(params, a, comm, p); /* the caller times the set-up (CC_T_SETUP) */
   if (err) {
     if (p->destroy) p->destroy(p);
     cc_free(&p);
@@ -50,13 +48,13 @@ cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
   return CC_OK;
 }
 
-cc_err cc_precond_apply(cc_precond *pc, double *r, double *z)
+cc_err cc_precond_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z)
 {
   /* the sweeps read r while writing z (restrict): in-place application is not supported */
   CC_CHECK(r != z, CC_ERR_ARG, "preconditioner '%s' applied in place (r == z)", pc->name);
-  cc_timer_start(CC_T_PRECOND);
-  cc_err err = pc->apply(pc, r, z);
-  cc_timer_stop(CC_T_PRECOND);
+  cc_timer_token tok = cc_timer_start(cc_exec_timers(ex), CC_T_PRECOND);
+  cc_err err         = pc->apply(pc, ex, r, z);
+  cc_timer_stop(cc_exec_timers(ex), tok);
   CC_CHECK(err == CC_OK, err, "applying preconditioner '%s'", pc->name);
   return CC_OK;
 }

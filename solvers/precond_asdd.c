@@ -5,9 +5,6 @@
  */
 #include "cc_precond_impl.h"
 
-/* below this many doubles a vector update runs on one thread (fork/join would cost more) */
-#define ASDD_OMP_MIN 16384
-
 typedef struct {
   cc_sgs sgs;
   int iters;
@@ -17,22 +14,22 @@ typedef struct {
   double *w; /* [3 n_cols] correction B t */
 } asdd_ctx;
 
-static cc_err asdd_apply(cc_precond *pc, double *r, double *z)
+static cc_err asdd_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z)
 {
   asdd_ctx *ctx      = pc->ctx;
   const int64_t n    = 3 * (int64_t)ctx->a->n_rows;
   double *restrict t = ctx->t, *restrict w = ctx->w;
-  cc_sgs_apply(&ctx->sgs, r, z); /* z <- B r */
+  cc_sgs_apply(&ctx->sgs, ex, r, z); /* z <- B r */
   for (int it = 1; it < ctx->iters; it++) {
-    cc_timer_start(CC_T_PRECOND_HALO);
-    cc_err err = cc_halo_exchange(ctx->comm, z);
-    cc_timer_stop(CC_T_PRECOND_HALO);
+    cc_timer_token tok = cc_timer_start(cc_exec_timers(ex), CC_T_PRECOND_HALO);
+    cc_err err         = cc_halo_exchange(ctx->comm, z);
+    cc_timer_stop(cc_exec_timers(ex), tok);
     CC_CHECK(err == CC_OK, err, "ASDD iteration %d: halo exchange of z", it);
-    cc_spmv_local(ctx->a, z, t); /* t <- A z */
-#pragma omp parallel for schedule(static) if (n > ASDD_OMP_MIN)
+    cc_spmv_local(ex, ctx->a, z, t); /* t <- A z */
+#pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
     for (int64_t i = 0; i < n; i++) t[i] = r[i] - t[i]; /* t <- r - A z */
-    cc_sgs_apply(&ctx->sgs, t, w);                      /* w <- B t */
-#pragma omp parallel for schedule(static) if (n > ASDD_OMP_MIN)
+    cc_sgs_apply(&ctx->sgs, ex, t, w);                  /* w <- B t */
+#pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
     for (int64_t i = 0; i < n; i++) z[i] += w[i]; /* z <- z + w */
   }
   return CC_OK;

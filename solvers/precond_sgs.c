@@ -12,29 +12,56 @@
 #define CC_SGS_POLL_ROWS 4096
 
 /* ------------------------------------------------------------------------------------------------
- * Row kernels: one block row of the forward / backward sweep.
+ * Row kernels: one block row of the forward / backward sweep, all four (sequential copies or the
+ * matrix in place, forward or backward) through the same 3x3 block-row arithmetic below.
  * ---------------------------------------------------------------------------------------------- */
+
+/* s <- s - sum_k B_k v_col(k) (sub = 1) or s + sum_k B_k v_col(k) (sub = 0), over the blocks
+ * k in [k0, k1) whose column is below col_end (sorted columns: the first one at or past it ends
+ * the row). B_k = val[9k..9k+8] row-major, v 3 doubles per node. sub is a literal at every call,
+ * so the branch folds away. */
+static inline void sgs_block_row(int64_t k0, int64_t k1, const int32_t *restrict col,
+                                 const double *restrict val, int32_t col_end,
+                                 const double *restrict v, int sub, double s[3])
+{
+  double s0 = s[0], s1 = s[1], s2 = s[2];
+  for (int64_t k = k0; k < k1 && col[k] < col_end; k++) {
+    const double *b  = val + 9 * k;
+    const double *vj = v + 3 * (int64_t)col[k];
+    const double v0 = vj[0], v1 = vj[1], v2 = vj[2];
+    const double p0 = b[0] * v0 + b[1] * v1 + b[2] * v2;
+    const double p1 = b[3] * v0 + b[4] * v1 + b[5] * v2;
+    const double p2 = b[6] * v0 + b[7] * v1 + b[8] * v2;
+    if (sub) {
+      s0 -= p0, s1 -= p1, s2 -= p2;
+    } else {
+      s0 += p0, s1 += p1, s2 += p2;
+    }
+  }
+  s[0] = s0, s[1] = s1, s[2] = s2;
+}
+
+/* z_i <- D_i^-1 s (forward: y_i) or z_i <- z_i - D_i^-1 s (backward), d = D_i^-1. */
+static inline void sgs_block_diag(const double *restrict d, const double s[3], int sub,
+                                  double *restrict zi)
+{
+  const double q0 = d[0] * s[0] + d[1] * s[1] + d[2] * s[2];
+  const double q1 = d[3] * s[0] + d[4] * s[1] + d[5] * s[2];
+  const double q2 = d[6] * s[0] + d[7] * s[1] + d[8] * s[2];
+  if (sub) {
+    zi[0] -= q0, zi[1] -= q1, zi[2] -= q2;
+  } else {
+    zi[0] = q0, zi[1] = q1, zi[2] = q2;
+  }
+}
 
 /* y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j); y is stored in z. */
 static inline void sgs_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
                                    double *restrict z)
 {
-  const int64_t *restrict lp = s->l_ptr;
-  const int32_t *restrict lc = s->l_col;
-  const double *restrict lv  = s->l_val;
-  double s0 = r[3 * i], s1 = r[3 * i + 1], s2 = r[3 * i + 2];
-  for (int64_t k = lp[i]; k < lp[i + 1]; k++) {
-    const double *b = lv + 9 * k;
-    const double *y = z + 3 * (int64_t)lc[k];
-    const double y0 = y[0], y1 = y[1], y2 = y[2];
-    s0 -= b[0] * y0 + b[1] * y1 + b[2] * y2;
-    s1 -= b[3] * y0 + b[4] * y1 + b[5] * y2;
-    s2 -= b[6] * y0 + b[7] * y1 + b[8] * y2;
-  }
-  const double *d = s->dinv + 9 * i;
-  z[3 * i]        = d[0] * s0 + d[1] * s1 + d[2] * s2;
-  z[3 * i + 1]    = d[3] * s0 + d[4] * s1 + d[5] * s2;
-  z[3 * i + 2]    = d[6] * s0 + d[7] * s1 + d[8] * s2;
+  double acc[3] = {r[3 * i], r[3 * i + 1], r[3 * i + 2]};
+  sgs_block_row(s->l_ptr[i], s->l_ptr[i + 1], s->l_col, s->l_val, INT32_MAX, z, 1, acc);
+  sgs_block_diag(s->dinv + 9 * i, acc, 0, z + 3 * i);
 }
 
 /* z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j; y_i is read from z. p: position of row i in the U
@@ -42,21 +69,9 @@ static inline void sgs_forward_row(const cc_sgs *s, int64_t i, const double *res
 static inline void sgs_backward_row(const cc_sgs *s, int64_t i, int64_t p, const double *d,
                                     double *restrict z)
 {
-  const int64_t *restrict up = s->u_ptr;
-  const int32_t *restrict uc = s->u_col;
-  const double *restrict uv  = s->u_val;
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-  for (int64_t k = up[p]; k < up[p + 1]; k++) {
-    const double *b = uv + 9 * k;
-    const double *x = z + 3 * (int64_t)uc[k];
-    const double x0 = x[0], x1 = x[1], x2 = x[2];
-    s0 += b[0] * x0 + b[1] * x1 + b[2] * x2;
-    s1 += b[3] * x0 + b[4] * x1 + b[5] * x2;
-    s2 += b[6] * x0 + b[7] * x1 + b[8] * x2;
-  }
-  z[3 * i] -= d[0] * s0 + d[1] * s1 + d[2] * s2;
-  z[3 * i + 1] -= d[3] * s0 + d[4] * s1 + d[5] * s2;
-  z[3 * i + 2] -= d[6] * s0 + d[7] * s1 + d[8] * s2;
+  double acc[3] = {0.0, 0.0, 0.0};
+  sgs_block_row(s->u_ptr[p], s->u_ptr[p + 1], s->u_col, s->u_val, INT32_MAX, z, 0, acc);
+  sgs_block_diag(d, acc, 1, z + 3 * i);
 }
 
 /* The same two row kernels on the matrix in place (multicolor sweeps): L = the split-off lower
@@ -69,47 +84,25 @@ static inline void sgs_forward_row_inplace(const cc_sgs *s, int64_t i, const dou
   const int32_t *col;
   const double *val;
   cc_bcrs_lower(s->a, i, &k0, &k1, &col, &val); /* split storage: L streamed contiguously */
-  double s0 = r[3 * i], s1 = r[3 * i + 1], s2 = r[3 * i + 2];
-  for (int64_t k = k0; k < k1; k++) { /* s -= L_ij y_j */
-    const double *b = val + 9 * k;
-    const double *y = z + 3 * (int64_t)col[k];
-    const double y0 = y[0], y1 = y[1], y2 = y[2];
-    s0 -= b[0] * y0 + b[1] * y1 + b[2] * y2;
-    s1 -= b[3] * y0 + b[4] * y1 + b[5] * y2;
-    s2 -= b[6] * y0 + b[7] * y1 + b[8] * y2;
-  }
-  const double *d = s->dinv + 9 * i; /* y_i = D_i^-1 s */
-  z[3 * i]        = d[0] * s0 + d[1] * s1 + d[2] * s2;
-  z[3 * i + 1]    = d[3] * s0 + d[4] * s1 + d[5] * s2;
-  z[3 * i + 2]    = d[6] * s0 + d[7] * s1 + d[8] * s2;
+  double acc[3] = {r[3 * i], r[3 * i + 1], r[3 * i + 2]};
+  sgs_block_row(k0, k1, col, val, INT32_MAX, z, 1, acc); /* s -= L_ij y_j */
+  sgs_block_diag(s->dinv + 9 * i, acc, 0, z + 3 * i);    /* y_i = D_i^-1 s */
 }
 
 static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *restrict z)
 {
-  const cc_bcrs *a            = s->a;
-  const int32_t *restrict col = a->col_idx;
-  const double *restrict val  = a->val;
-  const int32_t n             = s->n;
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-  for (int64_t k = a->diag_pos[i] + 1; k < a->row_ptr[i + 1] && col[k] < n; k++) { /* U_ij z_j */
-    const double *b = val + 9 * k;
-    const double *x = z + 3 * (int64_t)col[k];
-    const double x0 = x[0], x1 = x[1], x2 = x[2];
-    s0 += b[0] * x0 + b[1] * x1 + b[2] * x2;
-    s1 += b[3] * x0 + b[4] * x1 + b[5] * x2;
-    s2 += b[6] * x0 + b[7] * x1 + b[8] * x2;
-  }
-  const double *d = s->dinv + 9 * i; /* z_i = y_i - D_i^-1 sum */
-  z[3 * i] -= d[0] * s0 + d[1] * s1 + d[2] * s2;
-  z[3 * i + 1] -= d[3] * s0 + d[4] * s1 + d[5] * s2;
-  z[3 * i + 2] -= d[6] * s0 + d[7] * s1 + d[8] * s2;
+  const cc_bcrs *a = s->a;
+  double acc[3]    = {0.0, 0.0, 0.0};
+  sgs_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, a->val, s->n, z, 0,
+                acc);                                 /* U_ij z_j, internal columns */
+  sgs_block_diag(s->dinv + 9 * i, acc, 1, z + 3 * i); /* z_i = y_i - D_i^-1 sum */
 }
 
 /* ------------------------------------------------------------------------------------------------
  * Sweeps
  * ---------------------------------------------------------------------------------------------- */
 
-void cc_sgs_apply(const cc_sgs *s, const double *r, double *z)
+void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
   const int n = s->n;
   if (s->n_colors == 0) {
@@ -117,13 +110,13 @@ void cc_sgs_apply(const cc_sgs *s, const double *r, double *z)
     for (int lo = 0; lo < n; lo += CC_SGS_POLL_ROWS) {
       int hi = lo + CC_SGS_POLL_ROWS < n ? lo + CC_SGS_POLL_ROWS : n;
       for (int64_t i = lo; i < hi; i++) sgs_forward_row(s, i, r, z);
-      cc_reduce_poll();
+      cc_exec_poll(ex);
     }
     for (int hi = n; hi > 0; hi -= CC_SGS_POLL_ROWS) {
       int lo = hi - CC_SGS_POLL_ROWS > 0 ? hi - CC_SGS_POLL_ROWS : 0;
       for (int64_t i = hi - 1; i >= lo; i--)
         sgs_backward_row(s, i, n - 1 - i, s->dinv_back + 9 * (n - 1 - i), z);
-      cc_reduce_poll();
+      cc_exec_poll(ex);
     }
     return;
   }
@@ -138,13 +131,13 @@ void cc_sgs_apply(const cc_sgs *s, const double *r, double *z)
 #pragma omp for schedule(static)
       for (int i = cp[c]; i < cp[c + 1]; i++) sgs_forward_row_inplace(s, i, r, z);
 #pragma omp master
-      cc_reduce_poll();
+      cc_exec_poll(ex);
     }
     for (int c = nc - 1; c >= 0; c--) {
 #pragma omp for schedule(static)
       for (int i = cp[c]; i < cp[c + 1]; i++) sgs_backward_row_inplace(s, i, z);
 #pragma omp master
-      cc_reduce_poll();
+      cc_exec_poll(ex);
     }
   }
 }
@@ -293,9 +286,9 @@ void cc_sgs_free(cc_sgs *s)
  * The "sgs" preconditioner
  * ---------------------------------------------------------------------------------------------- */
 
-static cc_err sgs_apply(cc_precond *pc, double *r, double *z)
+static cc_err sgs_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z)
 {
-  cc_sgs_apply(pc->ctx, r, z);
+  cc_sgs_apply(pc->ctx, ex, r, z);
   return CC_OK;
 }
 

@@ -6,72 +6,69 @@
 
 #include <omp.h>
 
-static cc_progress_mode reduce_progress = CC_PROGRESS_NONE;
-static double reduce_latency_s          = 0.0;
-static cc_reduction *reduce_active      = NULL;        /* the posted IAR cc_reduce_poll may test */
-static int reduce_poll_error            = MPI_SUCCESS; /* first MPI_Test failure, reported by end */
-static int64_t reduce_polls             = 0;
-
-void cc_reduce_configure(cc_progress_mode progress, double inject_latency_us)
+cc_err cc_reducer_init(cc_reducer *rd, MPI_Comm comm, cc_progress_mode progress,
+                       double inject_latency_us, cc_timers *timers)
 {
-  reduce_progress   = progress;
-  reduce_latency_s  = inject_latency_us * 1e-6;
-  reduce_active     = NULL;
-  reduce_poll_error = MPI_SUCCESS;
-  reduce_polls      = 0;
-}
-
-int64_t cc_reduce_poll_count(void)
-{
-  return reduce_polls;
+  CC_CHECK(progress == CC_PROGRESS_NONE || progress == CC_PROGRESS_POLL, CC_ERR_ARG,
+           "unknown progress mode %d", (int)progress);
+  CC_CHECK(inject_latency_us >= 0.0 && inject_latency_us == inject_latency_us, CC_ERR_ARG,
+           "injected reduction latency %g us must be >= 0", inject_latency_us);
+  memset(rd, 0, sizeof *rd);
+  rd->comm       = comm;
+  rd->progress   = progress;
+  rd->latency_s  = inject_latency_us * 1e-6;
+  rd->timers     = timers;
+  rd->poll_error = MPI_SUCCESS;
+  return CC_OK;
 }
 
 /* Simulated latency: the result may not be used before posted + latency. */
-static void reduce_spin_until(double posted)
+static void reduce_spin_until(const cc_reducer *rd, double posted)
 {
-  if (reduce_latency_s <= 0.0) return;
-  while (MPI_Wtime() < posted + reduce_latency_s) {
+  if (rd->latency_s <= 0.0) return;
+  while (MPI_Wtime() < posted + rd->latency_s) {
   }
 }
 
-cc_err cc_reduce_blocking(MPI_Comm comm, double *values, int n)
+cc_err cc_reduce_blocking(cc_reducer *rd, double *values, int n)
 {
   CC_CHECK(n >= 1 && n <= 8, CC_ERR_ARG, "reduction of %d values (1..8 supported)", n);
-  cc_timer_start(CC_T_REDUCTION);
-  double posted = MPI_Wtime();
-  int rc        = MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm);
-  reduce_spin_until(posted);
-  cc_timer_stop(CC_T_REDUCTION);
+  cc_timer_token tok = cc_timer_start(rd->timers, CC_T_REDUCTION);
+  double posted      = MPI_Wtime();
+  int rc             = MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, rd->comm);
+  reduce_spin_until(rd, posted);
+  cc_timer_stop(rd->timers, tok);
   CC_MPI(rc);
   return CC_OK;
 }
 
-cc_err cc_reduce_begin(MPI_Comm comm, const double *values, int n, cc_reduction *red)
+cc_err cc_reduce_begin(cc_reducer *rd, const double *values, int n, cc_reduction *red)
 {
   CC_CHECK(n >= 1 && n <= 8, CC_ERR_ARG, "reduction of %d values (1..8 supported)", n);
-  CC_CHECK(red != reduce_active, CC_ERR_ARG, "cc_reduce_begin on a reduction still in flight");
+  CC_CHECK(red != rd->active, CC_ERR_ARG, "cc_reduce_begin on a reduction still in flight");
   memcpy(red->buffer, values, (size_t)n * sizeof(double));
-  red->comm      = comm;
+  red->comm      = rd->comm;
   red->posted_at = MPI_Wtime();
-  CC_MPI(MPI_Iallreduce(MPI_IN_PLACE, red->buffer, n, MPI_DOUBLE, MPI_SUM, comm, &red->request));
-  red->active   = 1;
-  reduce_active = red;
+  CC_MPI(
+      MPI_Iallreduce(MPI_IN_PLACE, red->buffer, n, MPI_DOUBLE, MPI_SUM, rd->comm, &red->request));
+  red->active = 1;
+  rd->active  = red;
   return CC_OK;
 }
 
-cc_err cc_reduce_end(cc_reduction *red, double *values, int n)
+cc_err cc_reduce_end(cc_reducer *rd, cc_reduction *red, double *values, int n)
 {
   CC_CHECK(red->active, CC_ERR_ARG, "cc_reduce_end without a posted reduction");
   CC_CHECK(n >= 1 && n <= 8, CC_ERR_ARG, "reduction of %d values (1..8 supported)", n);
   /* CC_T_REDUCTION = time blocked here (the part of the reduction the overlap did not hide) */
-  cc_timer_start(CC_T_REDUCTION);
-  int rc = MPI_Wait(&red->request, MPI_STATUS_IGNORE);
-  reduce_spin_until(red->posted_at);
-  cc_timer_stop(CC_T_REDUCTION);
+  cc_timer_token tok = cc_timer_start(rd->timers, CC_T_REDUCTION);
+  int rc             = MPI_Wait(&red->request, MPI_STATUS_IGNORE);
+  reduce_spin_until(rd, red->posted_at);
+  cc_timer_stop(rd->timers, tok);
   red->active = 0;
-  if (reduce_active == red) reduce_active = NULL;
-  int poll_rc       = reduce_poll_error;
-  reduce_poll_error = MPI_SUCCESS;
+  if (rd->active == red) rd->active = NULL;
+  int poll_rc    = rd->poll_error;
+  rd->poll_error = MPI_SUCCESS;
   CC_MPI(poll_rc);
   CC_MPI(rc);
   memcpy(values, red->buffer, (size_t)n * sizeof(double));
@@ -88,14 +85,15 @@ static int reduce_on_main_thread(void)
   return 1;
 }
 
-void cc_reduce_poll(void)
+void cc_reduce_poll(void *reducer)
 {
-  if (reduce_progress != CC_PROGRESS_POLL || !reduce_active) return;
-  if (reduce_active->request == MPI_REQUEST_NULL || !reduce_on_main_thread()) return;
+  cc_reducer *rd = reducer;
+  if (!rd || rd->progress != CC_PROGRESS_POLL || !rd->active) return;
+  if (rd->active->request == MPI_REQUEST_NULL || !reduce_on_main_thread()) return;
   int flag = 0;
   /* MPI_Test drives MPICH's progress engine; a completed request becomes MPI_REQUEST_NULL and the
    * later MPI_Wait returns at once. Errors are kept for cc_reduce_end (this function is void). */
-  int rc = MPI_Test(&reduce_active->request, &flag, MPI_STATUS_IGNORE);
-  reduce_polls++;
-  if (rc != MPI_SUCCESS && reduce_poll_error == MPI_SUCCESS) reduce_poll_error = rc;
+  int rc = MPI_Test(&rd->active->request, &flag, MPI_STATUS_IGNORE);
+  rd->polls++;
+  if (rc != MPI_SUCCESS && rd->poll_error == MPI_SUCCESS) rd->poll_error = rc;
 }

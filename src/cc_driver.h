@@ -155,6 +155,7 @@ typedef struct {
   int64_t edge_cut;
   char ordering_used[CC_NAME_MAX];
   int colors_used;
+  cc_timers timers;           /* this rank's stage timers (the run's own; each solve has its own) */
   double timings[CC_T_COUNT]; /* max over ranks */
   double timings_min[CC_T_COUNT], timings_mean[CC_T_COUNT];
   int64_t peak_rss_max;

@@ -102,7 +102,6 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   } while (0)
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
-  cc_reduce_configure((cc_progress_mode)opts->progress, opts->inject_latency_us);
   run->analytic_error = 0;
   for (int s = 0; s < n_plan; s++) {
     SOLVES_CALL(stop_requested(run, mesh->comm.comm));
@@ -116,6 +115,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                             .maxit         = opts->maxit,
                             .reduction     = plan[s].reduction,
                             .replace_every = opts->replace_every};
+    /* the reduction settings and the timers belong to the solve (no process-wide state) */
+    kopts.progress = (cc_progress_mode)opts->progress; /* the registry index is the enum */
+    kopts.inject_latency_us = opts->inject_latency_us;
+    kopts.count_only        = run->timers.count_only;
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
@@ -181,9 +184,9 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   if (!run->interrupted) SOLVES_CALL(stop_requested(run, mesh->comm.comm));
   if (opts->export_solution[0] && !run->interrupted) {
     cc_stage(run, "export: %s", opts->export_solution);
-    cc_timer_start(CC_T_EXPORT);
+    cc_timer_token t_export = cc_timer_start(&run->timers, CC_T_EXPORT);
     SOLVES_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
-    cc_timer_stop(CC_T_EXPORT);
+    cc_timer_stop(&run->timers, t_export);
   }
 #undef SOLVES_CALL
   cc_free(&x);
@@ -213,15 +216,18 @@ cc_err cc_run_pipeline(cc_run *run)
     }                                                                                              \
   } while (0)
 
-  cc_timers_reset();
-  cc_timing_enabled = opts->timing == CC_TIMING_ON;
-  double started    = MPI_Wtime();
+  cc_timers *timers = &run->timers; /* the stages' timers (each solve keeps its own) */
+  cc_timers_init(timers, opts->timing != CC_TIMING_ON);
+  cc_timer_token tok;
+  double started = MPI_Wtime();
   if (run->started == 0) run->started = started;
   run->in_progress = 1;
   cc_stage(run, "mesh + partition: %d x %d x %d nodes, %s partition, %d ranks x %d threads",
            opts->mesh.nx, opts->mesh.ny, opts->mesh.nz, cc_options_choice(opts, "partition"),
            run->ranks, run->threads);
   PIPELINE_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
+  cc_timers_record(timers, CC_T_PARTITION, mesh.partition_seconds);
+  cc_timers_record(timers, CC_T_MESH, mesh.numbering_seconds);
   run->dof      = 3 * mesh.n_global_nodes;
   run->px       = mesh.px;
   run->py       = mesh.py;
@@ -230,8 +236,12 @@ cc_err cc_run_pipeline(cc_run *run)
   if (opts->export_matrix[0]) {
     /* the export speaks the natural numbering: a natural assembly of its own, freed at once */
     cc_stage(run, "export: matrix %s", opts->export_matrix);
+    tok = cc_timer_start(timers, CC_T_ASSEMBLY);
     PIPELINE_CALL(cc_mesh_assemble(&mesh, &opts->mesh, &a, &b));
+    cc_timer_stop(timers, tok);
+    tok = cc_timer_start(timers, CC_T_EXPORT);
     PIPELINE_CALL(cc_mesh_export_matrix(&mesh, &a, opts->export_matrix)); /* timed as CC_T_EXPORT */
+    cc_timer_stop(timers, tok);
     cc_bcrs_free(&a);
     cc_free(&b);
   }
@@ -242,14 +252,20 @@ cc_err cc_run_pipeline(cc_run *run)
   if (run->interrupted) goto finish;
   const char *ordering = cc_ordering_list[opts->ordering].name;
   cc_stage(run, "ordering: %s", ordering);
+  tok = cc_timer_start(timers, CC_T_ASSEMBLY);
   PIPELINE_CALL(cc_mesh_pattern(&mesh, &pattern));
+  cc_timer_stop(timers, tok);
+  tok = cc_timer_start(timers, CC_T_ORDERING);
   PIPELINE_CALL(cc_ordering_create(ordering, opts->colors, &pattern, &ord));
+  cc_timer_stop(timers, tok);
   cc_bcrs_free(&pattern);
   cc_ordering_apply_comm(&ord, &mesh.comm);
+  tok = cc_timer_start(timers, CC_T_ASSEMBLY);
   cc_stage(run, "assembly: %lld DOF", (long long)run->dof);
   PIPELINE_CALL(cc_mesh_assemble_ordered(&mesh, &opts->mesh, ord.new_of_old, ord.old_of_new,
                                          ord.n_colors, ord.n_colors > 0 ? ord.color_ptr : NULL, 1,
                                          &a, &b));
+  cc_timer_stop(timers, tok);
   snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
   run->colors_used = ord.n_colors;
 
@@ -259,22 +275,20 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_precond_params pparams = {.name       = cc_precond_list[opts->precond].name,
                                .asdd_iters = opts->asdd_iters,
                                .ordering   = &ord};
+  tok = cc_timer_start(timers, CC_T_SETUP);
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
+  cc_timer_stop(timers, tok);
 
   PIPELINE_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
-  {
-    cc_timers solve_excluded = cc_timer_table; /* stages so far; solves keep their own timers */
-    PIPELINE_CALL(run_solves(run, &mesh, &a, &ord, pc, b));
-    cc_timer_table = solve_excluded;
-  }
+  PIPELINE_CALL(run_solves(run, &mesh, &a, &ord, pc, b)); /* solves keep their own timers */
 finish:
   for (int s = 0; s < run->n_solves; s++)
-    cc_timer_table.seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];
-  cc_timer_table.seconds[CC_T_TOTAL] = MPI_Wtime() - started;
+    timers->seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];
+  timers->seconds[CC_T_TOTAL] = MPI_Wtime() - started;
 
   for (int i = 0; i < CC_T_COUNT; i++) {
     cc_stat stat;
-    PIPELINE_CALL(cc_stat_reduce(comm, cc_timer_table.seconds[i], &stat));
+    PIPELINE_CALL(cc_stat_reduce(comm, timers->seconds[i], &stat));
     run->timings[i]      = stat.max;
     run->timings_min[i]  = stat.min;
     run->timings_mean[i] = stat.mean;

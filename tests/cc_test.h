@@ -33,13 +33,8 @@ __attribute__((unused)) static int test_rank     = 0; /* set by the test's main 
  * the same vector whatever the partition. */
 static inline double test_value(int64_t g, int c, int seed)
 {
-  uint64_t x = (uint64_t)g * 3 + (uint64_t)c + 0x9E3779B97F4A7C15ull * (uint64_t)(seed + 1);
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return (double)(x >> 11) * 0x1.0p-52 - 1.0;
+  return cc_splitmix64_unit((uint64_t)g * 3 + (uint64_t)c +
+                            CC_SPLITMIX64_GAMMA * (uint64_t)(seed + 1));
 }
 
 /* global (x, y) over the first n doubles of each rank */

@@ -42,3 +42,6 @@ cc_add_mpi_test(NAME krylov_latency RANKS 1 2 COMMAND ${KRYLOV_SOLVE} --mode lat
                 --nz 10 --latency-us 2000)
 cc_add_mpi_test(NAME krylov_restart RANKS 1 2 COMMAND ${KRYLOV_SOLVE} --mode restart --replace 10)
 cc_add_mpi_test(NAME krylov_errors RANKS 1 2 COMMAND ${KRYLOV_SOLVE} --mode errors)
+# two solves with different settings interleaved in one process (B inside A's monitor)
+cc_add_mpi_test(NAME krylov_interleave RANKS 1 2 COMMAND ${KRYLOV_SOLVE} --mode interleave)
+cc_add_mpi_test(NAME krylov_interleave RANKS 2 THREADS 2 COMMAND ${KRYLOV_SOLVE} --mode interleave)

@@ -33,10 +33,7 @@
 
 static inline uint64_t tio_rand(uint64_t *s) /* splitmix64 */
 {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z          = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return cc_splitmix64(*s += CC_SPLITMIX64_GAMMA);
 }
 
 /* Global ids 0..n_global-1 shuffled (same seed on all ranks), rank r owning an uneven slice. */

@@ -77,7 +77,7 @@ static void test_spmv_global(const tk_problem *p, const double *y)
   TEST_CALL(cc_calloc(3 * (size_t)N, sizeof(double), &yr));
   TEST_CALL(cc_calloc(3 * (size_t)N, sizeof(double), &yd));
   TEST_CALL(cc_calloc(9 * (size_t)N * N, sizeof(double), &dense));
-  TEST_CALL(cc_spmv(&one.a, &one.mesh.comm, x, y1));
+  TEST_CALL(cc_spmv(NULL, &one.a, &one.mesh.comm, x, y1));
   cc_spmv_ref(&one.a, x, yr);
   /* dense expansion of the block CRS, then yd = D x */
   for (int64_t i = 0; i < N; i++)
@@ -128,14 +128,14 @@ static void test_spmv_mesh(const tk_problem *p)
   TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &yl));
   TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &yr));
   TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &w));
-  int64_t spmv0 = cc_timer_table.count[CC_T_SPMV], halo0 = cc_timer_table.count[CC_T_HALO];
-  TEST_CALL(cc_spmv(&p->a, &p->mesh.comm, x, y)); /* also exchanges x's halo */
-  TEST_EXPECT(cc_timer_table.count[CC_T_SPMV] == spmv0 + 1 &&
-                  cc_timer_table.count[CC_T_HALO] == halo0 + 1,
+  cc_timers tm;
+  cc_timers_init(&tm, 0);
+  const cc_exec ex = {.timers = &tm};
+  TEST_CALL(cc_spmv(&ex, &p->a, &p->mesh.comm, x, y)); /* also exchanges x's halo */
+  TEST_EXPECT(tm.count[CC_T_SPMV] == 1 && tm.count[CC_T_HALO] == 1,
               "cc_spmv counted %lld SpMV, %lld halo (expected 1, 1)",
-              (long long)(cc_timer_table.count[CC_T_SPMV] - spmv0),
-              (long long)(cc_timer_table.count[CC_T_HALO] - halo0));
-  cc_spmv_local(&p->a, x, yl);
+              (long long)tm.count[CC_T_SPMV], (long long)tm.count[CC_T_HALO]);
+  cc_spmv_local(NULL, &p->a, x, yl);
   cc_spmv_ref(&p->a, x, yr);
   double scale = max_abs(n, yr);
   MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -146,7 +146,7 @@ static void test_spmv_mesh(const tk_problem *p)
   test_spmv_global(p, y);
 
   /* symmetry: (z, A x) == (x, A z) */
-  TEST_CALL(cc_spmv(&p->a, &p->mesh.comm, z, w));
+  TEST_CALL(cc_spmv(NULL, &p->a, &p->mesh.comm, z, w));
   double zax = tk_dot(p, z, y), xaz = tk_dot(p, x, w);
   double rel = fabs(zax - xaz) / fmax(fabs(zax), fabs(xaz));
   TEST_EXPECT(rel <= 1e-12, "SpMV symmetry: z'Ax = %.17g, x'Az = %.17g, relative %g", zax, xaz,
@@ -189,23 +189,24 @@ static void test_spmv_large_local(int n)
   for (int64_t i = 0; i < 3 * (int64_t)n; i++) x[i] = test_value(i, 0, 8);
 
   /* an IAR in flight while SpMV runs with progress = poll: the main thread tests it */
-  cc_reduce_configure(CC_PROGRESS_POLL, 0.0);
-  double v = 1.0 + test_rank, sum;
+  cc_reducer rd;
+  TEST_CALL(cc_reducer_init(&rd, MPI_COMM_WORLD, CC_PROGRESS_POLL, 0.0, NULL));
+  cc_exec ex = {.poll = cc_reduce_poll, .poll_ctx = &rd};
+  double v   = 1.0 + test_rank, sum;
   cc_reduction red;
-  TEST_CALL(cc_reduce_begin(MPI_COMM_WORLD, &v, 1, &red));
-  cc_spmv_local(&a, x, yl);
-  int64_t polls = cc_reduce_poll_count();
-  TEST_CALL(cc_reduce_end(&red, &sum, 1));
+  TEST_CALL(cc_reduce_begin(&rd, &v, 1, &red));
+  cc_spmv_local(&ex, &a, x, yl);
+  int64_t polls = rd.polls;
+  TEST_CALL(cc_reduce_end(&rd, &red, &sum, 1));
   TEST_EXPECT(polls >= 1, "SpMV of %d rows with an active IAR and progress=poll made %lld polls", n,
               (long long)polls);
   TEST_EXPECT(sum == 0.5 * tk_size * (tk_size + 1), "IAR sum %g, expected %g", sum,
               0.5 * tk_size * (tk_size + 1));
-  cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
-  TEST_CALL(cc_reduce_begin(MPI_COMM_WORLD, &v, 1, &red));
-  cc_spmv_local(&a, x, yl);
-  TEST_EXPECT(cc_reduce_poll_count() == 0, "progress=none made %lld polls",
-              (long long)cc_reduce_poll_count());
-  TEST_CALL(cc_reduce_end(&red, &sum, 1));
+  TEST_CALL(cc_reducer_init(&rd, MPI_COMM_WORLD, CC_PROGRESS_NONE, 0.0, NULL));
+  TEST_CALL(cc_reduce_begin(&rd, &v, 1, &red));
+  cc_spmv_local(&ex, &a, x, yl);
+  TEST_EXPECT(rd.polls == 0, "progress=none made %lld polls", (long long)rd.polls);
+  TEST_CALL(cc_reduce_end(&rd, &red, &sum, 1));
 
   cc_spmv_ref(&a, x, yr);
   double scale = max_abs(3 * (int64_t)n, yr);
@@ -235,34 +236,35 @@ static void test_vectors(void)
     plain[2] += v[4][i] * v[5][i];
     plain[3] += v[0][i] * v[5][i];
   }
-  int64_t dot0 = cc_timer_table.count[CC_T_DOT];
-  double d     = cc_dot_local(n, x, y);
+  cc_timers tm;
+  cc_timers_init(&tm, 0);
+  const cc_exec ex = {.timers = &tm};
+  double d         = cc_dot_local(&ex, n, x, y);
   TEST_EXPECT(fabs(d - plain[0]) <= 1e-12 * n, "cc_dot_local %.17g vs %.17g", d, plain[0]);
   const double *const xs[4] = {v[0], v[2], v[4], v[0]}, *const ys[4] = {v[1], v[3], v[5], v[5]};
   for (int k = 1; k <= 4; k++) {
     double out[4];
-    cc_dot_local_multi(n, k, xs, ys, out);
+    cc_dot_local_multi(&ex, n, k, xs, ys, out);
     for (int j = 0; j < k; j++)
       TEST_EXPECT(fabs(out[j] - plain[j]) <= 1e-12 * n,
                   "cc_dot_local_multi k=%d [%d]: %.17g vs %.17g", k, j, out[j], plain[j]);
   }
-  TEST_EXPECT(cc_timer_table.count[CC_T_DOT] - dot0 == 1 + 1 + 2 + 3 + 4,
-              "dot count %lld, expected 11", (long long)(cc_timer_table.count[CC_T_DOT] - dot0));
+  TEST_EXPECT(tm.count[CC_T_DOT] == 1 + 1 + 2 + 3 + 4, "dot count %lld, expected 11",
+              (long long)tm.count[CC_T_DOT]);
 
-  int64_t axpy0 = cc_timer_table.count[CC_T_AXPY];
   for (int64_t i = 0; i < n; i++) ref[i] = y[i] + 0.5 * x[i];
-  cc_vec_axpy(n, 0.5, x, y); /* y += 0.5 x */
+  cc_vec_axpy(&ex, n, 0.5, x, y); /* y += 0.5 x */
   TEST_EXPECT(max_diff(n, y, ref) == 0.0, "cc_vec_axpy differs by %g", max_diff(n, y, ref));
   for (int64_t i = 0; i < n; i++) ref[i] = x[i] - 0.25 * y[i];
-  cc_vec_xpby(n, x, -0.25, y); /* y = x - 0.25 y */
+  cc_vec_xpby(&ex, n, x, -0.25, y); /* y = x - 0.25 y */
   TEST_EXPECT(max_diff(n, y, ref) == 0.0, "cc_vec_xpby differs by %g", max_diff(n, y, ref));
-  cc_vec_copy(n, x, z);
+  cc_vec_copy(&ex, n, x, z);
   TEST_EXPECT(max_diff(n, z, x) == 0.0, "cc_vec_copy differs");
   for (int64_t i = 0; i < n; i++) ref[i] = x[i] - y[i];
-  cc_vec_sub(n, x, y, z);
+  cc_vec_sub(&ex, n, x, y, z);
   TEST_EXPECT(max_diff(n, z, ref) == 0.0, "cc_vec_sub differs by %g", max_diff(n, z, ref));
-  TEST_EXPECT(cc_timer_table.count[CC_T_AXPY] - axpy0 == 4, "AXPY count %lld, expected 4",
-              (long long)(cc_timer_table.count[CC_T_AXPY] - axpy0));
+  TEST_EXPECT(tm.count[CC_T_AXPY] == 4, "AXPY count %lld, expected 4",
+              (long long)tm.count[CC_T_AXPY]);
   cc_vec_zero(n, z);
   TEST_EXPECT(max_abs(n, z) == 0.0, "cc_vec_zero left nonzeros");
   for (int j = 0; j < 6; j++) cc_free(&v[j]);
@@ -272,11 +274,13 @@ static void test_vectors(void)
 static void test_reductions(void)
 {
   double latency_us = 3000.0;
-  int64_t red0      = cc_timer_table.count[CC_T_REDUCTION];
-  cc_reduce_configure(CC_PROGRESS_NONE, latency_us);
+  cc_timers tm;
+  cc_timers_init(&tm, 0);
+  cc_reducer rd;
+  TEST_CALL(cc_reducer_init(&rd, MPI_COMM_WORLD, CC_PROGRESS_NONE, latency_us, &tm));
   double v[3] = {1.0, test_rank, -2.0 * test_rank};
   double t0   = MPI_Wtime();
-  TEST_CALL(cc_reduce_blocking(MPI_COMM_WORLD, v, 3));
+  TEST_CALL(cc_reduce_blocking(&rd, v, 3));
   double dt = MPI_Wtime() - t0;
   double s  = 0.5 * tk_size * (tk_size - 1);
   TEST_EXPECT(v[0] == tk_size && v[1] == s && v[2] == -2.0 * s, "AR sums (%g, %g, %g)", v[0], v[1],
@@ -286,20 +290,19 @@ static void test_reductions(void)
   cc_reduction red;
   double w[2] = {2.0, test_rank}, out[2];
   t0          = MPI_Wtime();
-  TEST_CALL(cc_reduce_begin(MPI_COMM_WORLD, w, 2, &red));
-  TEST_CALL(cc_reduce_end(&red, out, 2));
+  TEST_CALL(cc_reduce_begin(&rd, w, 2, &red));
+  TEST_CALL(cc_reduce_end(&rd, &red, out, 2));
   dt = MPI_Wtime() - t0;
   TEST_EXPECT(out[0] == 2.0 * tk_size && out[1] == s, "IAR sums (%g, %g)", out[0], out[1]);
   TEST_EXPECT(dt >= latency_us * 1e-6, "IAR with %g us injected completed after %g us", latency_us,
               dt * 1e6);
-  TEST_EXPECT(cc_timer_table.count[CC_T_REDUCTION] - red0 == 2, "reduction count %lld, expected 2",
-              (long long)(cc_timer_table.count[CC_T_REDUCTION] - red0));
+  TEST_EXPECT(tm.count[CC_T_REDUCTION] == 2, "reduction count %lld, expected 2",
+              (long long)tm.count[CC_T_REDUCTION]);
   /* bad sizes are refused with a message */
-  cc_err err = cc_reduce_blocking(MPI_COMM_WORLD, v, 9);
+  cc_err err = cc_reduce_blocking(&rd, v, 9);
   TEST_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), "9"), "9 values: err %d '%s'", err,
               cc_error_message());
   cc_error_clear();
-  cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
 }
 
 int main(int argc, char **argv)

@@ -8,6 +8,8 @@
  *                     all of it; progress=poll polls.
  *   --mode restart  : a restart from a checkpointed state reaches the uninterrupted result.
  *   --mode errors   : breakdown (indefinite A), NaN, maxit, bad options, pcg with IAR.
+ *   --mode interleave: a second solve with other settings runs inside the first's monitor; both
+ *                     give exactly what they give alone (no process-wide solver state).
  * Options: --nx --ny --nz (8 6 7) --precond NAME (asdd) --tol (1e-8) --replace N (0)
  *          --latency-us (2000) --analytic-tol (1e-6)
  */
@@ -38,6 +40,7 @@ static void table1(const char *solver, int *axpy, int *reductions, int *n_state)
 typedef struct {
   int calls, first_it, last_it, bad_state;
   int64_t first[CC_T_COUNT], last[CC_T_COUNT];
+  cc_timers timers; /* the solve's timers (opts.timers), read at each checkpoint */
   int keep;
   double red_prev, red_min; /* CC_T_REDUCTION seconds at the last call, min per interval */
   cc_solver_state saved;
@@ -52,7 +55,7 @@ static cc_err tk_checkpoint(void *ctx, const cc_solver_state *st)
   if (st->n_vectors != n_state || st->n_local <= 0) c->bad_state++;
   if (c->calls == 0) {
     c->first_it = st->iteration;
-    memcpy(c->first, cc_timer_table.count, sizeof c->first);
+    memcpy(c->first, c->timers.count, sizeof c->first);
     if (c->keep) {
       c->saved = *st;
       for (int j = 0; j < st->n_vectors; j++) {
@@ -67,14 +70,14 @@ static cc_err tk_checkpoint(void *ctx, const cc_solver_state *st)
       }
     }
   }
-  double t_red = cc_timer_table.seconds[CC_T_REDUCTION];
+  double t_red = c->timers.seconds[CC_T_REDUCTION];
   if (c->calls == 0)
     c->red_min = INFINITY;
   else
     c->red_min = fmin(c->red_min, t_red - c->red_prev);
   c->red_prev = t_red;
   c->last_it  = st->iteration;
-  memcpy(c->last, cc_timer_table.count, sizeof c->last);
+  memcpy(c->last, c->timers.count, sizeof c->last);
   c->calls++;
   return CC_OK;
 }
@@ -127,6 +130,7 @@ static void mode_variants(const tk_problem *p, cc_precond *pc, double *x)
       memset(&ck, 0, sizeof ck);
       o.checkpoint       = tk_checkpoint;
       o.checkpoint_ctx   = &ck;
+      o.timers           = &ck.timers;
       o.checkpoint_every = 4;
       TEST_CALL(solve(p, pc, kv, &o, x, &res));
       double err       = analytic(p, x);
@@ -233,12 +237,12 @@ static void mode_latency(const tk_problem *p, cc_precond *pc, double *x)
       tk_ckpt ck;
       memset(&ck, 0, sizeof ck);
       default_opts(&o, mode ? CC_REDUCTION_IAR : CC_REDUCTION_AR);
-      o.checkpoint       = tk_checkpoint;
-      o.checkpoint_ctx   = &ck;
-      o.checkpoint_every = 1;
-      cc_reduce_configure(CC_PROGRESS_NONE, latency_us);
+      o.checkpoint        = tk_checkpoint;
+      o.checkpoint_ctx    = &ck;
+      o.timers            = &ck.timers;
+      o.checkpoint_every  = 1;
+      o.inject_latency_us = latency_us;
       TEST_CALL(solve(p, pc, kv, &o, x, &res));
-      cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
       TEST_EXPECT(res.converged && analytic(p, x) < cfg.analytic_tol && ck.calls >= 2,
                   "%s with latency: converged %d (%s), %d checkpoints", names[v], res.converged,
                   res.failure, ck.calls);
@@ -269,10 +273,10 @@ static void mode_latency(const tk_problem *p, cc_precond *pc, double *x)
   cc_krylov_opts o;
   cc_solve_result res;
   default_opts(&o, CC_REDUCTION_IAR);
-  cc_reduce_configure(CC_PROGRESS_POLL, 200.0);
+  o.progress          = CC_PROGRESS_POLL;
+  o.inject_latency_us = 200.0;
   TEST_CALL(solve(p, pc, cc_krylov_find("pipecg"), &o, x, &res));
-  int64_t polls = cc_reduce_poll_count();
-  cc_reduce_configure(CC_PROGRESS_NONE, 0.0);
+  int64_t polls = res.polls;
   if (test_rank == 0)
     printf("pipecg iar poll: %lld polls in %d iterations\n", (long long)polls, res.iterations);
   TEST_EXPECT(res.converged && polls > 0, "pipecg iar with progress=poll: converged %d, %lld polls",
@@ -298,6 +302,7 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
       ck.keep            = 1;
       o.checkpoint       = tk_checkpoint;
       o.checkpoint_ctx   = &ck;
+      o.timers           = &ck.timers;
       o.checkpoint_every = full.iterations / 2 > 0 ? full.iterations / 2 : 1;
       TEST_CALL(solve(p, pc, kv, &o, x, &part));
       TEST_EXPECT(ck.calls >= 1, "%s: no checkpoint taken", kv->name);
@@ -420,6 +425,120 @@ static void mode_errors(tk_problem *p, double *x)
   cc_precond_destroy(&none);
 }
 
+/* --mode interleave: two solves with different settings in one process, B run entirely inside
+ * A's per-iteration monitor (twice). A: pipecg IAR, progress poll, injected latency, timed, on
+ * the main problem and preconditioner; B: gropp AR, progress none, count-only timers, on a second
+ * problem (own communication table and halo buffers) with SGS. Each interleaved result must equal
+ * the one of the same solve run alone: iterations, residuals, solution, operation and timer
+ * counts; B's count-only and progress settings must not leak into A (or back). */
+typedef struct {
+  const tk_problem *p;
+  cc_precond *pc;
+  const cc_krylov_opts *opts;
+  double *x;
+  cc_solve_result res[2];
+  int at[2]; /* A's iterations after which B runs */
+  int runs;
+} tk_inner;
+
+static cc_err tk_inner_monitor(void *ctx, int iteration, double rel_residual, int *stop)
+{
+  (void)rel_residual;
+  tk_inner *in = ctx;
+  *stop        = 0;
+  if (!in || in->runs >= 2 || iteration != in->at[in->runs]) return CC_OK;
+  CC_CALL(solve(in->p, in->pc, cc_krylov_find("gropp"), in->opts, in->x, &in->res[in->runs]));
+  in->runs++;
+  return CC_OK;
+}
+
+static int tk_same_result(const char *what, const cc_solve_result *a, const cc_solve_result *b,
+                          int same_seconds)
+{
+  int ok = a->iterations == b->iterations && a->converged == b->converged &&
+           a->rel_residual == b->rel_residual && a->true_rel_residual == b->true_rel_residual &&
+           !strcmp(a->failure, b->failure);
+  TEST_EXPECT(ok, "%s: %d it |r|/|b| %.17g true %.17g vs alone %d it %.17g true %.17g", what,
+              a->iterations, a->rel_residual, a->true_rel_residual, b->iterations, b->rel_residual,
+              b->true_rel_residual);
+  for (int id = 0; id < CC_T_COUNT; id++) {
+    TEST_EXPECT(a->count[id] == b->count[id], "%s: %s count %lld vs alone %lld", what,
+                cc_timer_name(id), (long long)a->count[id], (long long)b->count[id]);
+    TEST_EXPECT(a->ops_per_iteration[id] == b->ops_per_iteration[id],
+                "%s: %s per iteration %g vs alone %g", what, cc_timer_name(id),
+                a->ops_per_iteration[id], b->ops_per_iteration[id]);
+    if (same_seconds)
+      TEST_EXPECT(a->seconds[id] == b->seconds[id], "%s: %s seconds %g vs alone %g", what,
+                  cc_timer_name(id), a->seconds[id], b->seconds[id]);
+  }
+  return ok;
+}
+
+static void mode_interleave(const tk_problem *p, cc_precond *pc, double *x)
+{
+  tk_problem q;
+  tk_problem_create_on(6, 5, 4, MPI_COMM_WORLD, &q);
+  cc_precond *qc;
+  cc_precond_params qp = {.name = "sgs", .asdd_iters = 1, .ordering = NULL};
+  TEST_CALL(cc_precond_create(&qp, &q.a, &q.mesh.comm, &qc));
+  const int64_t np = 3 * (int64_t)p->a.n_rows, nq = 3 * (int64_t)q.a.n_rows;
+  double *xa = NULL, *xb = NULL, *xb_alone = NULL;
+  TEST_CALL(cc_calloc(3 * (size_t)q.mesh.n_total, sizeof(double), &xb));
+  TEST_CALL(cc_calloc((size_t)np + 1, sizeof(double), &xa));
+  TEST_CALL(cc_calloc((size_t)nq + 1, sizeof(double), &xb_alone));
+
+  cc_krylov_opts oa, ob;
+  default_opts(&oa, CC_REDUCTION_IAR);
+  oa.progress          = CC_PROGRESS_POLL;
+  oa.inject_latency_us = 100.0;
+  default_opts(&ob, CC_REDUCTION_AR);
+  ob.progress   = CC_PROGRESS_NONE;
+  ob.count_only = 1;
+
+  /* alone: A (with the monitor, B switched off), then B */
+  cc_solve_result ra, rb;
+  oa.monitor     = tk_inner_monitor;
+  oa.monitor_ctx = NULL;
+  TEST_CALL(solve(p, pc, cc_krylov_find("pipecg"), &oa, x, &ra));
+  memcpy(xa, x, (size_t)np * sizeof(double));
+  TEST_CALL(solve(&q, qc, cc_krylov_find("gropp"), &ob, xb, &rb));
+  memcpy(xb_alone, xb, (size_t)nq * sizeof(double));
+  TEST_EXPECT(ra.converged && rb.converged && ra.iterations >= 5,
+              "alone: A converged %d in %d it, B converged %d", ra.converged, ra.iterations,
+              rb.converged);
+
+  /* interleaved: B runs inside A's monitor after A's iterations 2 and 4 */
+  tk_inner in = {.p = &q, .pc = qc, .opts = &ob, .x = xb, .at = {2, 4}};
+  cc_solve_result ra2;
+  oa.monitor_ctx = &in;
+  TEST_CALL(solve(p, pc, cc_krylov_find("pipecg"), &oa, x, &ra2));
+  TEST_EXPECT(in.runs == 2, "B ran %d times inside A's monitor, expected 2", in.runs);
+  tk_same_result("A interleaved", &ra2, &ra, 0);
+  TEST_EXPECT(memcmp(x, xa, (size_t)np * sizeof(double)) == 0, "A's solution differs");
+  for (int r = 0; r < in.runs; r++) {
+    tk_same_result(r ? "B (2nd) inside A" : "B inside A", &in.res[r], &rb, 1);
+    /* B counts only (never reads the clock) and does not poll, whatever A does */
+    for (int id = 0; id < CC_T_COUNT; id++)
+      TEST_EXPECT(in.res[r].seconds[id] == 0.0, "B (count-only) has %g s in %s",
+                  in.res[r].seconds[id], cc_timer_name(id));
+    TEST_EXPECT(in.res[r].polls == 0, "B (progress none) made %lld polls",
+                (long long)in.res[r].polls);
+  }
+  TEST_EXPECT(memcmp(xb, xb_alone, (size_t)nq * sizeof(double)) == 0, "B's solution differs");
+  /* A keeps its own settings: timed, and its counts hold none of B's reductions */
+  TEST_EXPECT(ra2.seconds[CC_T_SOLVE] > 0.0 && ra2.count[CC_T_SOLVE] == 1,
+              "A: solve region %g s, entered %lld times", ra2.seconds[CC_T_SOLVE],
+              (long long)ra2.count[CC_T_SOLVE]);
+  if (test_rank == 0)
+    printf("interleave: A pipecg-iar %d it (%lld polls), B gropp-ar %d it x %d inside A\n",
+           ra2.iterations, (long long)ra2.polls, rb.iterations, in.runs);
+  cc_free(&xa);
+  cc_free(&xb);
+  cc_free(&xb_alone);
+  cc_precond_destroy(&qc);
+  tk_problem_free(&q);
+}
+
 int main(int argc, char **argv)
 {
   tk_init(&argc, &argv);
@@ -454,6 +573,8 @@ int main(int argc, char **argv)
     mode_restart(&p, pc, x);
   else if (!strcmp(mode, "errors"))
     mode_errors(&p, x);
+  else if (!strcmp(mode, "interleave"))
+    mode_interleave(&p, pc, x);
   else
     TEST_EXPECT(0, "unknown --mode %s", mode);
   cc_free(&x);

@@ -69,7 +69,6 @@ static inline void tk_problem_create_on(int nx, int ny, int nz, MPI_Comm comm, t
 
 static inline void tk_problem_free(tk_problem *p)
 {
-  cc_halo_release(); /* the table's address may be reused by the next problem */
   cc_bcrs_free(&p->a);
   cc_free(&p->b);
   cc_mesh_free(&p->mesh);

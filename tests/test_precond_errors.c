@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     double *v = tp_vector(&p, 3);
     pp        = (cc_precond_params){.name = "sgs", .asdd_iters = 2, .ordering = NULL};
     TEST_CALL(cc_precond_create(&pp, &p.a, &p.mesh.comm, &pc));
-    EXPECT_ERROR(cc_precond_apply(pc, v, v), CC_ERR_ARG, "in place");
+    EXPECT_ERROR(cc_precond_apply(pc, NULL, v, v), CC_ERR_ARG, "in place");
     cc_precond_destroy(&pc);
     cc_free(&v);
   }

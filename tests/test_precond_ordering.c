@@ -32,6 +32,8 @@ static void comm_copy(const cc_comm_table *a, cc_comm_table *b)
   memcpy(b->export_index, a->export_index, ((size_t)nb + 1) * sizeof(int));
   memcpy(b->import_item, a->import_item, (size_t)ni * sizeof(int));
   memcpy(b->export_item, a->export_item, (size_t)ne * sizeof(int));
+  b->halo = (cc_halo_buffers){0}; /* the copy gets buffers of its own */
+  TEST_CALL(cc_comm_table_buffers(b));
 }
 
 /* permutation, colors cover [0, n) once, no coupled pair inside a color */
@@ -109,8 +111,8 @@ static void check_apply(const tp_problem *p, const cc_ordering *ord, const char 
       TEST_EXPECT(b.col_idx[k - 1] < b.col_idx[k], "%s K=%d: row %d columns not sorted", kind, K,
                   i);
   }
-  TEST_CALL(cc_spmv(&p->a, &p->mesh.comm, x, y)); /* y = A x */
-  TEST_CALL(cc_spmv(&b, &comm, xn, yn));          /* yn = (P A P^T) (P x) */
+  TEST_CALL(cc_spmv(NULL, &p->a, &p->mesh.comm, x, y)); /* y = A x */
+  TEST_CALL(cc_spmv(NULL, &b, &comm, xn, yn));          /* yn = (P A P^T) (P x) */
   cc_ordering_permute(ord, y, yp);
   double ymax = 0.0, diff = 0.0;
   for (int64_t i = 0; i < 3 * (int64_t)n; i++) {

@@ -47,8 +47,8 @@ int main(int argc, char **argv)
     TEST_CALL(cc_calloc(n, sizeof(double), &y0));
     TEST_CALL(cc_calloc(n, sizeof(double), &y1));
     for (int64_t i = 0; i < n; i++) x[i] = 1.0 + 0.37 * (double)((i * 7919) % 101);
-    cc_spmv_local(&plain, x, y0);
-    cc_spmv_local(&split, x, y1);
+    cc_spmv_local(NULL, &plain, x, y0);
+    cc_spmv_local(NULL, &split, x, y1);
     failures += compare("spmv_local", orderings[o], ni, y0, y1);
     cc_spmv_ref(&split, x, y1);
     /* the reference sums in another order: equal to rounding, not bitwise */
@@ -59,8 +59,8 @@ int main(int argc, char **argv)
       cc_precond *pc0, *pc1;
       TEST_CALL(cc_precond_create(&pp, &plain, &mesh.comm, &pc0));
       TEST_CALL(cc_precond_create(&pp, &split, &mesh.comm, &pc1));
-      TEST_CALL(cc_precond_apply(pc0, x, y0));
-      TEST_CALL(cc_precond_apply(pc1, x, y1));
+      TEST_CALL(cc_precond_apply(pc0, NULL, x, y0));
+      TEST_CALL(cc_precond_apply(pc1, NULL, x, y1));
       failures += compare(names[p], orderings[o], ni, y0, y1);
       cc_precond_destroy(&pc0);
       cc_precond_destroy(&pc1);
