@@ -148,3 +148,15 @@ add_test(NAME io_fallback_restart_refused
                  ${CC_IO_DRV}/fallback)
 set_tests_properties(io_fallback_restart io_fallback_restart_refused PROPERTIES PROCESSORS 2
                      FIXTURES_REQUIRED io_fallback)
+
+# Checkpoints written by the code before issue 10 (tests/data/ckpt_v1_*, 8x8x8) still restart and
+# end exactly as the run that wrote them.
+foreach(backend posix hdf5 offload)
+  add_test(NAME io_restart_v1_fixture_${backend}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/io_old_fixture.sh ${Python3_EXECUTABLE}
+                   ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:cubecg>
+                   ${CMAKE_CURRENT_SOURCE_DIR}/data/ckpt_v1_${backend}
+                   ${CC_IO_TEST_DIR}/v1_fixture_${backend})
+  set_tests_properties(io_restart_v1_fixture_${backend} PROPERTIES PROCESSORS 2 TIMEOUT 120
+                       ENVIRONMENT OMP_NUM_THREADS=1)
+endforeach()
