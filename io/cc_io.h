@@ -121,17 +121,22 @@ void cc_io_state_free(cc_io_state *state);
  * ---------------------------------------------------------------------------------------------- */
 typedef enum { CC_IO_WRITE, CC_IO_READ } cc_io_mode;
 
+/* What one owner (a checkpointer, a handle) keeps across its opens: the offload helper thread and
+ * staging buffer, the uring ring and registered buffers. Internal to io/. */
+typedef struct io_resources io_resources;
+
 typedef struct {
-  size_t buffer_bytes; /* posix: setvbuf size; uring: bytes per request (rounded up to 4096);
-                          0 = default (posix: 512 KiB, uring: 1 MiB) */
-  int queue_depth;     /* uring: requests in flight (default 4); registered bytes =
-                          queue_depth * buffer_bytes, reduced to fit RLIMIT_MEMLOCK (reported) */
-  bool durable;        /* fsync files when committed */
-  bool fallback;       /* uring: allow the fallback chain instead of failing */
-  bool checksum;       /* compute CRC32C of each per-rank file while writing/reading */
-  char inner[16];      /* offload: "posix" (default) or "uring" */
-  bool read_into;      /* read_vectors fills the caller's state->vector[0..n_vectors) instead of
-                          allocating (the benchmark: no allocation inside a timed read) */
+  size_t buffer_bytes;     /* posix: setvbuf size; uring: bytes per request (rounded up to 4096);
+                              0 = default (posix: 512 KiB, uring: 1 MiB) */
+  int queue_depth;         /* uring: requests in flight (default 4); registered bytes =
+                              queue_depth * buffer_bytes, reduced to fit RLIMIT_MEMLOCK (reported) */
+  bool durable;            /* fsync files when committed */
+  bool fallback;           /* uring: allow the fallback chain instead of failing */
+  bool checksum;           /* compute CRC32C of each per-rank file while writing/reading */
+  char inner[16];          /* offload: "posix" (default) or "uring" */
+  bool read_into;          /* read_vectors fills the caller's state->vector[0..n_vectors) instead of
+                              allocating (the benchmark: no allocation inside a timed read) */
+  io_resources *resources; /* set by io/ only: the owner's (cc_io_open, the checkpointer) */
 } cc_io_options;
 void cc_io_options_default(cc_io_options *opt); /* 0, 4, durable, no fallback, checksum, posix */
 

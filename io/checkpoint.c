@@ -15,6 +15,7 @@ struct cc_io_checkpointer {
   cc_io_checkpoint_params params;
   cc_io_options opt;
   const cc_io_backend_ops *ops;
+  io_resources *resources; /* this checkpointer's offload helper / uring ring, nobody else's */
   cc_io_layout layout;
   cc_io_metadata meta;
   int rank, size;
@@ -238,17 +239,22 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
            cc_io_backend_names());
   CC_MPI(MPI_Comm_rank(layout->comm, &ck->rank));
   CC_MPI(MPI_Comm_size(layout->comm, &ck->size));
-  cc_err local = CC_OK;
-  if (ck->rank == 0) {
+  cc_err local      = io_resources_create(&ck->resources);
+  ck->opt.resources = ck->resources;
+  if (!local && ck->rank == 0) {
     local = io_mkdir_p(params->dir);
     if (!local) local = remove_stale_temporaries(params->dir);
     if (!local) local = check_existing(ck);
   }
   if (!local && ck->ops->asynchronous && params->n_vectors_hint > 0)
-    local = io_offload_reserve((size_t)params->n_vectors_hint * (size_t)layout->n_local_nodes *
-                               (size_t)layout->values_per_node * sizeof(double));
+    local = io_offload_reserve(ck->resources, (size_t)params->n_vectors_hint *
+                                                  (size_t)layout->n_local_nodes *
+                                                  (size_t)layout->values_per_node * sizeof(double));
   cc_err err = io_agree(layout->comm, local);
-  if (err) cc_free(&ck);
+  if (err) {
+    io_resources_destroy(&ck->resources);
+    cc_free(&ck);
+  }
   CC_CALL(err);
   *ckpt = ck;
   return CC_OK;
@@ -545,7 +551,7 @@ void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt)
   if (ck->ctx) { /* abandoned: its temporary directory is removed by the next create */
     if (ck->ops->close(ck->ctx)) cc_error_clear();
   }
-  if (ck->ops->asynchronous) io_offload_shutdown();
+  io_resources_destroy(&ck->resources); /* this checkpointer's helper and ring only */
   cc_free(ckpt);
 }
 

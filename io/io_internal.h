@@ -6,6 +6,18 @@
 
 #include "cc_io.h"
 
+#include <pthread.h>
+
+/* Sizes of io/ (one name each). A path that does not fit is refused naming it (io_path). */
+#define IO_PATH_MAX 4096   /* any path io/ builds: DIR, DIR/ckpt.N.tmp/rank.R.bin, ... (PATH_MAX) */
+#define IO_NAME_MAX 64     /* a name inside a checkpoint directory: rank.R.bin, ckpt.N, latest */
+#define IO_MESSAGE_MAX 512 /* an error message handed between threads or ranks */
+#define IO_QUEUE_DEPTH 4   /* uring: default requests in flight */
+
+/* path = fmt...; CC_ERR_ARG naming the path's beginning when it does not fit in size bytes. */
+CC_WUR cc_err io_path(char *path, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ------------------------------------------------------------------------------------------------
  * Byte stream of one per-rank file (io_posix.c, io_uring.c, io_fortran.c). No MPI inside: streams
  * also run on the offload helper thread.
@@ -111,10 +123,23 @@ CC_WUR cc_err io_redist_backward(io_redist *rd, const double *block, double *loc
 void io_redist_free(io_redist *rd);
 
 /* ------------------------------------------------------------------------------------------------
- * Offload engine (io_offload.c): one helper thread per process, staging kept between checkpoints.
+ * Resources kept across the opens of one owner (io_backend.c): a checkpointer or a cc_io_handle
+ * creates one, passes it to its backend in cc_io_options.resources and destroys it with itself.
+ * Nothing is kept per process: two owners never share a helper thread, a staging buffer or a ring.
  * ---------------------------------------------------------------------------------------------- */
-CC_WUR cc_err io_offload_reserve(size_t bytes); /* allocate and touch the staging buffer now */
-void io_offload_shutdown(void);                 /* join the helper, free the staging buffer */
+typedef struct io_offload_engine io_offload_engine; /* io_offload.c: helper thread + staging */
+typedef struct io_uring_cache io_uring_cache;       /* io_uring.c: ring + registered buffers */
+struct io_resources {
+  pthread_mutex_t lock;       /* guards uring (the offload helper may open uring streams) */
+  io_offload_engine *offload; /* created by the first offload open */
+  io_uring_cache *uring;      /* idle ring kept between uring opens */
+};
+CC_WUR cc_err io_resources_create(io_resources **res);
+void io_resources_destroy(io_resources **res); /* joins the helper, frees staging, exits the ring */
+/* Offload (io_offload.c): allocate and touch the owner's staging buffer now. */
+CC_WUR cc_err io_offload_reserve(io_resources *res, size_t bytes);
+void io_offload_engine_destroy(io_offload_engine **engine);
+void io_uring_cache_destroy(io_uring_cache **cache);
 
 /* Checkpoint manifest (io_manifest.c): JSON written by rank 0, parsed by every rank. */
 typedef struct {

@@ -160,3 +160,14 @@ foreach(backend posix hdf5 offload)
   set_tests_properties(io_restart_v1_fixture_${backend} PROPERTIES PROCESSORS 2 TIMEOUT 120
                        ENVIRONMENT OMP_NUM_THREADS=1)
 endforeach()
+
+# Two checkpointers with different backends in one process, interleaved; one destroyed while the
+# other goes on (issue 10: the offload helper and the uring ring belong to their checkpointer).
+cc_add_unit(test_io_two_checkpointers test_io_two_checkpointers.c)
+foreach(pair "offload;offload-uring" "offload;uring" "offload-uring;offload" "posix;hdf5")
+  list(GET pair 0 first)
+  list(GET pair 1 second)
+  cc_add_mpi_test(NAME io_two_checkpointers_${first}_${second} RANKS 1 2
+                  COMMAND $<TARGET_FILE:test_io_two_checkpointers> ${first} ${second}
+                          ${CC_IO_TEST_DIR}/two_${first}_${second})
+endforeach()
