@@ -113,6 +113,14 @@ cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *f
 /* A collective decision: every rank passes its local error code; all ranks return CC_ERR_* of the
  * lowest-ranked failing process (or CC_OK). Used where ranks may disagree (e.g. a checkpoint). */
 CC_WUR cc_err cc_error_agree(MPI_Comm comm, cc_err local, cc_err *global);
+/* The same agreement as an expression: err = cc_agree(comm, err). A rank that failed returns its
+ * own code (its chain says what went wrong); the others return the lowest failing rank's code, with
+ * that rank's message in their chain (cc_error_agree); CC_OK when no rank failed. */
+CC_WUR static inline cc_err cc_agree(MPI_Comm comm, cc_err local)
+{
+  cc_err global = CC_OK, err = cc_error_agree(comm, local, &global);
+  return err ? err : local ? local : global;
+}
 
 /* The one byte-size parser (cc_size.c): a decimal integer with an optional binary suffix k, M, G or
  * T (optionally followed by "iB" or "B"); no sign, fraction, exponent or hex; at most 2^62 bytes.

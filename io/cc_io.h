@@ -35,7 +35,7 @@
  *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left, and refuses a DIR holding
  *   checkpoints of another problem (see cc_io_checkpointer_create). The manifest is JSON read with
  *   cJSON; it records the problem's parameters (cc_io_metadata) that a restart checks.
- * - Failure paths: an error on one rank is agreed on (io_agree) before the next collective call,
+ * - Failure paths: an error on one rank is agreed on (cc_agree) before the next collective call,
  *   so every rank leaves a failed checkpoint together; the hdf5 backend reserves its file's space
  *   on rank 0 (posix_fallocate) before the collective transfers, where MPI-IO would report an
  *   ENOSPC on one rank only and leave the others inside HDF5.
@@ -72,6 +72,13 @@
 #define CC_IO_MAX_SCALARS 8
 #define CC_IO_NAME_LEN 32
 #define CC_IO_MANIFEST_VERSION 1
+/* Path sizes of io/: a checkpoint directory (params.dir) has fewer than CC_IO_DIR_MAX bytes, so
+ * that every path io/ builds inside it (DIR/ckpt.<n>.tmp/rank.<r>.bin, ...) fits in CC_IO_PATH_MAX.
+ */
+#define CC_IO_DIR_MAX 1024
+#define CC_IO_CKPT_DIR_MAX (CC_IO_DIR_MAX + 64) /* DIR/ckpt.<n>[.tmp] */
+#define CC_IO_PATH_MAX 4096
+#define CC_IO_QUEUE_DEPTH 4 /* uring: default requests in flight */
 
 /* ------------------------------------------------------------------------------------------------
  * Layout, metadata, state
@@ -142,9 +149,9 @@ void cc_io_options_default(cc_io_options *opt); /* 0, 4, durable, no fallback, c
 
 /* What a handle wrote on this rank (after commit) or read (after read_vectors). */
 typedef struct {
-  char file[4096]; /* full path of this rank's file ("" on ranks > 0 for shared files) */
-  int64_t bytes;   /* its size */
-  uint32_t crc32c; /* over its bytes (valid when has_crc) */
+  char file[CC_IO_PATH_MAX]; /* full path of this rank's file ("" on ranks > 0 for shared files) */
+  int64_t bytes;             /* its size */
+  uint32_t crc32c;           /* over its bytes (valid when has_crc) */
   bool has_crc;
   char path_used[48]; /* "stdio", "uring-fixed-direct", "uring-direct", "pwrite-direct",
                          "pwrite-buffered", "fortran-sequential", "mpio-collective" ... */
@@ -191,16 +198,16 @@ const cc_io_file_info *cc_io_handle_info(const cc_io_handle *handle);
  * Checkpoints
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
-  char backend[24];       /* default "posix" */
-  char dir[1024];         /* checkpoint directory (created if missing) */
-  int every;              /* the driver's period (recorded only) */
-  int keep;               /* committed checkpoints kept (default 2, >= 1) */
-  bool durable;           /* default true */
-  size_t io_buffer_bytes; /* 0 = backend default */
-  int queue_depth;        /* uring; default 4 */
-  bool fallback;          /* uring fallback chain allowed (default false) */
-  int n_vectors_hint;     /* offload: allocate + touch staging for this many vectors at create */
-  bool overwrite;         /* dir may hold checkpoints of another problem: remove them at create */
+  char backend[24];        /* default "posix" */
+  char dir[CC_IO_DIR_MAX]; /* checkpoint directory (created if missing) */
+  int every;               /* the driver's period (recorded only) */
+  int keep;                /* committed checkpoints kept (default 2, >= 1) */
+  bool durable;            /* default true */
+  size_t io_buffer_bytes;  /* 0 = backend default */
+  int queue_depth;         /* uring; default 4 */
+  bool fallback;           /* uring fallback chain allowed (default false) */
+  int n_vectors_hint;      /* offload: allocate + touch staging for this many vectors at create */
+  bool overwrite;          /* dir may hold checkpoints of another problem: remove them at create */
 } cc_io_checkpoint_params;
 void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params);
 
@@ -244,7 +251,7 @@ void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt);
  * cc_io_state_free); *info_out (may be NULL) gets the manifest's backend and path. */
 typedef struct {
   char backend[24];
-  char checkpoint_dir[1100];
+  char checkpoint_dir[CC_IO_CKPT_DIR_MAX];
   int ranks_written;
   char partition[32]; /* the manifest's partition, e.g. "box 1x1x2" (same operator test) */
   int iteration;

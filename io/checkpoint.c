@@ -25,7 +25,7 @@ struct cc_io_checkpointer {
   cc_err pending_err;
   int iteration, n_vectors;
   char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
-  char tmp[1200];
+  char tmp[CC_IO_CKPT_DIR_MAX];
   cc_io_file_info info;
   cc_io_checkpoint_stats stats;
 };
@@ -36,7 +36,7 @@ void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
   snprintf(params->backend, sizeof params->backend, "posix");
   params->keep        = 2;
   params->durable     = true;
-  params->queue_depth = 4;
+  params->queue_depth = IO_QUEUE_DEPTH;
 }
 
 /* "ckpt.<n>" exactly (committed checkpoints; not "ckpt.<n>.tmp") */
@@ -58,7 +58,7 @@ static cc_err remove_stale_temporaries(const char *dir)
   CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
   struct dirent *e;
   cc_err err = CC_OK;
-  char path[2400];
+  char path[IO_PATH_MAX];
   while (!err && (e = readdir(d)) != NULL) {
     size_t n   = strlen(e->d_name);
     bool stale = (!strncmp(e->d_name, "ckpt.", 5) && n > 4 && !strcmp(e->d_name + n - 4, ".tmp")) ||
@@ -139,8 +139,8 @@ static cc_err read_latest(const char *dir, char *name, size_t n);
  * of this problem, or be removed when params->overwrite. */
 static cc_err check_existing(const cc_io_checkpointer *ck)
 {
-  const char *dir = ck->params.dir;
-  char name[64]   = "", path[1300];
+  const char *dir        = ck->params.dir;
+  char name[IO_NAME_MAX] = "", path[IO_PATH_MAX];
   struct stat st;
   int newest = -1, it, count = 0;
   DIR *d = opendir(dir);
@@ -228,7 +228,7 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   if (meta) ck->meta = *meta;
   cc_io_options_default(&ck->opt);
   ck->opt.buffer_bytes     = params->io_buffer_bytes;
-  ck->opt.queue_depth      = params->queue_depth > 0 ? params->queue_depth : 4;
+  ck->opt.queue_depth      = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
   ck->opt.durable          = params->durable;
   ck->opt.fallback         = params->fallback;
   ck->opt.checksum         = true;
@@ -250,7 +250,7 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
     local = io_offload_reserve(ck->resources, (size_t)params->n_vectors_hint *
                                                   (size_t)layout->n_local_nodes *
                                                   (size_t)layout->values_per_node * sizeof(double));
-  cc_err err = io_agree(layout->comm, local);
+  cc_err err = cc_agree(layout->comm, local);
   if (err) {
     io_resources_destroy(&ck->resources);
     cc_free(&ck);
@@ -264,7 +264,7 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
  */
 static cc_err read_latest(const char *dir, char *name, size_t n)
 {
-  char path[1100];
+  char path[IO_PATH_MAX];
   snprintf(path, sizeof path, "%s/latest", dir);
   char *text;
   size_t len;
@@ -278,35 +278,51 @@ static cc_err read_latest(const char *dir, char *name, size_t n)
   return CC_OK;
 }
 
+static int newest_first(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x < y) - (x > y);
+}
+
 static cc_err retention(const cc_io_checkpointer *ck)
 {
   const char *dir = ck->params.dir;
   DIR *d          = opendir(dir);
   CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
-  int found[4096], n = 0, it;
+  int *found = NULL, it;
+  size_t n = 0, capacity = 0;
+  cc_err err = CC_OK;
   struct dirent *e;
-  while ((e = readdir(d)) != NULL && n < 4096)
-    if (committed_name(e->d_name, &it) && it != ck->iteration) found[n++] = it;
+  while (!err && (e = readdir(d)) != NULL) /* every entry, however many */
+    if (committed_name(e->d_name, &it) && it != ck->iteration) {
+      if (n == capacity) { /* grow: twice the entries */
+        int *bigger = NULL;
+        capacity    = capacity ? 2 * capacity : 64;
+        err         = cc_malloc(capacity, sizeof *bigger, &bigger);
+        if (!err && n) memcpy(bigger, found, n * sizeof *found);
+        cc_free(&found);
+        found = bigger;
+      }
+      if (!err) found[n++] = it;
+    }
   closedir(d);
+  if (err) cc_free(&found);
+  CC_CALL(err);
   /* keep the new one and the keep-1 newest before it; older ones and any left over from an
    * abandoned later history (iteration above the new one) go */
-  for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++)
-      if (found[j] > found[i]) {
-        int t    = found[i];
-        found[i] = found[j];
-        found[j] = t;
-      }
+  qsort(found, n, sizeof *found, newest_first);
   int kept = 1;
-  for (int i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && !err; i++) {
     if (found[i] < ck->iteration && kept < ck->params.keep) {
       kept++;
       continue;
     }
-    char path[1200];
+    char path[IO_PATH_MAX];
     snprintf(path, sizeof path, "%s/ckpt.%d", dir, found[i]);
-    CC_CALL(io_remove_tree(path));
+    err = io_remove_tree(path);
   }
+  cc_free(&found);
+  CC_CALL(err);
   return CC_OK;
 }
 
@@ -314,7 +330,7 @@ typedef struct {
   int64_t bytes;
   uint32_t crc;
   int has_crc;
-  char name[64];
+  char name[IO_NAME_MAX];
 } rank_file;
 
 /* Rank 0: manifest, fsyncs, rename, latest, retention. */
@@ -347,7 +363,7 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
   m.n_vectors  = ck->n_vectors;
   memcpy(m.vector_name, ck->vector_name, sizeof m.vector_name);
   io_manifest_file list[2];
-  char path[2400];
+  char path[IO_PATH_MAX];
   cc_err err = CC_OK;
   if (!ck->ops->shared_file) {
     CC_CALL(cc_calloc((size_t)ck->size, sizeof *m.files, &m.files));
@@ -390,7 +406,7 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
   CC_CALL(err);
   if (durable) CC_CALL(io_fsync_path(ck->tmp)); /* the files' directory entries */
 
-  char final[1200], latest[64] = "";
+  char final[CC_IO_CKPT_DIR_MAX], latest[IO_NAME_MAX] = "";
   snprintf(final, sizeof final, "%s/ckpt.%d", dir, ck->iteration);
   struct stat st;
   if (stat(final, &st) == 0) { /* an older run's checkpoint of the same iteration (same problem) */
@@ -415,7 +431,7 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
   if (durable) CC_CALL(io_fsync_path(dir));
 
   /* latest: write a temporary, make it durable, rename over the old pointer (atomic) */
-  char tmp_latest[1100], new_latest[1100];
+  char tmp_latest[IO_PATH_MAX], new_latest[IO_PATH_MAX];
   snprintf(tmp_latest, sizeof tmp_latest, "%s/latest.tmp", dir);
   snprintf(new_latest, sizeof new_latest, "%s/latest", dir);
   FILE *f = fopen(tmp_latest, "w");
@@ -450,9 +466,9 @@ static cc_err complete(cc_io_checkpointer *ck)
     ck->ctx = NULL;
   }
   ck->pending = false;
-  if (io_agree(ck->layout.comm, err)) {
+  if (cc_agree(ck->layout.comm, err)) {
     discard(ck);
-    char latest[64] = "none";
+    char latest[IO_NAME_MAX] = "none";
     if (ck->stats.last_iteration >= 0)
       snprintf(latest, sizeof latest, "ckpt.%d", ck->stats.last_iteration);
     CC_FAIL(err ? err : CC_ERR_IO,
@@ -470,7 +486,7 @@ static cc_err complete(cc_io_checkpointer *ck)
   CC_MPI(MPI_Allreduce(&ck->info.bytes, &total, 1, MPI_INT64_T, MPI_SUM, ck->layout.comm));
   cc_err local = ck->rank == 0 ? publish(ck, all) : CC_OK;
   cc_free(&all);
-  if (io_agree(ck->layout.comm, local)) {
+  if (cc_agree(ck->layout.comm, local)) {
     if (ck->rank == 0 && io_remove_tree(ck->tmp)) { /* if the rename did not happen */
     }
     CC_FAIL(local ? local : CC_ERR_IO, "committing checkpoint %d in %s failed", ck->iteration,
@@ -500,7 +516,7 @@ static cc_err begin(cc_io_checkpointer *ck, const cc_io_state *state)
       local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s",
                             ck->tmp, strerror(errno));
   }
-  CC_CALL(io_agree(ck->layout.comm, local));
+  CC_CALL(cc_agree(ck->layout.comm, local));
   ck->pending   = true;
   ck->iteration = state->iteration;
   ck->n_vectors = state->n_vectors;
@@ -559,7 +575,7 @@ void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt)
  */
 static cc_err locate(const char *dir, char *cdir, size_t n, char **text)
 {
-  char path[1200], name[64];
+  char path[IO_PATH_MAX], name[IO_NAME_MAX];
   struct stat st;
   snprintf(path, sizeof path, "%s/latest", dir);
   if (stat(path, &st) == 0) {
@@ -616,7 +632,7 @@ static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io
 
 static cc_err verify_file(const char *cdir, const io_manifest_file *f, bool crc)
 {
-  char path[1300];
+  char path[IO_PATH_MAX];
   struct stat st;
   snprintf(path, sizeof path, "%s/%s", cdir, f->file);
   CC_CHECK(stat(path, &st) == 0, CC_ERR_IO, "checkpoint file %s is missing: %s", path,
@@ -675,20 +691,20 @@ static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoin
   opt.checksum = true;
   if (params) {
     opt.buffer_bytes = params->io_buffer_bytes;
-    opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : 4;
+    opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
     opt.fallback     = params->fallback;
   }
   const cc_io_backend_ops *ops;
   /* same manifest, same verdict on every rank: agreed, so the driver ends without MPI_Abort */
-  CC_CALL(io_agree(layout->comm, check_manifest(m, cdir, layout, expect, rank, size, &ops, &opt)));
+  CC_CALL(cc_agree(layout->comm, check_manifest(m, cdir, layout, expect, rank, size, &ops, &opt)));
   if (!ops->shared_file) {
-    CC_CALL(io_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
+    CC_CALL(cc_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
     return CC_OK;
   }
   cc_err local = CC_OK;
   if (rank == 0) /* one shared file: rank 0 checks it whole before anyone reads */
     for (int i = 0; i < m->n_files && !local; i++) local = verify_file(cdir, &m->files[i], true);
-  CC_CALL(io_agree(layout->comm, local));
+  CC_CALL(cc_agree(layout->comm, local));
   void *ctx;
   cc_io_file_info info;
   CC_CALL(ops->open(&opt, layout, cdir, CC_IO_READ, &ctx)); /* collective, agreed inside */
@@ -706,25 +722,25 @@ cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *par
   memset(state, 0, sizeof *state);
   int rank;
   CC_MPI(MPI_Comm_rank(layout->comm, &rank));
-  char cdir[1100] = "";
-  char *text      = NULL;
-  uint64_t length = 0;
-  cc_err local    = CC_OK;
+  char cdir[CC_IO_CKPT_DIR_MAX] = "";
+  char *text                    = NULL;
+  uint64_t length               = 0;
+  cc_err local                  = CC_OK;
   if (rank == 0) {
     local = locate(dir, cdir, sizeof cdir, &text);
     if (!local) length = strlen(text);
   }
-  CC_CALL(io_agree(layout->comm, local));
+  CC_CALL(cc_agree(layout->comm, local));
   CC_MPI(MPI_Bcast(cdir, sizeof cdir, MPI_CHAR, 0, layout->comm));
   CC_MPI(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, layout->comm));
   if (rank != 0) CC_CALL(cc_calloc(length + 1, 1, &text));
   CC_MPI(MPI_Bcast(text, (int)length, MPI_CHAR, 0, layout->comm));
-  char path[1200];
+  char path[IO_PATH_MAX];
   snprintf(path, sizeof path, "%s/manifest.json", cdir);
   io_manifest m;
   cc_err err = io_manifest_parse(text, path, &m); /* same text, same verdict everywhere */
   cc_free(&text);
-  CC_CALL(io_agree(layout->comm, err));
+  CC_CALL(cc_agree(layout->comm, err));
   err = load(&m, cdir, params, layout, expect, state);
   if (!err && info_out) {
     memset(info_out, 0, sizeof *info_out);

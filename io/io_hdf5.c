@@ -29,7 +29,7 @@ static const char *h5_reason(void)
 
 static const char *file_name(hid_t file)
 {
-  static _Thread_local char name[4096];
+  static _Thread_local char name[IO_PATH_MAX];
   if (H5Fget_name(file, name, sizeof name) < 0) snprintf(name, sizeof name, "(unknown file)");
   return name;
 }
@@ -126,7 +126,7 @@ cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims, con
       err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__,
                           "property lists for dataset %s: %s", name, h5_reason());
   }
-  err = io_agree(comm, err);
+  err = cc_agree(comm, err);
   if (!err) {
     ds = H5Dcreate2(file, name, H5T_IEEE_F64LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds < 0)
@@ -137,7 +137,7 @@ cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims, con
     err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__,
                         "collective H5Dwrite of dataset %s in %s failed: %s (injected)", name,
                         file_name(file), strerror(ENOSPC));
-  err = io_agree(comm, err);
+  err = cc_agree(comm, err);
   if (!err) {
     herr_t rc = H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, dxpl, data);
     if (rc < 0)
@@ -176,7 +176,7 @@ cc_err io_h5_reserve(const char *path, MPI_Comm comm, int64_t bytes)
                           "cannot reserve %lld bytes for %s: %s", (long long)bytes, path,
                           strerror(rc));
   }
-  CC_CALL(io_agree(comm, err));
+  CC_CALL(cc_agree(comm, err));
   return CC_OK;
 }
 
@@ -311,7 +311,7 @@ static cc_err cached_redist(const cc_io_layout *layout, io_redist **rd, double *
                      ? CC_OK
                      : cc_malloc((size_t)cache.rd.n_block * (size_t)layout->values_per_node,
                                  sizeof(double), &cache.block);
-    err        = io_agree(layout->comm, err);
+    err        = cc_agree(layout->comm, err);
     if (err) io_redist_free(&cache.rd);
     CC_CALL(err);
     cache.valid    = true;
@@ -333,7 +333,7 @@ typedef struct {
   cc_io_options opt;
   cc_io_mode mode;
   int rank;
-  char path[4096];
+  char path[IO_PATH_MAX];
   hid_t file;
   char io_mode[48];
   double seconds;
@@ -361,7 +361,7 @@ static cc_err h5_open(const cc_io_options *opt, const cc_io_layout *layout, cons
   double t0  = MPI_Wtime();
   cc_err err = MPI_Comm_rank(layout->comm, &h->rank) == MPI_SUCCESS ? CC_OK : CC_ERR_MPI;
   if (!err) err = io_h5_open(h->path, layout->comm, mode, &h->file);
-  err = io_agree(layout->comm, err);
+  err = cc_agree(layout->comm, err);
   if (err) cc_free(&h);
   CC_CALL(err);
   h->seconds = MPI_Wtime() - t0;
@@ -436,11 +436,11 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
       err = io_h5_write(comm, h->file, hd.vector_name[v], 2, dims, start, count, data, h->io_mode,
                         sizeof h->io_mode);
     }
-    err = io_agree(comm, err);
+    err = cc_agree(comm, err);
     if (v == 0) io_inject_kill_point(); /* test seam: die after the first dataset */
   }
   if (hd.n_vectors == 0) io_inject_kill_point();
-  if (!err) err = io_agree(comm, write_attributes(h, &hd));
+  if (!err) err = cc_agree(comm, write_attributes(h, &hd));
   CC_CALL(err);
   h->seconds += MPI_Wtime() - t0;
   return CC_OK;
@@ -475,7 +475,7 @@ static cc_err h5_commit(void *ctx, cc_io_file_info *info)
            h->path, why);
   cc_err err = io_h5_close(&h->file);
   if (!err && h->opt.durable && h->rank == 0) err = io_fsync_path(h->path);
-  CC_CALL(io_agree(h->layout.comm, err));
+  CC_CALL(cc_agree(h->layout.comm, err));
   h->seconds += MPI_Wtime() - t0;
   memset(info, 0, sizeof *info);
   if (h->rank == 0) {
@@ -535,7 +535,7 @@ static cc_err h5_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
     err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
                         "%s holds %d vectors, the caller gave %d buffers", h->path, hd.n_vectors,
                         given);
-  CC_CALL(io_agree(comm, err));
+  CC_CALL(cc_agree(comm, err));
 
   snprintf(state->solver, sizeof state->solver, "%.15s", hd.solver);
   state->iteration = hd.iteration;
@@ -561,7 +561,7 @@ static cc_err h5_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
     if (!err)
       err = io_h5_read(h->file, hd.vector_name[v], 2, dims, start, cnt,
                        rd->identity ? state->vector[v] : block);
-    err = io_agree(comm, err);
+    err = cc_agree(comm, err);
     if (!err && !rd->identity) err = io_redist_backward(rd, block, state->vector[v]);
   }
   if (err && !given) cc_io_state_free(state);

@@ -8,15 +8,11 @@
 
 #include <pthread.h>
 
-/* Sizes of io/ (one name each). A path that does not fit is refused naming it (io_path). */
-#define IO_PATH_MAX 4096   /* any path io/ builds: DIR, DIR/ckpt.N.tmp/rank.R.bin, ... (PATH_MAX) */
+/* Sizes of io/ (one name each; the path sizes are in cc_io.h). */
+#define IO_PATH_MAX CC_IO_PATH_MAX
 #define IO_NAME_MAX 64     /* a name inside a checkpoint directory: rank.R.bin, ckpt.N, latest */
 #define IO_MESSAGE_MAX 512 /* an error message handed between threads or ranks */
-#define IO_QUEUE_DEPTH 4   /* uring: default requests in flight */
-
-/* path = fmt...; CC_ERR_ARG naming the path's beginning when it does not fit in size bytes. */
-CC_WUR cc_err io_path(char *path, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+#define IO_QUEUE_DEPTH CC_IO_QUEUE_DEPTH
 
 /* ------------------------------------------------------------------------------------------------
  * Byte stream of one per-rank file (io_posix.c, io_uring.c, io_fortran.c). No MPI inside: streams
@@ -91,10 +87,6 @@ void io_inject_note_rank(void); /* main thread: the MPI_COMM_WORLD rank "enospc-
  * must fail with ENOSPC on this process (then the writer reports strerror(ENOSPC)). Thread-safe. */
 bool io_inject_enospc(size_t n);
 
-/* Agree on an error across comm: every rank returns the lowest failing rank's code; ranks that did
- * not fail get that rank's innermost message in their chain (so rank 0 can print it). */
-CC_WUR cc_err io_agree(MPI_Comm comm, cc_err local);
-
 /* ------------------------------------------------------------------------------------------------
  * Global-id redistribution (io_redistribute.c): rank r owns the contiguous global block
  * [block_start[r], block_start[r+1]); forward moves this rank's values (layout order) into the
@@ -143,8 +135,8 @@ void io_uring_cache_destroy(io_uring_cache **cache);
 
 /* Checkpoint manifest (io_manifest.c): JSON written by rank 0, parsed by every rank. */
 typedef struct {
-  char file[64]; /* name inside the checkpoint directory */
-  int rank;      /* writer rank (-1: shared) */
+  char file[IO_NAME_MAX]; /* name inside the checkpoint directory */
+  int rank;               /* writer rank (-1: shared) */
   int64_t bytes;
   uint32_t crc32c;
 } io_manifest_file;

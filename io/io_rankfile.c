@@ -31,7 +31,7 @@ struct io_rankfile {
   void *sctx;
   cc_io_options opt;
   cc_io_mode mode;
-  char path[4096];
+  char path[IO_PATH_MAX];
   int rank, n_ranks, vpn;
   int64_t n_local, n_global;
   uint32_t gid_crc;

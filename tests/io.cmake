@@ -171,3 +171,8 @@ foreach(pair "offload;offload-uring" "offload;uring" "offload-uring;offload" "po
                   COMMAND $<TARGET_FILE:test_io_two_checkpointers> ${first} ${second}
                           ${CC_IO_TEST_DIR}/two_${first}_${second})
 endforeach()
+
+# Retention looks at every directory entry (4200 older checkpoints, once capped at 4096).
+cc_add_mpi_test(NAME io_retention_many RANKS 1
+                COMMAND $<TARGET_FILE:test_io_integrity> retention-many posix
+                        ${CC_IO_TEST_DIR}/retention_many)
