@@ -79,6 +79,8 @@
 #define CC_IO_CKPT_DIR_MAX (CC_IO_DIR_MAX + 64) /* DIR/ckpt.<n>[.tmp] */
 #define CC_IO_PATH_MAX 4096
 #define CC_IO_QUEUE_DEPTH 4 /* uring: default requests in flight */
+#define CC_IO_MAX_FILES 4   /* files one rank's commit may list (cc_io_file_info.name) */
+#define CC_IO_FILE_NAME_LEN 64
 
 /* ------------------------------------------------------------------------------------------------
  * Layout, metadata, state
@@ -144,14 +146,24 @@ typedef struct {
   bool read_into;          /* read_vectors fills the caller's state->vector[0..n_vectors) instead of
                               allocating (the benchmark: no allocation inside a timed read) */
   io_resources *resources; /* set by io/ only: the owner's (cc_io_open, the checkpointer) */
+  int grid[3]; /* nx, ny, nz of the structured grid the nodes form (0 = unknown): shared-file
+                  backends write a viewer's description beside their file when nx*ny*nz equals
+                  n_global_nodes (hdf5: state.xmf, XDMF) */
 } cc_io_options;
 void cc_io_options_default(cc_io_options *opt); /* 0, 4, durable, no fallback, checksum, posix */
 
 /* What a handle wrote on this rank (after commit) or read (after read_vectors). */
 typedef struct {
   char file[CC_IO_PATH_MAX]; /* full path of this rank's file ("" on ranks > 0 for shared files) */
-  int64_t bytes;             /* its size */
-  uint32_t crc32c;           /* over its bytes (valid when has_crc) */
+  /* The files this rank's commit wrote, as names inside the directory (shared-file backends: rank 0
+   * lists them, the others none); name[0] is file, with bytes and crc32c below; the others (side
+   * files such as state.xmf) have their size and CRC taken from the disk by the manifest writer. */
+  int n_files;
+  char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
+  char written_as[24]; /* the backend name that reads these files back (manifest "backend"):
+                          "posix", "offload-uring", ... */
+  int64_t bytes;       /* its size */
+  uint32_t crc32c;     /* over its bytes (valid when has_crc) */
   bool has_crc;
   char path_used[48]; /* "stdio", "uring-fixed-direct", "uring-direct", "pwrite-direct",
                          "pwrite-buffered", "fortran-sequential", "mpio-collective" ... */

@@ -227,11 +227,16 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   ck->layout = *layout;
   if (meta) ck->meta = *meta;
   cc_io_options_default(&ck->opt);
-  ck->opt.buffer_bytes     = params->io_buffer_bytes;
-  ck->opt.queue_depth      = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
-  ck->opt.durable          = params->durable;
-  ck->opt.fallback         = params->fallback;
-  ck->opt.checksum         = true;
+  ck->opt.buffer_bytes = params->io_buffer_bytes;
+  ck->opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
+  ck->opt.durable      = params->durable;
+  ck->opt.fallback     = params->fallback;
+  ck->opt.checksum     = true;
+  if (meta) {
+    ck->opt.grid[0] = meta->nx;
+    ck->opt.grid[1] = meta->ny;
+    ck->opt.grid[2] = meta->nz;
+  }
   ck->ops                  = cc_io_backend_find(params->backend, &ck->opt);
   ck->stats.last_iteration = -1;
   if (!ck->ops) cc_free(&ck);
@@ -326,24 +331,25 @@ static cc_err retention(const cc_io_checkpointer *ck)
   return CC_OK;
 }
 
+/* What one rank's commit wrote (cc_io_file_info), gathered on rank 0 for the manifest. */
 typedef struct {
-  int64_t bytes;
+  int64_t bytes; /* of name[0] */
   uint32_t crc;
-  int has_crc;
-  char name[IO_NAME_MAX];
+  int has_crc, n_files;
+  char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
 } rank_file;
 
-/* Rank 0: manifest, fsyncs, rename, latest, retention. */
-static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
+/* Rank 0: manifest, fsyncs, rename, latest, retention. Knows no backend: the files are those the
+ * ranks' commits listed (side files included, written by the backend), the backend name the one
+ * they were written as. */
+static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as)
 {
   const char *dir = ck->params.dir;
   bool durable    = ck->params.durable;
   io_manifest m;
   memset(&m, 0, sizeof m);
   m.version = CC_IO_MANIFEST_VERSION;
-  snprintf(m.backend, sizeof m.backend, "%s", ck->params.backend);
-  if (!strcmp(m.backend, "offload"))
-    snprintf(m.backend, sizeof m.backend, "offload-%s", ck->opt.inner);
+  snprintf(m.backend, sizeof m.backend, "%s", written_as);
   m.iteration = ck->iteration;
   snprintf(m.solver, sizeof m.solver, "%s", ck->meta.solver);
   m.nx = ck->meta.nx, m.ny = ck->meta.ny, m.nz = ck->meta.nz;
@@ -362,47 +368,29 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
   m.durable    = durable;
   m.n_vectors  = ck->n_vectors;
   memcpy(m.vector_name, ck->vector_name, sizeof m.vector_name);
-  io_manifest_file list[2];
   char path[IO_PATH_MAX];
   cc_err err = CC_OK;
-  if (!ck->ops->shared_file) {
-    CC_CALL(cc_calloc((size_t)ck->size, sizeof *m.files, &m.files));
-    m.n_files = ck->size;
-    for (int r = 0; r < ck->size && !err; r++) {
-      io_manifest_file *f = &m.files[r];
-      snprintf(f->file, sizeof f->file, "%s", files[r].name);
-      f->rank   = r;
-      f->bytes  = files[r].bytes;
-      f->crc32c = files[r].crc;
-      if (!files[r].has_crc) {
+  for (int r = 0; r < ck->size; r++) m.n_files += files[r].n_files;
+  CC_CALL(cc_calloc((size_t)(m.n_files > 0 ? m.n_files : 1), sizeof *m.files, &m.files));
+  int k = 0;
+  for (int r = 0; r < ck->size && !err; r++)
+    for (int i = 0; i < files[r].n_files && !err; i++, k++) {
+      io_manifest_file *f = &m.files[k];
+      snprintf(f->file, sizeof f->file, "%s", files[r].name[i]);
+      f->rank = ck->ops->shared_file ? -1 : r;
+      if (i == 0 && files[r].has_crc) {
+        f->bytes  = files[r].bytes;
+        f->crc32c = files[r].crc;
+      } else {
         snprintf(path, sizeof path, "%s/%s", ck->tmp, f->file);
         err = cc_io_file_crc32c(path, &f->crc32c, &f->bytes);
       }
     }
-  } else {
-    m.files   = list;
-    m.n_files = 1;
-    snprintf(list[0].file, sizeof list[0].file, "state.h5");
-    list[0].rank = -1;
-    snprintf(path, sizeof path, "%s/state.h5", ck->tmp);
-    err           = cc_io_file_crc32c(path, &list[0].crc32c, &list[0].bytes);
-    int64_t cells = (int64_t)ck->meta.nx * ck->meta.ny * ck->meta.nz;
-    if (!err && cells == m.n_global_nodes && cells > 0) { /* ParaView view of the checkpoint */
-      snprintf(path, sizeof path, "%s/state.xmf", ck->tmp);
-      err = io_write_xdmf_state(path, "state.h5", m.nx, m.ny, m.nz, m.values_per_node,
-                                ck->n_vectors, (const char(*)[CC_IO_NAME_LEN])ck->vector_name);
-      if (!err && durable) err = io_fsync_path(path);
-      snprintf(list[1].file, sizeof list[1].file, "state.xmf");
-      list[1].rank = -1;
-      if (!err) err = cc_io_file_crc32c(path, &list[1].crc32c, &list[1].bytes);
-      m.n_files = 2;
-    }
-  }
   if (!err) {
     snprintf(path, sizeof path, "%s/manifest.json", ck->tmp);
     err = io_manifest_write(path, &m, durable);
   }
-  if (m.files != list) cc_free(&m.files);
+  cc_free(&m.files);
   CC_CALL(err);
   if (durable) CC_CALL(io_fsync_path(ck->tmp)); /* the files' directory entries */
 
@@ -476,15 +464,17 @@ static cc_err complete(cc_io_checkpointer *ck)
             "remains the latest",
             ck->iteration, ck->params.dir, latest);
   }
-  rank_file mine    = {ck->info.bytes, ck->info.crc32c, ck->info.has_crc, ""};
-  const char *slash = strrchr(ck->info.file, '/');
-  snprintf(mine.name, sizeof mine.name, "%.63s", slash ? slash + 1 : ck->info.file);
+  rank_file mine = {ck->info.bytes, ck->info.crc32c, ck->info.has_crc, ck->info.n_files, {""}};
+  CC_CHECK(mine.n_files >= 0 && mine.n_files <= CC_IO_MAX_FILES, CC_ERR_IO,
+           "backend %s listed %d files (at most %d)", ck->params.backend, mine.n_files,
+           CC_IO_MAX_FILES);
+  memcpy(mine.name, ck->info.name, sizeof mine.name);
   rank_file *all = NULL;
   if (ck->rank == 0) CC_CALL(cc_malloc((size_t)ck->size, sizeof *all, &all));
   CC_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, ck->layout.comm));
   int64_t total;
   CC_MPI(MPI_Allreduce(&ck->info.bytes, &total, 1, MPI_INT64_T, MPI_SUM, ck->layout.comm));
-  cc_err local = ck->rank == 0 ? publish(ck, all) : CC_OK;
+  cc_err local = ck->rank == 0 ? publish(ck, all, ck->info.written_as) : CC_OK;
   cc_free(&all);
   if (cc_agree(ck->layout.comm, local)) {
     if (ck->rank == 0 && io_remove_tree(ck->tmp)) { /* if the rename did not happen */

@@ -262,6 +262,7 @@ static cc_err offload_commit(void *ctx, cc_io_file_info *info)
   info->stall_s = o->stall_s;
   snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
            "; offload over %s", engine->opt.inner);
+  snprintf(info->written_as, sizeof info->written_as, "offload-%s", engine->opt.inner);
   CC_CHECK(engine->err == CC_OK, engine->err, "offload helper: %s", engine->message);
   return CC_OK;
 }
