@@ -68,9 +68,9 @@
 
 #include <stdbool.h>
 
-#define CC_IO_MAX_VECTORS 8
-#define CC_IO_MAX_SCALARS 8
-#define CC_IO_NAME_LEN 32
+#define CC_IO_MAX_VECTORS CC_STATE_MAX_VECTORS
+#define CC_IO_MAX_SCALARS CC_STATE_MAX_SCALARS
+#define CC_IO_NAME_LEN CC_STATE_NAME_LEN
 #define CC_IO_MANIFEST_VERSION 1
 /* Path sizes of io/: a checkpoint directory (params.dir) has fewer than CC_IO_DIR_MAX bytes, so
  * that every path io/ builds inside it (DIR/ckpt.<n>.tmp/rank.<r>.bin, ...) fits in CC_IO_PATH_MAX.
@@ -113,16 +113,8 @@ typedef struct {
  * scalars. For writing the caller fills names and pointers (not copied beyond the call, except by
  * offload, which stages the values). cc_io_checkpoint_read allocates the vectors (cc_malloc); free
  * them with cc_io_state_free. */
-typedef struct {
-  char solver[16];
-  int iteration;
-  int n_vectors;
-  char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
-  double *vector[CC_IO_MAX_VECTORS];
-  int n_scalars;
-  char scalar_name[CC_IO_MAX_SCALARS][CC_IO_NAME_LEN];
-  double scalar[CC_IO_MAX_SCALARS];
-} cc_io_state;
+typedef cc_state cc_io_state; /* the one solver-state type (cc_common.h); n_local and
+                                 same_operator are not written */
 void cc_io_state_free(cc_io_state *state);
 
 /* ------------------------------------------------------------------------------------------------
