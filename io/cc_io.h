@@ -11,7 +11,7 @@
  * - Backends, chosen by name (cc_io_backend_find):
  *     "posix"   one file per rank, fopen/fwrite/fflush, setvbuf(buffer_bytes), fsync when durable;
  *     "uring"   one file per rank, O_DIRECT + io_uring, queue_depth + 1 buffers registered once per
- *               process (write_fixed/read_fixed), queue_depth requests in flight, file fallocate'd
+ *               owner (checkpointer or handle) (write_fixed/read_fixed), queue_depth requests in flight, file fallocate'd
  *               first, tail padded to 4096 and truncated back; with options.fallback the chain
  *               uring-fixed-direct -> uring-direct (unregistered) -> pwrite-direct ->
  *               pwrite-buffered, the path used is reported (cc_io_file_info.path_used);
@@ -35,6 +35,11 @@
  *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left, and refuses a DIR holding
  *   checkpoints of another problem (see cc_io_checkpointer_create). The manifest is JSON read with
  *   cJSON; it records the problem's parameters (cc_io_metadata) that a restart checks.
+ * - Ownership: the offload helper thread, its staging buffer and the uring ring belong to the
+ *   checkpointer or handle that opened them (io_resources), created on first use and released with
+ *   it; nothing is kept per process, so checkpointers and handles never share or stop each other's.
+ *   Each commit lists the files it wrote (cc_io_file_info.name, side files included) and the
+ *   backend name that reads them back (written_as): the manager knows no backend.
  * - Failure paths: an error on one rank is agreed on (cc_agree) before the next collective call,
  *   so every rank leaves a failed checkpoint together; the hdf5 backend reserves its file's space
  *   on rank 0 (posix_fallocate) before the collective transfers, where MPI-IO would report an
