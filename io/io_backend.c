@@ -75,6 +75,7 @@ void io_resources_destroy(io_resources **res)
   if (!*res) return;
   io_offload_engine_destroy(&(*res)->offload); /* first: its helper may hold a uring stream */
   io_uring_cache_destroy(&(*res)->uring);
+  io_h5_cache_destroy(&(*res)->hdf5);
   pthread_mutex_destroy(&(*res)->lock);
   cc_free(res);
 }

@@ -121,10 +121,12 @@ void io_redist_free(io_redist *rd);
  * ---------------------------------------------------------------------------------------------- */
 typedef struct io_offload_engine io_offload_engine; /* io_offload.c: helper thread + staging */
 typedef struct io_uring_cache io_uring_cache;       /* io_uring.c: ring + registered buffers */
+typedef struct io_h5_cache io_h5_cache; /* io_hdf5.c: the layout's redistribution + block buffer */
 struct io_resources {
   pthread_mutex_t lock;       /* guards uring (the offload helper may open uring streams) */
   io_offload_engine *offload; /* created by the first offload open */
   io_uring_cache *uring;      /* idle ring kept between uring opens */
+  io_h5_cache *hdf5;          /* redistribution of the last layout (main thread only) */
 };
 CC_WUR cc_err io_resources_create(io_resources **res);
 void io_resources_destroy(io_resources **res); /* joins the helper, frees staging, exits the ring */
@@ -132,6 +134,7 @@ void io_resources_destroy(io_resources **res); /* joins the helper, frees stagin
 CC_WUR cc_err io_offload_reserve(io_resources *res, size_t bytes);
 void io_offload_engine_destroy(io_offload_engine **engine);
 void io_uring_cache_destroy(io_uring_cache **cache);
+void io_h5_cache_destroy(io_h5_cache **cache); /* frees an MPI datatype: before MPI_Finalize */
 
 /* Checkpoint manifest (io_manifest.c): JSON written by rank 0, parsed by every rank. */
 typedef struct {
