@@ -113,6 +113,53 @@ cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *f
 /* A collective decision: every rank passes its local error code; all ranks return CC_ERR_* of the
  * lowest-ranked failing process (or CC_OK). Used where ranks may disagree (e.g. a checkpoint). */
 CC_WUR cc_err cc_error_agree(MPI_Comm comm, cc_err local, cc_err *global);
+/* The same agreement as an expression: err = cc_agree(comm, err). A rank that failed returns its
+ * own code (its chain says what went wrong); the others return the lowest failing rank's code, with
+ * that rank's message in their chain (cc_error_agree); CC_OK when no rank failed. */
+CC_WUR static inline cc_err cc_agree(MPI_Comm comm, cc_err local)
+{
+  cc_err global = CC_OK, err = cc_error_agree(comm, local, &global);
+  return err ? err : local ? local : global;
+}
+
+/* The one solver-state type (issue 10): what a CG variant hands its checkpoint callback, what io/
+ * writes and reads back, and what a restart gives the variant. Named vectors of n_local doubles
+ * (the solver's internal DOFs, its ordering) and named scalars. A variant declares its state once
+ * (cc_state_decl: the names, counts taken from the arrays); solvers/ fills and restores it by loop.
+ * The limits are those of the per-rank checkpoint format (8 names of 32 bytes each kind). */
+#define CC_STATE_MAX_VECTORS 8
+#define CC_STATE_MAX_SCALARS 8
+#define CC_STATE_NAME_LEN 32
+typedef struct {
+  char solver[16];
+  int iteration;
+  int n_vectors;
+  char vector_name[CC_STATE_MAX_VECTORS][CC_STATE_NAME_LEN];
+  double *vector[CC_STATE_MAX_VECTORS];
+  int n_scalars;
+  char scalar_name[CC_STATE_MAX_SCALARS][CC_STATE_NAME_LEN];
+  double scalar[CC_STATE_MAX_SCALARS];
+  int64_t n_local; /* doubles per vector (solvers: 3 * n_rows) */
+  /* 1: written by this very operator and preconditioner (same ranks and partition): the restart
+   * continues exactly. 0 (e.g. hdf5 read on another rank count, where ASDD's M^-1 differs): only
+   * x is taken, and the variant starts its recurrences afresh from it (r = b - A x, u = M^-1 r,
+   * w = A u, p = u, ...), since every other saved vector or scalar holds the old M^-1 or A. */
+  int same_operator;
+} cc_state;
+
+/* A variant's one declaration of its state: the names, in the order of its vector and scalar
+ * arrays. CC_STATE_DECL(vector_names, scalar_names) counts them from the arrays. */
+typedef struct {
+  int n_vectors;
+  const char *const *vector_name;
+  int n_scalars;
+  const char *const *scalar_name;
+} cc_state_decl;
+#define CC_STATE_DECL(vector_names, scalar_names)                                                  \
+  {                                                                                                \
+    (int)(sizeof(vector_names) / sizeof(vector_names)[0]), (vector_names),                         \
+        (int)(sizeof(scalar_names) / sizeof(scalar_names)[0]), (scalar_names)                      \
+  }
 
 /* The one byte-size parser (cc_size.c): a decimal integer with an optional binary suffix k, M, G or
  * T (optionally followed by "iB" or "B"); no sign, fraction, exponent or hex; at most 2^62 bytes.

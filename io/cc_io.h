@@ -11,7 +11,7 @@
  * - Backends, chosen by name (cc_io_backend_find):
  *     "posix"   one file per rank, fopen/fwrite/fflush, setvbuf(buffer_bytes), fsync when durable;
  *     "uring"   one file per rank, O_DIRECT + io_uring, queue_depth + 1 buffers registered once per
- *               process (write_fixed/read_fixed), queue_depth requests in flight, file fallocate'd
+ *               owner (checkpointer or handle) (write_fixed/read_fixed), queue_depth requests in flight, file fallocate'd
  *               first, tail padded to 4096 and truncated back; with options.fallback the chain
  *               uring-fixed-direct -> uring-direct (unregistered) -> pwrite-direct ->
  *               pwrite-buffered, the path used is reported (cc_io_file_info.path_used);
@@ -35,7 +35,12 @@
  *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left, and refuses a DIR holding
  *   checkpoints of another problem (see cc_io_checkpointer_create). The manifest is JSON read with
  *   cJSON; it records the problem's parameters (cc_io_metadata) that a restart checks.
- * - Failure paths: an error on one rank is agreed on (io_agree) before the next collective call,
+ * - Ownership: the offload helper thread, its staging buffer and the uring ring belong to the
+ *   checkpointer or handle that opened them (io_resources), created on first use and released with
+ *   it; nothing is kept per process, so checkpointers and handles never share or stop each other's.
+ *   Each commit lists the files it wrote (cc_io_file_info.name, side files included) and the
+ *   backend name that reads them back (written_as): the manager knows no backend.
+ * - Failure paths: an error on one rank is agreed on (cc_agree) before the next collective call,
  *   so every rank leaves a failed checkpoint together; the hdf5 backend reserves its file's space
  *   on rank 0 (posix_fallocate) before the collective transfers, where MPI-IO would report an
  *   ENOSPC on one rank only and leave the others inside HDF5.
@@ -68,10 +73,19 @@
 
 #include <stdbool.h>
 
-#define CC_IO_MAX_VECTORS 8
-#define CC_IO_MAX_SCALARS 8
-#define CC_IO_NAME_LEN 32
+#define CC_IO_MAX_VECTORS CC_STATE_MAX_VECTORS
+#define CC_IO_MAX_SCALARS CC_STATE_MAX_SCALARS
+#define CC_IO_NAME_LEN CC_STATE_NAME_LEN
 #define CC_IO_MANIFEST_VERSION 1
+/* Path sizes of io/: a checkpoint directory (params.dir) has fewer than CC_IO_DIR_MAX bytes, so
+ * that every path io/ builds inside it (DIR/ckpt.<n>.tmp/rank.<r>.bin, ...) fits in CC_IO_PATH_MAX.
+ */
+#define CC_IO_DIR_MAX 1024
+#define CC_IO_CKPT_DIR_MAX (CC_IO_DIR_MAX + 64) /* DIR/ckpt.<n>[.tmp] */
+#define CC_IO_PATH_MAX 4096
+#define CC_IO_QUEUE_DEPTH 4 /* uring: default requests in flight */
+#define CC_IO_MAX_FILES 4   /* files one rank's commit may list (cc_io_file_info.name) */
+#define CC_IO_FILE_NAME_LEN 64
 
 /* ------------------------------------------------------------------------------------------------
  * Layout, metadata, state
@@ -104,16 +118,8 @@ typedef struct {
  * scalars. For writing the caller fills names and pointers (not copied beyond the call, except by
  * offload, which stages the values). cc_io_checkpoint_read allocates the vectors (cc_malloc); free
  * them with cc_io_state_free. */
-typedef struct {
-  char solver[16];
-  int iteration;
-  int n_vectors;
-  char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
-  double *vector[CC_IO_MAX_VECTORS];
-  int n_scalars;
-  char scalar_name[CC_IO_MAX_SCALARS][CC_IO_NAME_LEN];
-  double scalar[CC_IO_MAX_SCALARS];
-} cc_io_state;
+typedef cc_state cc_io_state; /* the one solver-state type (cc_common.h); n_local and
+                                 same_operator are not written */
 void cc_io_state_free(cc_io_state *state);
 
 /* ------------------------------------------------------------------------------------------------
@@ -121,25 +127,40 @@ void cc_io_state_free(cc_io_state *state);
  * ---------------------------------------------------------------------------------------------- */
 typedef enum { CC_IO_WRITE, CC_IO_READ } cc_io_mode;
 
+/* What one owner (a checkpointer, a handle) keeps across its opens: the offload helper thread and
+ * staging buffer, the uring ring and registered buffers. Internal to io/. */
+typedef struct io_resources io_resources;
+
 typedef struct {
-  size_t buffer_bytes; /* posix: setvbuf size; uring: bytes per request (rounded up to 4096);
-                          0 = default (posix: 512 KiB, uring: 1 MiB) */
-  int queue_depth;     /* uring: requests in flight (default 4); registered bytes =
-                          queue_depth * buffer_bytes, reduced to fit RLIMIT_MEMLOCK (reported) */
-  bool durable;        /* fsync files when committed */
-  bool fallback;       /* uring: allow the fallback chain instead of failing */
-  bool checksum;       /* compute CRC32C of each per-rank file while writing/reading */
-  char inner[16];      /* offload: "posix" (default) or "uring" */
-  bool read_into;      /* read_vectors fills the caller's state->vector[0..n_vectors) instead of
-                          allocating (the benchmark: no allocation inside a timed read) */
+  size_t buffer_bytes;     /* posix: setvbuf size; uring: bytes per request (rounded up to 4096);
+                              0 = default (posix: 512 KiB, uring: 1 MiB) */
+  int queue_depth;         /* uring: requests in flight (default 4); registered bytes =
+                              queue_depth * buffer_bytes, reduced to fit RLIMIT_MEMLOCK (reported) */
+  bool durable;            /* fsync files when committed */
+  bool fallback;           /* uring: allow the fallback chain instead of failing */
+  bool checksum;           /* compute CRC32C of each per-rank file while writing/reading */
+  char inner[16];          /* offload: "posix" (default) or "uring" */
+  bool read_into;          /* read_vectors fills the caller's state->vector[0..n_vectors) instead of
+                              allocating (the benchmark: no allocation inside a timed read) */
+  io_resources *resources; /* set by io/ only: the owner's (cc_io_open, the checkpointer) */
+  int grid[3]; /* nx, ny, nz of the structured grid the nodes form (0 = unknown): shared-file
+                  backends write a viewer's description beside their file when nx*ny*nz equals
+                  n_global_nodes (hdf5: state.xmf, XDMF) */
 } cc_io_options;
 void cc_io_options_default(cc_io_options *opt); /* 0, 4, durable, no fallback, checksum, posix */
 
 /* What a handle wrote on this rank (after commit) or read (after read_vectors). */
 typedef struct {
-  char file[4096]; /* full path of this rank's file ("" on ranks > 0 for shared files) */
-  int64_t bytes;   /* its size */
-  uint32_t crc32c; /* over its bytes (valid when has_crc) */
+  char file[CC_IO_PATH_MAX]; /* full path of this rank's file ("" on ranks > 0 for shared files) */
+  /* The files this rank's commit wrote, as names inside the directory (shared-file backends: rank 0
+   * lists them, the others none); name[0] is file, with bytes and crc32c below; the others (side
+   * files such as state.xmf) have their size and CRC taken from the disk by the manifest writer. */
+  int n_files;
+  char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
+  char written_as[24]; /* the backend name that reads these files back (manifest "backend"):
+                          "posix", "offload-uring", ... */
+  int64_t bytes;       /* its size */
+  uint32_t crc32c;     /* over its bytes (valid when has_crc) */
   bool has_crc;
   char path_used[48]; /* "stdio", "uring-fixed-direct", "uring-direct", "pwrite-direct",
                          "pwrite-buffered", "fortran-sequential", "mpio-collective" ... */
@@ -188,16 +209,16 @@ const cc_io_file_info *cc_io_handle_info(const cc_io_handle *handle);
  * Checkpoints
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
-  char backend[24];       /* default "posix" */
-  char dir[1024];         /* checkpoint directory (created if missing) */
-  int every;              /* the driver's period (recorded only) */
-  int keep;               /* committed checkpoints kept (default 2, >= 1) */
-  bool durable;           /* default true */
-  size_t io_buffer_bytes; /* 0 = backend default */
-  int queue_depth;        /* uring; default 4 */
-  bool fallback;          /* uring fallback chain allowed (default false) */
-  int n_vectors_hint;     /* offload: allocate + touch staging for this many vectors at create */
-  bool overwrite;         /* dir may hold checkpoints of another problem: remove them at create */
+  char backend[24];        /* default "posix" */
+  char dir[CC_IO_DIR_MAX]; /* checkpoint directory (created if missing) */
+  int every;               /* the driver's period (recorded only) */
+  int keep;                /* committed checkpoints kept (default 2, >= 1) */
+  bool durable;            /* default true */
+  size_t io_buffer_bytes;  /* 0 = backend default */
+  int queue_depth;         /* uring; default 4 */
+  bool fallback;           /* uring fallback chain allowed (default false) */
+  int n_vectors_hint;      /* offload: allocate + touch staging for this many vectors at create */
+  bool overwrite;          /* dir may hold checkpoints of another problem: remove them at create */
 } cc_io_checkpoint_params;
 void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params);
 
@@ -241,7 +262,7 @@ void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt);
  * cc_io_state_free); *info_out (may be NULL) gets the manifest's backend and path. */
 typedef struct {
   char backend[24];
-  char checkpoint_dir[1100];
+  char checkpoint_dir[CC_IO_CKPT_DIR_MAX];
   int ranks_written;
   char partition[32]; /* the manifest's partition, e.g. "box 1x1x2" (same operator test) */
   int iteration;

@@ -15,6 +15,7 @@ struct cc_io_checkpointer {
   cc_io_checkpoint_params params;
   cc_io_options opt;
   const cc_io_backend_ops *ops;
+  io_resources *resources; /* this checkpointer's offload helper / uring ring, nobody else's */
   cc_io_layout layout;
   cc_io_metadata meta;
   int rank, size;
@@ -24,7 +25,7 @@ struct cc_io_checkpointer {
   cc_err pending_err;
   int iteration, n_vectors;
   char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
-  char tmp[1200];
+  char tmp[CC_IO_CKPT_DIR_MAX];
   cc_io_file_info info;
   cc_io_checkpoint_stats stats;
 };
@@ -35,7 +36,7 @@ void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
   snprintf(params->backend, sizeof params->backend, "posix");
   params->keep        = 2;
   params->durable     = true;
-  params->queue_depth = 4;
+  params->queue_depth = IO_QUEUE_DEPTH;
 }
 
 /* "ckpt.<n>" exactly (committed checkpoints; not "ckpt.<n>.tmp") */
@@ -57,7 +58,7 @@ static cc_err remove_stale_temporaries(const char *dir)
   CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
   struct dirent *e;
   cc_err err = CC_OK;
-  char path[2400];
+  char path[IO_PATH_MAX];
   while (!err && (e = readdir(d)) != NULL) {
     size_t n   = strlen(e->d_name);
     bool stale = (!strncmp(e->d_name, "ckpt.", 5) && n > 4 && !strcmp(e->d_name + n - 4, ".tmp")) ||
@@ -138,8 +139,8 @@ static cc_err read_latest(const char *dir, char *name, size_t n);
  * of this problem, or be removed when params->overwrite. */
 static cc_err check_existing(const cc_io_checkpointer *ck)
 {
-  const char *dir = ck->params.dir;
-  char name[64]   = "", path[1300];
+  const char *dir        = ck->params.dir;
+  char name[IO_NAME_MAX] = "", path[IO_PATH_MAX];
   struct stat st;
   int newest = -1, it, count = 0;
   DIR *d = opendir(dir);
@@ -226,11 +227,16 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   ck->layout = *layout;
   if (meta) ck->meta = *meta;
   cc_io_options_default(&ck->opt);
-  ck->opt.buffer_bytes     = params->io_buffer_bytes;
-  ck->opt.queue_depth      = params->queue_depth > 0 ? params->queue_depth : 4;
-  ck->opt.durable          = params->durable;
-  ck->opt.fallback         = params->fallback;
-  ck->opt.checksum         = true;
+  ck->opt.buffer_bytes = params->io_buffer_bytes;
+  ck->opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
+  ck->opt.durable      = params->durable;
+  ck->opt.fallback     = params->fallback;
+  ck->opt.checksum     = true;
+  if (meta) {
+    ck->opt.grid[0] = meta->nx;
+    ck->opt.grid[1] = meta->ny;
+    ck->opt.grid[2] = meta->nz;
+  }
   ck->ops                  = cc_io_backend_find(params->backend, &ck->opt);
   ck->stats.last_iteration = -1;
   if (!ck->ops) cc_free(&ck);
@@ -238,17 +244,22 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
            cc_io_backend_names());
   CC_MPI(MPI_Comm_rank(layout->comm, &ck->rank));
   CC_MPI(MPI_Comm_size(layout->comm, &ck->size));
-  cc_err local = CC_OK;
-  if (ck->rank == 0) {
+  cc_err local      = io_resources_create(&ck->resources);
+  ck->opt.resources = ck->resources;
+  if (!local && ck->rank == 0) {
     local = io_mkdir_p(params->dir);
     if (!local) local = remove_stale_temporaries(params->dir);
     if (!local) local = check_existing(ck);
   }
   if (!local && ck->ops->asynchronous && params->n_vectors_hint > 0)
-    local = io_offload_reserve((size_t)params->n_vectors_hint * (size_t)layout->n_local_nodes *
-                               (size_t)layout->values_per_node * sizeof(double));
-  cc_err err = io_agree(layout->comm, local);
-  if (err) cc_free(&ck);
+    local = io_offload_reserve(ck->resources, (size_t)params->n_vectors_hint *
+                                                  (size_t)layout->n_local_nodes *
+                                                  (size_t)layout->values_per_node * sizeof(double));
+  cc_err err = cc_agree(layout->comm, local);
+  if (err) {
+    io_resources_destroy(&ck->resources);
+    cc_free(&ck);
+  }
   CC_CALL(err);
   *ckpt = ck;
   return CC_OK;
@@ -258,7 +269,7 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
  */
 static cc_err read_latest(const char *dir, char *name, size_t n)
 {
-  char path[1100];
+  char path[IO_PATH_MAX];
   snprintf(path, sizeof path, "%s/latest", dir);
   char *text;
   size_t len;
@@ -272,56 +283,73 @@ static cc_err read_latest(const char *dir, char *name, size_t n)
   return CC_OK;
 }
 
+static int newest_first(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x < y) - (x > y);
+}
+
 static cc_err retention(const cc_io_checkpointer *ck)
 {
   const char *dir = ck->params.dir;
   DIR *d          = opendir(dir);
   CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
-  int found[4096], n = 0, it;
+  int *found = NULL, it;
+  size_t n = 0, capacity = 0;
+  cc_err err = CC_OK;
   struct dirent *e;
-  while ((e = readdir(d)) != NULL && n < 4096)
-    if (committed_name(e->d_name, &it) && it != ck->iteration) found[n++] = it;
+  while (!err && (e = readdir(d)) != NULL) /* every entry, however many */
+    if (committed_name(e->d_name, &it) && it != ck->iteration) {
+      if (n == capacity) { /* grow: twice the entries */
+        int *bigger = NULL;
+        capacity    = capacity ? 2 * capacity : 64;
+        err         = cc_malloc(capacity, sizeof *bigger, &bigger);
+        if (!err && n) memcpy(bigger, found, n * sizeof *found);
+        cc_free(&found);
+        found = bigger;
+      }
+      if (!err) found[n++] = it;
+    }
   closedir(d);
+  if (err) cc_free(&found);
+  CC_CALL(err);
   /* keep the new one and the keep-1 newest before it; older ones and any left over from an
    * abandoned later history (iteration above the new one) go */
-  for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++)
-      if (found[j] > found[i]) {
-        int t    = found[i];
-        found[i] = found[j];
-        found[j] = t;
-      }
+  qsort(found, n, sizeof *found, newest_first);
   int kept = 1;
-  for (int i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && !err; i++) {
     if (found[i] < ck->iteration && kept < ck->params.keep) {
       kept++;
       continue;
     }
-    char path[1200];
+    char path[IO_PATH_MAX];
     snprintf(path, sizeof path, "%s/ckpt.%d", dir, found[i]);
-    CC_CALL(io_remove_tree(path));
+    err = io_remove_tree(path);
   }
+  cc_free(&found);
+  CC_CALL(err);
   return CC_OK;
 }
 
+/* What one rank's commit wrote (cc_io_file_info), gathered on rank 0 for the manifest. */
 typedef struct {
-  int64_t bytes;
+  int64_t bytes; /* of name[0] */
   uint32_t crc;
-  int has_crc;
-  char name[64];
+  int has_crc, n_files;
+  char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
 } rank_file;
 
-/* Rank 0: manifest, fsyncs, rename, latest, retention. */
-static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
+/* Rank 0: manifest, fsyncs, rename, latest, retention. Knows no backend: the files are those the
+ * ranks' commits listed (side files included, written by the backend), the backend name the one
+ * they were written as. */
+static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as)
 {
   const char *dir = ck->params.dir;
   bool durable    = ck->params.durable;
   io_manifest m;
   memset(&m, 0, sizeof m);
   m.version = CC_IO_MANIFEST_VERSION;
-  snprintf(m.backend, sizeof m.backend, "%s", ck->params.backend);
-  if (!strcmp(m.backend, "offload"))
-    snprintf(m.backend, sizeof m.backend, "offload-%s", ck->opt.inner);
+  snprintf(m.backend, sizeof m.backend, "%s", written_as);
   m.iteration = ck->iteration;
   snprintf(m.solver, sizeof m.solver, "%s", ck->meta.solver);
   m.nx = ck->meta.nx, m.ny = ck->meta.ny, m.nz = ck->meta.nz;
@@ -340,51 +368,33 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
   m.durable    = durable;
   m.n_vectors  = ck->n_vectors;
   memcpy(m.vector_name, ck->vector_name, sizeof m.vector_name);
-  io_manifest_file list[2];
-  char path[2400];
+  char path[IO_PATH_MAX];
   cc_err err = CC_OK;
-  if (!ck->ops->shared_file) {
-    CC_CALL(cc_calloc((size_t)ck->size, sizeof *m.files, &m.files));
-    m.n_files = ck->size;
-    for (int r = 0; r < ck->size && !err; r++) {
-      io_manifest_file *f = &m.files[r];
-      snprintf(f->file, sizeof f->file, "%s", files[r].name);
-      f->rank   = r;
-      f->bytes  = files[r].bytes;
-      f->crc32c = files[r].crc;
-      if (!files[r].has_crc) {
+  for (int r = 0; r < ck->size; r++) m.n_files += files[r].n_files;
+  CC_CALL(cc_calloc((size_t)(m.n_files > 0 ? m.n_files : 1), sizeof *m.files, &m.files));
+  int k = 0;
+  for (int r = 0; r < ck->size && !err; r++)
+    for (int i = 0; i < files[r].n_files && !err; i++, k++) {
+      io_manifest_file *f = &m.files[k];
+      snprintf(f->file, sizeof f->file, "%s", files[r].name[i]);
+      f->rank = ck->ops->shared_file ? -1 : r;
+      if (i == 0 && files[r].has_crc) {
+        f->bytes  = files[r].bytes;
+        f->crc32c = files[r].crc;
+      } else {
         snprintf(path, sizeof path, "%s/%s", ck->tmp, f->file);
         err = cc_io_file_crc32c(path, &f->crc32c, &f->bytes);
       }
     }
-  } else {
-    m.files   = list;
-    m.n_files = 1;
-    snprintf(list[0].file, sizeof list[0].file, "state.h5");
-    list[0].rank = -1;
-    snprintf(path, sizeof path, "%s/state.h5", ck->tmp);
-    err           = cc_io_file_crc32c(path, &list[0].crc32c, &list[0].bytes);
-    int64_t cells = (int64_t)ck->meta.nx * ck->meta.ny * ck->meta.nz;
-    if (!err && cells == m.n_global_nodes && cells > 0) { /* ParaView view of the checkpoint */
-      snprintf(path, sizeof path, "%s/state.xmf", ck->tmp);
-      err = io_write_xdmf_state(path, "state.h5", m.nx, m.ny, m.nz, m.values_per_node,
-                                ck->n_vectors, (const char(*)[CC_IO_NAME_LEN])ck->vector_name);
-      if (!err && durable) err = io_fsync_path(path);
-      snprintf(list[1].file, sizeof list[1].file, "state.xmf");
-      list[1].rank = -1;
-      if (!err) err = cc_io_file_crc32c(path, &list[1].crc32c, &list[1].bytes);
-      m.n_files = 2;
-    }
-  }
   if (!err) {
     snprintf(path, sizeof path, "%s/manifest.json", ck->tmp);
     err = io_manifest_write(path, &m, durable);
   }
-  if (m.files != list) cc_free(&m.files);
+  cc_free(&m.files);
   CC_CALL(err);
   if (durable) CC_CALL(io_fsync_path(ck->tmp)); /* the files' directory entries */
 
-  char final[1200], latest[64] = "";
+  char final[CC_IO_CKPT_DIR_MAX], latest[IO_NAME_MAX] = "";
   snprintf(final, sizeof final, "%s/ckpt.%d", dir, ck->iteration);
   struct stat st;
   if (stat(final, &st) == 0) { /* an older run's checkpoint of the same iteration (same problem) */
@@ -409,7 +419,7 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files)
   if (durable) CC_CALL(io_fsync_path(dir));
 
   /* latest: write a temporary, make it durable, rename over the old pointer (atomic) */
-  char tmp_latest[1100], new_latest[1100];
+  char tmp_latest[IO_PATH_MAX], new_latest[IO_PATH_MAX];
   snprintf(tmp_latest, sizeof tmp_latest, "%s/latest.tmp", dir);
   snprintf(new_latest, sizeof new_latest, "%s/latest", dir);
   FILE *f = fopen(tmp_latest, "w");
@@ -444,9 +454,9 @@ static cc_err complete(cc_io_checkpointer *ck)
     ck->ctx = NULL;
   }
   ck->pending = false;
-  if (io_agree(ck->layout.comm, err)) {
+  if (cc_agree(ck->layout.comm, err)) {
     discard(ck);
-    char latest[64] = "none";
+    char latest[IO_NAME_MAX] = "none";
     if (ck->stats.last_iteration >= 0)
       snprintf(latest, sizeof latest, "ckpt.%d", ck->stats.last_iteration);
     CC_FAIL(err ? err : CC_ERR_IO,
@@ -454,17 +464,19 @@ static cc_err complete(cc_io_checkpointer *ck)
             "remains the latest",
             ck->iteration, ck->params.dir, latest);
   }
-  rank_file mine    = {ck->info.bytes, ck->info.crc32c, ck->info.has_crc, ""};
-  const char *slash = strrchr(ck->info.file, '/');
-  snprintf(mine.name, sizeof mine.name, "%.63s", slash ? slash + 1 : ck->info.file);
+  rank_file mine = {ck->info.bytes, ck->info.crc32c, ck->info.has_crc, ck->info.n_files, {""}};
+  CC_CHECK(mine.n_files >= 0 && mine.n_files <= CC_IO_MAX_FILES, CC_ERR_IO,
+           "backend %s listed %d files (at most %d)", ck->params.backend, mine.n_files,
+           CC_IO_MAX_FILES);
+  memcpy(mine.name, ck->info.name, sizeof mine.name);
   rank_file *all = NULL;
   if (ck->rank == 0) CC_CALL(cc_malloc((size_t)ck->size, sizeof *all, &all));
   CC_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, ck->layout.comm));
   int64_t total;
   CC_MPI(MPI_Allreduce(&ck->info.bytes, &total, 1, MPI_INT64_T, MPI_SUM, ck->layout.comm));
-  cc_err local = ck->rank == 0 ? publish(ck, all) : CC_OK;
+  cc_err local = ck->rank == 0 ? publish(ck, all, ck->info.written_as) : CC_OK;
   cc_free(&all);
-  if (io_agree(ck->layout.comm, local)) {
+  if (cc_agree(ck->layout.comm, local)) {
     if (ck->rank == 0 && io_remove_tree(ck->tmp)) { /* if the rename did not happen */
     }
     CC_FAIL(local ? local : CC_ERR_IO, "committing checkpoint %d in %s failed", ck->iteration,
@@ -494,7 +506,7 @@ static cc_err begin(cc_io_checkpointer *ck, const cc_io_state *state)
       local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s",
                             ck->tmp, strerror(errno));
   }
-  CC_CALL(io_agree(ck->layout.comm, local));
+  CC_CALL(cc_agree(ck->layout.comm, local));
   ck->pending   = true;
   ck->iteration = state->iteration;
   ck->n_vectors = state->n_vectors;
@@ -545,7 +557,7 @@ void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt)
   if (ck->ctx) { /* abandoned: its temporary directory is removed by the next create */
     if (ck->ops->close(ck->ctx)) cc_error_clear();
   }
-  if (ck->ops->asynchronous) io_offload_shutdown();
+  io_resources_destroy(&ck->resources); /* this checkpointer's helper and ring only */
   cc_free(ckpt);
 }
 
@@ -553,7 +565,7 @@ void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt)
  */
 static cc_err locate(const char *dir, char *cdir, size_t n, char **text)
 {
-  char path[1200], name[64];
+  char path[IO_PATH_MAX], name[IO_NAME_MAX];
   struct stat st;
   snprintf(path, sizeof path, "%s/latest", dir);
   if (stat(path, &st) == 0) {
@@ -610,7 +622,7 @@ static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io
 
 static cc_err verify_file(const char *cdir, const io_manifest_file *f, bool crc)
 {
-  char path[1300];
+  char path[IO_PATH_MAX];
   struct stat st;
   snprintf(path, sizeof path, "%s/%s", cdir, f->file);
   CC_CHECK(stat(path, &st) == 0, CC_ERR_IO, "checkpoint file %s is missing: %s", path,
@@ -669,20 +681,20 @@ static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoin
   opt.checksum = true;
   if (params) {
     opt.buffer_bytes = params->io_buffer_bytes;
-    opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : 4;
+    opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
     opt.fallback     = params->fallback;
   }
   const cc_io_backend_ops *ops;
   /* same manifest, same verdict on every rank: agreed, so the driver ends without MPI_Abort */
-  CC_CALL(io_agree(layout->comm, check_manifest(m, cdir, layout, expect, rank, size, &ops, &opt)));
+  CC_CALL(cc_agree(layout->comm, check_manifest(m, cdir, layout, expect, rank, size, &ops, &opt)));
   if (!ops->shared_file) {
-    CC_CALL(io_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
+    CC_CALL(cc_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
     return CC_OK;
   }
   cc_err local = CC_OK;
   if (rank == 0) /* one shared file: rank 0 checks it whole before anyone reads */
     for (int i = 0; i < m->n_files && !local; i++) local = verify_file(cdir, &m->files[i], true);
-  CC_CALL(io_agree(layout->comm, local));
+  CC_CALL(cc_agree(layout->comm, local));
   void *ctx;
   cc_io_file_info info;
   CC_CALL(ops->open(&opt, layout, cdir, CC_IO_READ, &ctx)); /* collective, agreed inside */
@@ -700,25 +712,25 @@ cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *par
   memset(state, 0, sizeof *state);
   int rank;
   CC_MPI(MPI_Comm_rank(layout->comm, &rank));
-  char cdir[1100] = "";
-  char *text      = NULL;
-  uint64_t length = 0;
-  cc_err local    = CC_OK;
+  char cdir[CC_IO_CKPT_DIR_MAX] = "";
+  char *text                    = NULL;
+  uint64_t length               = 0;
+  cc_err local                  = CC_OK;
   if (rank == 0) {
     local = locate(dir, cdir, sizeof cdir, &text);
     if (!local) length = strlen(text);
   }
-  CC_CALL(io_agree(layout->comm, local));
+  CC_CALL(cc_agree(layout->comm, local));
   CC_MPI(MPI_Bcast(cdir, sizeof cdir, MPI_CHAR, 0, layout->comm));
   CC_MPI(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, layout->comm));
   if (rank != 0) CC_CALL(cc_calloc(length + 1, 1, &text));
   CC_MPI(MPI_Bcast(text, (int)length, MPI_CHAR, 0, layout->comm));
-  char path[1200];
+  char path[IO_PATH_MAX];
   snprintf(path, sizeof path, "%s/manifest.json", cdir);
   io_manifest m;
   cc_err err = io_manifest_parse(text, path, &m); /* same text, same verdict everywhere */
   cc_free(&text);
-  CC_CALL(io_agree(layout->comm, err));
+  CC_CALL(cc_agree(layout->comm, err));
   err = load(&m, cdir, params, layout, expect, state);
   if (!err && info_out) {
     memset(info_out, 0, sizeof *info_out);

@@ -371,7 +371,7 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
   /* without cooperative caching a rank's slots only ever hold pages it owns: no larger window */
   if (!local && !p->coop && gas->n_owned < gas->n_slots)
     gas->n_slots = gas->n_owned > 0 ? (int)gas->n_owned : 1;
-  cc_err err = io_agree(gas->comm, local);
+  cc_err err = cc_agree(gas->comm, local);
   if (!err) {
     /* the window: one page of slack so the slot area starts page-aligned (O_DIRECT, memcpy) */
     char *base     = NULL;
@@ -393,7 +393,7 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
       if (!err && rc != MPI_SUCCESS)
         err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Allgather");
     }
-    err = io_agree(gas->comm, err);
+    err = cc_agree(gas->comm, err);
   }
   if (err) {
     if (gas->win != MPI_WIN_NULL) MPI_Win_free(&gas->win);
@@ -980,14 +980,14 @@ static cc_err drain_local(cc_gas *gas, bool empty, bool owned_only)
 cc_err cc_gas_drain(cc_gas *gas)
 {
   CC_CALL(cc_gas_barrier(gas));
-  CC_CALL(io_agree(gas->comm, drain_local(gas, false, false)));
+  CC_CALL(cc_agree(gas->comm, drain_local(gas, false, false)));
   return CC_OK;
 }
 
 cc_err cc_gas_evict_all(cc_gas *gas, bool owned_only)
 {
   CC_CALL(cc_gas_barrier(gas));
-  CC_CALL(io_agree(gas->comm, drain_local(gas, true, owned_only)));
+  CC_CALL(cc_agree(gas->comm, drain_local(gas, true, owned_only)));
   return CC_OK;
 }
 

@@ -54,7 +54,7 @@ const char *cc_io_backend_names(void)
 void cc_io_options_default(cc_io_options *opt)
 {
   memset(opt, 0, sizeof *opt);
-  opt->queue_depth = 4;
+  opt->queue_depth = IO_QUEUE_DEPTH;
   opt->durable     = true;
   opt->checksum    = true;
   snprintf(opt->inner, sizeof opt->inner, "posix");
@@ -74,10 +74,31 @@ cc_err cc_io_parse_bytes(const char *text, size_t *bytes)
   return CC_OK;
 }
 
+/* ---- resources of one owner ---------------------------------------------------------------- */
+cc_err io_resources_create(io_resources **res)
+{
+  CC_CALL(cc_calloc(1, sizeof **res, res));
+  int rc = pthread_mutex_init(&(*res)->lock, NULL);
+  if (rc) cc_free(res);
+  CC_CHECK(rc == 0, CC_ERR_SYS, "pthread_mutex_init: %s", strerror(rc));
+  return CC_OK;
+}
+
+void io_resources_destroy(io_resources **res)
+{
+  if (!*res) return;
+  io_offload_engine_destroy(&(*res)->offload); /* first: its helper may hold a uring stream */
+  io_uring_cache_destroy(&(*res)->uring);
+  io_h5_cache_destroy(&(*res)->hdf5);
+  pthread_mutex_destroy(&(*res)->lock);
+  cc_free(res);
+}
+
 /* ---- handle --------------------------------------------------------------------------------- */
 struct cc_io_handle {
   const cc_io_backend_ops *ops;
   void *ctx;
+  io_resources *resources; /* the handle's own helper thread / ring, freed at close */
   cc_io_file_info info;
 };
 
@@ -95,9 +116,14 @@ cc_err cc_io_open(const char *backend, const cc_io_options *opt, const cc_io_lay
            cc_io_backend_names());
   cc_io_handle *h;
   CC_CALL(cc_calloc(1, sizeof *h, &h));
-  h->ops     = ops;
-  cc_err err = ops->open(&options, layout, dir, mode, &h->ctx);
-  if (err) cc_free(&h);
+  h->ops            = ops;
+  cc_err err        = io_resources_create(&h->resources);
+  options.resources = h->resources;
+  if (!err) err = ops->open(&options, layout, dir, mode, &h->ctx);
+  if (err) {
+    io_resources_destroy(&h->resources);
+    cc_free(&h);
+  }
   CC_CALL(err);
   *handle = h;
   return CC_OK;
@@ -126,6 +152,7 @@ cc_err cc_io_close(cc_io_handle **handle)
   cc_io_handle *h = *handle;
   if (!h) return CC_OK;
   cc_err err = h->ops->close(h->ctx);
+  io_resources_destroy(&h->resources);
   cc_free(handle);
   CC_CALL(err);
   return CC_OK;

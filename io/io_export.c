@@ -211,7 +211,7 @@ static cc_err export_datasets(const cc_io_layout *layout, const cc_io_export_par
   if (!err) err = cc_malloc((size_t)rd.n_block * 3 + 1, sizeof(double), &coords);
   if (!err && p->deformed) err = cc_malloc((size_t)rd.n_block * 3 + 1, sizeof(double), &deformed);
   if (!err) err = cc_malloc((size_t)n_cells * 8 + 1, sizeof(int64_t), &cells);
-  err = io_agree(layout->comm, err);
+  err = cc_agree(layout->comm, err);
   if (!err) err = io_redist_forward(&rd, u, block);
   if (!err) {
     int64_t first = block_start[rank];
@@ -226,7 +226,7 @@ static cc_err export_datasets(const cc_io_layout *layout, const cc_io_export_par
     fill_cells(p, k0, k1, cells);
   }
   int64_t file = -1;
-  if (!err) err = io_agree(layout->comm, io_h5_open(path, layout->comm, CC_IO_WRITE, &file));
+  if (!err) err = cc_agree(layout->comm, io_h5_open(path, layout->comm, CC_IO_WRITE, &file));
   if (!err) {
     uint64_t dims[2]  = {(uint64_t)nx * ny * nz, 3};
     uint64_t start[2] = {(uint64_t)block_start[rank], 0};
@@ -240,14 +240,14 @@ static cc_err export_datasets(const cc_io_layout *layout, const cc_io_export_par
     if (!err)
       err = io_h5_write(layout->comm, file, "coordinates", 2, dims, start, count, coords, NULL, 0);
     if (!err && deformed)
-      err = io_h5_write(layout->comm, file, "deformed_coordinates", 2, dims, start, count,
-                        deformed, NULL, 0);
+      err = io_h5_write(layout->comm, file, "deformed_coordinates", 2, dims, start, count, deformed,
+                        NULL, 0);
     if (!err)
-      err = io_agree(layout->comm,
+      err = cc_agree(layout->comm,
                      write_cells(file, (uint64_t)(nz - 1) * cells_per_plane,
                                  (uint64_t)(k0 * cells_per_plane), (uint64_t)n_cells, cells));
-    if (!err) err = io_agree(layout->comm, write_attributes(file, p));
-    cc_err cerr = io_agree(layout->comm, io_h5_close(&file));
+    if (!err) err = cc_agree(layout->comm, write_attributes(file, p));
+    cc_err cerr = cc_agree(layout->comm, io_h5_close(&file));
     if (!err) err = cerr;
   }
   cc_free(&block);
@@ -282,7 +282,7 @@ cc_err cc_io_export_solution(const cc_io_layout *layout, const cc_io_export_para
   CC_CHECK(nx >= 2 && ny >= 2 && nz >= 2 && (int64_t)nx * ny * nz == layout->n_global_nodes,
            CC_ERR_ARG, "export: %d x %d x %d nodes but the layout has %lld (>= 2 each)", nx, ny, nz,
            (long long)layout->n_global_nodes);
-  char h5[4096], xmf[4096], dxmf[4096], base[4096];
+  char h5[IO_PATH_MAX], xmf[IO_PATH_MAX], dxmf[IO_PATH_MAX], base[IO_PATH_MAX];
   CC_CALL(cc_io_export_paths(file, h5, xmf, dxmf, sizeof h5));
   int rank, size;
   CC_MPI(MPI_Comm_rank(layout->comm, &rank));
@@ -302,6 +302,6 @@ cc_err cc_io_export_solution(const cc_io_layout *layout, const cc_io_export_para
     local            = write_solution_xdmf(xmf, name, p, "coordinates");
     if (!local && p->deformed) local = write_solution_xdmf(dxmf, name, p, "deformed_coordinates");
   }
-  CC_CALL(io_agree(layout->comm, local));
+  CC_CALL(cc_agree(layout->comm, local));
   return CC_OK;
 }

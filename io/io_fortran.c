@@ -21,7 +21,7 @@ typedef struct {
   int unit;
   cc_io_mode mode;
   int64_t records;
-  char path[4096];
+  char path[IO_PATH_MAX];
 } fortran_ctx;
 
 static cc_err fortran_stream_open(const char *path, cc_io_mode mode, const cc_io_options *opt,
@@ -86,7 +86,7 @@ static cc_err fortran_stream_close(void *ctx)
   fortran_ctx *f = ctx;
   if (!f) return CC_OK;
   int ierr;
-  char msg[FORTRAN_MSG], path[4096];
+  char msg[FORTRAN_MSG], path[IO_PATH_MAX];
   cc_fortran_close(f->unit, &ierr, msg, FORTRAN_MSG);
   snprintf(path, sizeof path, "%s", f->path);
   cc_free(&f);

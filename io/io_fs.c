@@ -24,7 +24,7 @@ cc_err io_fsync_path(const char *path)
 
 cc_err io_mkdir_p(const char *path)
 {
-  char buf[4096];
+  char buf[IO_PATH_MAX];
   size_t n = strlen(path);
   CC_CHECK(n > 0 && n < sizeof buf, CC_ERR_ARG, "bad directory name '%s'", path);
   memcpy(buf, path, n + 1);
@@ -52,7 +52,7 @@ cc_err io_remove_tree(const char *path)
   DIR *d = opendir(path);
   CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", path, strerror(errno));
   struct dirent *e;
-  char child[4096];
+  char child[IO_PATH_MAX];
   cc_err err = CC_OK;
   while (!err && (e = readdir(d)) != NULL) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
@@ -168,26 +168,4 @@ void io_inject_kill_point(void)
           current);
   fflush(stderr);
   raise(SIGKILL);
-}
-
-/* ---- collective error agreement ----------------------------------------------------------- */
-cc_err io_agree(MPI_Comm comm, cc_err local)
-{
-  cc_err global;
-  CC_CALL(cc_error_agree(comm, local, &global));
-  if (!global) return CC_OK;
-  int rank, size;
-  CC_MPI(MPI_Comm_rank(comm, &rank));
-  CC_MPI(MPI_Comm_size(comm, &size));
-  int mine = local ? rank : size, first;
-  CC_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
-  char message[512] = "";
-  if (rank == first) {
-    const char *m     = cc_error_message();
-    const char *inner = strstr(m, "(): ");
-    snprintf(message, sizeof message, "%s", inner ? inner + 4 : m);
-  }
-  CC_MPI(MPI_Bcast(message, sizeof message, MPI_CHAR, first, comm));
-  if (local) return local; /* this rank's own chain already says what went wrong */
-  CC_FAIL(global, "rank %d failed: %s", first, message);
 }

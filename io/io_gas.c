@@ -273,7 +273,7 @@ static cc_err ssd_retention(const gas_ctx *g)
 static cc_err put_partner_copy(gas_ctx *g, cc_err local)
 {
   MPI_Comm comm = g->layout.comm;
-  CC_CALL(io_agree(comm, local));
+  CC_CALL(cc_agree(comm, local));
   cc_gas_params p;
   checkpoint_params(&p);
   char ssd_dir[1024];
@@ -295,7 +295,7 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   if (bytes > 0) err = cc_gas_put(gas, home, g->stage.data, (size_t)bytes);
   cc_err berr = cc_gas_barrier(gas); /* keep serving the others even after a local failure */
   if (!err) err = berr;
-  err = io_agree(comm, err);
+  err = cc_agree(comm, err);
   if (!err) err = cc_gas_drain(gas);
   if (!err) { /* the receipt: where the partner copy is, page by page */
     int owner         = cc_gas_partner(gas, g->rank);
@@ -385,6 +385,12 @@ static cc_err write_receipt(gas_ctx *g, cc_io_file_info *info)
   crc          = cc_io_crc32c(crc, g->pages, n_pages * sizeof *g->pages);
   memset(info, 0, sizeof *info);
   snprintf(info->file, sizeof info->file, "%s", g->receipt_path);
+  /* the manifest lists the receipt (name inside the checkpoint directory); "gas" reads it back */
+  const char *base = strrchr(g->receipt_path, '/');
+  info->n_files    = 1;
+  snprintf(info->name[0], sizeof info->name[0], "%.*s", (int)sizeof info->name[0] - 1,
+           base ? base + 1 : g->receipt_path);
+  snprintf(info->written_as, sizeof info->written_as, "gas");
   info->bytes   = (int64_t)(sizeof g->rh + n_pages * sizeof *g->pages);
   info->crc32c  = crc;
   info->has_crc = true;

@@ -29,7 +29,7 @@ static const char *h5_reason(void)
 
 static const char *file_name(hid_t file)
 {
-  static _Thread_local char name[4096];
+  static _Thread_local char name[IO_PATH_MAX];
   if (H5Fget_name(file, name, sizeof name) < 0) snprintf(name, sizeof name, "(unknown file)");
   return name;
 }
@@ -126,7 +126,7 @@ cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims, con
       err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__,
                           "property lists for dataset %s: %s", name, h5_reason());
   }
-  err = io_agree(comm, err);
+  err = cc_agree(comm, err);
   if (!err) {
     ds = H5Dcreate2(file, name, H5T_IEEE_F64LE, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds < 0)
@@ -137,7 +137,7 @@ cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims, con
     err = cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__,
                         "collective H5Dwrite of dataset %s in %s failed: %s (injected)", name,
                         file_name(file), strerror(ENOSPC));
-  err = io_agree(comm, err);
+  err = cc_agree(comm, err);
   if (!err) {
     herr_t rc = H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, dxpl, data);
     if (rc < 0)
@@ -176,7 +176,7 @@ cc_err io_h5_reserve(const char *path, MPI_Comm comm, int64_t bytes)
                           "cannot reserve %lld bytes for %s: %s", (long long)bytes, path,
                           strerror(rc));
   }
-  CC_CALL(io_agree(comm, err));
+  CC_CALL(cc_agree(comm, err));
   return CC_OK;
 }
 
@@ -262,8 +262,9 @@ static hid_t string_type(size_t n)
  */
 /* Checkpoints of one run share their layout: keep its redistribution and block buffer, so that a
  * checkpoint neither re-sorts the global ids nor faults in fresh pages (page faults cost more than
- * the copies here). Reuse is decided collectively: creating a redistribution is collective. */
-static struct {
+ * the copies here). Reuse is decided collectively: creating a redistribution is collective. The
+ * cache belongs to the owner (io_resources of a checkpointer or handle), or to one open without. */
+struct io_h5_cache {
   bool valid;
   MPI_Comm comm;
   const int64_t *ids;
@@ -272,58 +273,45 @@ static struct {
   uint32_t ids_crc;
   io_redist rd;
   double *block;
-} cache;
+};
 
-/* Freed at MPI_Finalize (delete callback of an attribute on MPI_COMM_SELF, as HDF5 itself does):
- * the redistribution holds an MPI datatype that must not outlive MPI. */
-static int cache_release(MPI_Comm comm, int keyval, void *value, void *extra)
+void io_h5_cache_destroy(io_h5_cache **cache)
 {
-  (void)comm, (void)keyval, (void)value, (void)extra;
-  if (cache.valid) io_redist_free(&cache.rd);
-  cc_free(&cache.block);
-  cache.valid = false;
-  return MPI_SUCCESS;
+  if (!*cache) return;
+  if ((*cache)->valid) io_redist_free(&(*cache)->rd);
+  cc_free(&(*cache)->block);
+  cc_free(cache);
 }
 
-static cc_err cache_register(void)
+static cc_err cached_redist(io_h5_cache *c, const cc_io_layout *layout, io_redist **rd,
+                            double **block)
 {
-  static int keyval = MPI_KEYVAL_INVALID;
-  if (keyval != MPI_KEYVAL_INVALID) return CC_OK;
-  CC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_release, &keyval, NULL));
-  CC_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL));
-  return CC_OK;
-}
-
-static cc_err cached_redist(const cc_io_layout *layout, io_redist **rd, double **block)
-{
-  CC_CALL(cache_register());
   uint32_t crc = io_global_id_crc(layout);
-  int hit      = cache.valid && cache.comm == layout->comm && cache.ids == layout->global_node_id &&
-            cache.n_local == layout->n_local_nodes && cache.n_global == layout->n_global_nodes &&
-            cache.vpn == layout->values_per_node && cache.ids_crc == crc;
+  int hit      = c->valid && c->comm == layout->comm && c->ids == layout->global_node_id &&
+            c->n_local == layout->n_local_nodes && c->n_global == layout->n_global_nodes &&
+            c->vpn == layout->values_per_node && c->ids_crc == crc;
   CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &hit, 1, MPI_INT, MPI_LAND, layout->comm));
   if (!hit) {
-    if (cache.valid) io_redist_free(&cache.rd);
-    cc_free(&cache.block);
-    cache.valid = false;
-    CC_CALL(io_redist_create(layout, NULL, &cache.rd));
-    cc_err err = cache.rd.identity
-                     ? CC_OK
-                     : cc_malloc((size_t)cache.rd.n_block * (size_t)layout->values_per_node,
-                                 sizeof(double), &cache.block);
-    err        = io_agree(layout->comm, err);
-    if (err) io_redist_free(&cache.rd);
+    if (c->valid) io_redist_free(&c->rd);
+    cc_free(&c->block);
+    c->valid = false;
+    CC_CALL(io_redist_create(layout, NULL, &c->rd));
+    cc_err err = c->rd.identity ? CC_OK
+                                : cc_malloc((size_t)c->rd.n_block * (size_t)layout->values_per_node,
+                                            sizeof(double), &c->block);
+    err        = cc_agree(layout->comm, err);
+    if (err) io_redist_free(&c->rd);
     CC_CALL(err);
-    cache.valid    = true;
-    cache.comm     = layout->comm;
-    cache.ids      = layout->global_node_id;
-    cache.n_local  = layout->n_local_nodes;
-    cache.n_global = layout->n_global_nodes;
-    cache.vpn      = layout->values_per_node;
-    cache.ids_crc  = crc;
+    c->valid    = true;
+    c->comm     = layout->comm;
+    c->ids      = layout->global_node_id;
+    c->n_local  = layout->n_local_nodes;
+    c->n_global = layout->n_global_nodes;
+    c->vpn      = layout->values_per_node;
+    c->ids_crc  = crc;
   }
-  *rd    = &cache.rd;
-  *block = cache.block;
+  *rd    = &c->rd;
+  *block = c->block;
   return CC_OK;
 }
 
@@ -333,10 +321,14 @@ typedef struct {
   cc_io_options opt;
   cc_io_mode mode;
   int rank;
-  char path[4096];
+  char path[IO_PATH_MAX], xmf[IO_PATH_MAX]; /* DIR/state.h5, DIR/state.xmf */
   hid_t file;
   char io_mode[48];
   double seconds;
+  io_h5_cache *cache; /* the owner's, or own_cache */
+  bool own_cache;
+  int n_vectors; /* written, for the XDMF description */
+  char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
 } h5_ctx;
 
 /* The attributes every rank writes must be identical: take rank 0's. */
@@ -358,11 +350,23 @@ static cc_err h5_open(const cc_io_options *opt, const cc_io_layout *layout, cons
   h->mode   = mode;
   h->file   = -1;
   snprintf(h->path, sizeof h->path, "%s/state.h5", dir);
-  double t0  = MPI_Wtime();
-  cc_err err = MPI_Comm_rank(layout->comm, &h->rank) == MPI_SUCCESS ? CC_OK : CC_ERR_MPI;
+  snprintf(h->xmf, sizeof h->xmf, "%s/state.xmf", dir);
+  double t0           = MPI_Wtime();
+  cc_err err          = MPI_Comm_rank(layout->comm, &h->rank) == MPI_SUCCESS ? CC_OK : CC_ERR_MPI;
+  io_resources *owner = opt->resources;
+  if (!err && owner && !owner->hdf5) err = cc_calloc(1, sizeof *owner->hdf5, &owner->hdf5);
+  if (!err && owner)
+    h->cache = owner->hdf5;
+  else if (!err) {
+    err          = cc_calloc(1, sizeof *h->cache, &h->cache);
+    h->own_cache = !err;
+  }
   if (!err) err = io_h5_open(h->path, layout->comm, mode, &h->file);
-  err = io_agree(layout->comm, err);
-  if (err) cc_free(&h);
+  err = cc_agree(layout->comm, err);
+  if (err) {
+    if (h->own_cache) io_h5_cache_destroy(&h->cache);
+    cc_free(&h);
+  }
   CC_CALL(err);
   h->seconds = MPI_Wtime() - t0;
   *ctx       = h;
@@ -421,7 +425,7 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
   double t0 = MPI_Wtime();
   io_redist *rd;
   double *block; /* NULL when the layout already is the block (rd->identity) */
-  CC_CALL(cached_redist(&h->layout, &rd, &block));
+  CC_CALL(cached_redist(h->cache, &h->layout, &rd, &block));
   int vpn    = h->layout.values_per_node;
   cc_err err = io_h5_reserve(
       h->path, comm,
@@ -436,12 +440,14 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
       err = io_h5_write(comm, h->file, hd.vector_name[v], 2, dims, start, count, data, h->io_mode,
                         sizeof h->io_mode);
     }
-    err = io_agree(comm, err);
+    err = cc_agree(comm, err);
     if (v == 0) io_inject_kill_point(); /* test seam: die after the first dataset */
   }
   if (hd.n_vectors == 0) io_inject_kill_point();
-  if (!err) err = io_agree(comm, write_attributes(h, &hd));
+  if (!err) err = cc_agree(comm, write_attributes(h, &hd));
   CC_CALL(err);
+  h->n_vectors = hd.n_vectors;
+  memcpy(h->vector_name, hd.vector_name, sizeof h->vector_name);
   h->seconds += MPI_Wtime() - t0;
   return CC_OK;
 }
@@ -475,14 +481,27 @@ static cc_err h5_commit(void *ctx, cc_io_file_info *info)
            h->path, why);
   cc_err err = io_h5_close(&h->file);
   if (!err && h->opt.durable && h->rank == 0) err = io_fsync_path(h->path);
-  CC_CALL(io_agree(h->layout.comm, err));
+  /* the viewers' description beside the file (ParaView opens the checkpoint as a grid) */
+  const int *g  = h->opt.grid;
+  int64_t cells = (int64_t)g[0] * g[1] * g[2];
+  bool xdmf     = cells > 0 && cells == h->layout.n_global_nodes;
+  if (!err && xdmf && h->rank == 0) {
+    err = io_write_xdmf_state(h->xmf, "state.h5", g[0], g[1], g[2], h->layout.values_per_node,
+                              h->n_vectors, (const char(*)[CC_IO_NAME_LEN])h->vector_name);
+    if (!err && h->opt.durable) err = io_fsync_path(h->xmf);
+  }
+  CC_CALL(cc_agree(h->layout.comm, err));
   h->seconds += MPI_Wtime() - t0;
   memset(info, 0, sizeof *info);
   if (h->rank == 0) {
     struct stat st;
     snprintf(info->file, sizeof info->file, "%s", h->path);
     if (stat(h->path, &st) == 0) info->bytes = st.st_size;
+    info->n_files = xdmf ? 2 : 1;
+    snprintf(info->name[0], sizeof info->name[0], "state.h5");
+    snprintf(info->name[1], sizeof info->name[1], "state.xmf");
   }
+  snprintf(info->written_as, sizeof info->written_as, "hdf5");
   info->write_s = h->seconds;
   snprintf(info->path_used, sizeof info->path_used, "mpio-collective");
   snprintf(info->detail, sizeof info->detail, "H5Dwrite actual I/O mode: %s",
@@ -535,7 +554,7 @@ static cc_err h5_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
     err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
                         "%s holds %d vectors, the caller gave %d buffers", h->path, hd.n_vectors,
                         given);
-  CC_CALL(io_agree(comm, err));
+  CC_CALL(cc_agree(comm, err));
 
   snprintf(state->solver, sizeof state->solver, "%.15s", hd.solver);
   state->iteration = hd.iteration;
@@ -546,7 +565,7 @@ static cc_err h5_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
   }
   io_redist *rd;
   double *block;
-  CC_CALL(cached_redist(&h->layout, &rd, &block));
+  CC_CALL(cached_redist(h->cache, &h->layout, &rd, &block));
   size_t count = (size_t)h->layout.n_local_nodes * (size_t)vpn;
   for (int v = 0; v < hd.n_vectors && !err; v++) {
     snprintf(state->vector_name[v], CC_IO_NAME_LEN, "%.31s", hd.vector_name[v]);
@@ -561,7 +580,7 @@ static cc_err h5_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
     if (!err)
       err = io_h5_read(h->file, hd.vector_name[v], 2, dims, start, cnt,
                        rd->identity ? state->vector[v] : block);
-    err = io_agree(comm, err);
+    err = cc_agree(comm, err);
     if (!err && !rd->identity) err = io_redist_backward(rd, block, state->vector[v]);
   }
   if (err && !given) cc_io_state_free(state);
@@ -583,6 +602,7 @@ static cc_err h5_close(void *ctx)
   char why[256];
   if (h->file >= 0 && h->mode == CC_IO_WRITE) (void)flush_agreed(h, why, sizeof why);
   cc_err err = io_h5_close(&h->file);
+  if (h->own_cache) io_h5_cache_destroy(&h->cache);
   cc_free(&h);
   CC_CALL(err);
   return CC_OK;

@@ -6,6 +6,14 @@
 
 #include "cc_io.h"
 
+#include <pthread.h>
+
+/* Sizes of io/ (one name each; the path sizes are in cc_io.h). */
+#define IO_PATH_MAX CC_IO_PATH_MAX
+#define IO_NAME_MAX 64     /* a name inside a checkpoint directory: rank.R.bin, ckpt.N, latest */
+#define IO_MESSAGE_MAX 512 /* an error message handed between threads or ranks */
+#define IO_QUEUE_DEPTH CC_IO_QUEUE_DEPTH
+
 /* ------------------------------------------------------------------------------------------------
  * Byte stream of one per-rank file (io_posix.c, io_uring.c, io_fortran.c). No MPI inside: streams
  * also run on the offload helper thread.
@@ -80,10 +88,6 @@ void io_inject_note_rank(void); /* main thread: the MPI_COMM_WORLD rank "enospc-
  * must fail with ENOSPC on this process (then the writer reports strerror(ENOSPC)). Thread-safe. */
 bool io_inject_enospc(size_t n);
 
-/* Agree on an error across comm: every rank returns the lowest failing rank's code; ranks that did
- * not fail get that rank's innermost message in their chain (so rank 0 can print it). */
-CC_WUR cc_err io_agree(MPI_Comm comm, cc_err local);
-
 /* ------------------------------------------------------------------------------------------------
  * Global-id redistribution (io_redistribute.c): rank r owns the contiguous global block
  * [block_start[r], block_start[r+1]); forward moves this rank's values (layout order) into the
@@ -112,15 +116,31 @@ CC_WUR cc_err io_redist_backward(io_redist *rd, const double *block, double *loc
 void io_redist_free(io_redist *rd);
 
 /* ------------------------------------------------------------------------------------------------
- * Offload engine (io_offload.c): one helper thread per process, staging kept between checkpoints.
+ * Resources kept across the opens of one owner (io_backend.c): a checkpointer or a cc_io_handle
+ * creates one, passes it to its backend in cc_io_options.resources and destroys it with itself.
+ * Nothing is kept per process: two owners never share a helper thread, a staging buffer or a ring.
  * ---------------------------------------------------------------------------------------------- */
-CC_WUR cc_err io_offload_reserve(size_t bytes); /* allocate and touch the staging buffer now */
-void io_offload_shutdown(void);                 /* join the helper, free the staging buffer */
+typedef struct io_offload_engine io_offload_engine; /* io_offload.c: helper thread + staging */
+typedef struct io_uring_cache io_uring_cache;       /* io_uring.c: ring + registered buffers */
+typedef struct io_h5_cache io_h5_cache; /* io_hdf5.c: the layout's redistribution + block buffer */
+struct io_resources {
+  pthread_mutex_t lock;       /* guards uring (the offload helper may open uring streams) */
+  io_offload_engine *offload; /* created by the first offload open */
+  io_uring_cache *uring;      /* idle ring kept between uring opens */
+  io_h5_cache *hdf5;          /* redistribution of the last layout (main thread only) */
+};
+CC_WUR cc_err io_resources_create(io_resources **res);
+void io_resources_destroy(io_resources **res); /* joins the helper, frees staging, exits the ring */
+/* Offload (io_offload.c): allocate and touch the owner's staging buffer now. */
+CC_WUR cc_err io_offload_reserve(io_resources *res, size_t bytes);
+void io_offload_engine_destroy(io_offload_engine **engine);
+void io_uring_cache_destroy(io_uring_cache **cache);
+void io_h5_cache_destroy(io_h5_cache **cache); /* frees an MPI datatype: before MPI_Finalize */
 
 /* Checkpoint manifest (io_manifest.c): JSON written by rank 0, parsed by every rank. */
 typedef struct {
-  char file[64]; /* name inside the checkpoint directory */
-  int rank;      /* writer rank (-1: shared) */
+  char file[IO_NAME_MAX]; /* name inside the checkpoint directory */
+  int rank;               /* writer rank (-1: shared) */
   int64_t bytes;
   uint32_t crc32c;
 } io_manifest_file;

@@ -10,9 +10,9 @@
 
 typedef enum { JOB_NONE, JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
 
-/* One engine per process: one helper thread, one staging buffer kept between checkpoints so the
- * stall is a plain memcpy into memory that is already mapped. */
-static struct {
+/* One engine per owner (io_resources of a checkpointer or a handle): one helper thread, one staging
+ * buffer kept between checkpoints so the stall is a plain memcpy into memory already mapped. */
+struct io_offload_engine {
   pthread_mutex_t lock;
   pthread_cond_t changed;
   pthread_t thread;
@@ -23,16 +23,16 @@ static struct {
   /* the job */
   const io_stream_ops *stream;
   cc_io_options opt;
-  char dir[4096];
+  char dir[IO_PATH_MAX];
   int rank, n_ranks, vpn;
   int64_t n_local, n_global;
   uint32_t gid_crc;
   cc_io_state snapshot;
   /* its outcome */
   cc_err err;
-  char message[512];
+  char message[IO_MESSAGE_MAX];
   cc_io_file_info info;
-} engine = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
+};
 
 static double now_s(void)
 {
@@ -41,14 +41,14 @@ static double now_s(void)
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static cc_err helper_write(cc_io_file_info *info)
+static cc_err helper_write(io_offload_engine *engine, cc_io_file_info *info)
 {
   void *ctx;
   double t0 = now_s();
-  CC_CALL(io_rankfile_open_as(engine.stream, &engine.opt, engine.rank, engine.n_ranks,
-                              engine.n_local, engine.n_global, engine.vpn, engine.gid_crc,
-                              engine.dir, CC_IO_WRITE, &ctx));
-  cc_err err = io_rankfile_write(ctx, &engine.snapshot);
+  CC_CALL(io_rankfile_open_as(engine->stream, &engine->opt, engine->rank, engine->n_ranks,
+                              engine->n_local, engine->n_global, engine->vpn, engine->gid_crc,
+                              engine->dir, CC_IO_WRITE, &ctx));
+  cc_err err = io_rankfile_write(ctx, &engine->snapshot);
   if (!err) err = io_rankfile_commit(ctx, info);
   cc_err cerr = io_rankfile_close(ctx);
   CC_CALL(err);
@@ -59,19 +59,19 @@ static cc_err helper_write(cc_io_file_info *info)
 
 static void *helper_main(void *arg)
 {
-  (void)arg;
-  pthread_mutex_lock(&engine.lock);
+  io_offload_engine *engine = arg;
+  pthread_mutex_lock(&engine->lock);
   for (;;) {
-    while (engine.state != JOB_PENDING && !engine.quit)
-      pthread_cond_wait(&engine.changed, &engine.lock);
-    if (engine.quit) break;
-    engine.state = JOB_RUNNING;
-    pthread_mutex_unlock(&engine.lock);
+    while (engine->state != JOB_PENDING && !engine->quit)
+      pthread_cond_wait(&engine->changed, &engine->lock);
+    if (engine->quit) break;
+    engine->state = JOB_RUNNING;
+    pthread_mutex_unlock(&engine->lock);
 
     cc_io_file_info info;
     memset(&info, 0, sizeof info);
-    cc_err err        = helper_write(&info);
-    char message[512] = "";
+    cc_err err                   = helper_write(engine, &info);
+    char message[IO_MESSAGE_MAX] = "";
     if (err) { /* the error chain is per thread: hand its innermost message to the main thread */
       const char *m     = cc_error_message();
       const char *inner = strstr(m, "(): ");
@@ -79,68 +79,94 @@ static void *helper_main(void *arg)
       cc_error_clear();
     }
 
-    pthread_mutex_lock(&engine.lock);
-    engine.err  = err;
-    engine.info = info;
-    memcpy(engine.message, message, sizeof message);
-    engine.state = JOB_DONE;
-    pthread_cond_broadcast(&engine.changed);
+    pthread_mutex_lock(&engine->lock);
+    engine->err  = err;
+    engine->info = info;
+    memcpy(engine->message, message, sizeof message);
+    engine->state = JOB_DONE;
+    pthread_cond_broadcast(&engine->changed);
   }
-  pthread_mutex_unlock(&engine.lock);
+  pthread_mutex_unlock(&engine->lock);
   return NULL;
 }
 
-static cc_err engine_start(void)
+/* The owner's engine, created (helper thread started) on first use. */
+static cc_err engine_get(io_resources *res, io_offload_engine **out)
 {
-  if (engine.started) return CC_OK;
-  engine.quit = false;
-  int rc      = pthread_create(&engine.thread, NULL, helper_main, NULL);
-  CC_CHECK(rc == 0, CC_ERR_SYS, "pthread_create of the offload helper failed: %s", strerror(rc));
-  engine.started = true;
+  CC_CHECK(
+      res != NULL, CC_ERR_ARG,
+      "offload: no owner for the helper thread (open it through cc_io_open or a checkpointer)");
+  if (!res->offload) {
+    io_offload_engine *e;
+    CC_CALL(cc_calloc(1, sizeof *e, &e));
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->changed, NULL);
+    int rc = pthread_create(&e->thread, NULL, helper_main, e);
+    if (rc != 0) {
+      pthread_cond_destroy(&e->changed);
+      pthread_mutex_destroy(&e->lock);
+      cc_free(&e);
+    }
+    CC_CHECK(rc == 0, CC_ERR_SYS, "pthread_create of the offload helper failed: %s", strerror(rc));
+    e->started   = true;
+    res->offload = e;
+  }
+  *out = res->offload;
   return CC_OK;
 }
 
 /* Wait until the helper is idle or done with the current job (main thread). */
-static void engine_wait(void)
+static void engine_wait(io_offload_engine *engine)
 {
-  pthread_mutex_lock(&engine.lock);
-  while (engine.state == JOB_PENDING || engine.state == JOB_RUNNING)
-    pthread_cond_wait(&engine.changed, &engine.lock);
-  pthread_mutex_unlock(&engine.lock);
+  pthread_mutex_lock(&engine->lock);
+  while (engine->state == JOB_PENDING || engine->state == JOB_RUNNING)
+    pthread_cond_wait(&engine->changed, &engine->lock);
+  pthread_mutex_unlock(&engine->lock);
 }
 
-cc_err io_offload_reserve(size_t bytes)
+static cc_err engine_reserve(io_offload_engine *engine, size_t bytes)
 {
-  engine_wait();
-  if (bytes <= engine.staging_bytes) return CC_OK;
-  cc_free(&engine.staging);
-  engine.staging_bytes = 0;
-  CC_CALL(cc_malloc(bytes, 1, &engine.staging));
-  memset(engine.staging, 0, bytes); /* fault the pages in now, not during a stall */
-  engine.staging_bytes = bytes;
+  engine_wait(engine);
+  if (bytes <= engine->staging_bytes) return CC_OK;
+  cc_free(&engine->staging);
+  engine->staging_bytes = 0;
+  CC_CALL(cc_malloc(bytes, 1, &engine->staging));
+  memset(engine->staging, 0, bytes); /* fault the pages in now, not during a stall */
+  engine->staging_bytes = bytes;
   return CC_OK;
 }
 
-void io_offload_shutdown(void)
+cc_err io_offload_reserve(io_resources *res, size_t bytes)
 {
-  if (engine.started) {
-    pthread_mutex_lock(&engine.lock);
-    while (engine.state == JOB_PENDING || engine.state == JOB_RUNNING)
-      pthread_cond_wait(&engine.changed, &engine.lock);
-    engine.quit = true;
-    pthread_cond_broadcast(&engine.changed);
-    pthread_mutex_unlock(&engine.lock);
-    pthread_join(engine.thread, NULL);
-    engine.started = false;
+  io_offload_engine *engine = NULL;
+  CC_CALL(engine_get(res, &engine));
+  CC_CALL(engine_reserve(engine, bytes));
+  return CC_OK;
+}
+
+void io_offload_engine_destroy(io_offload_engine **engine_p)
+{
+  io_offload_engine *engine = *engine_p;
+  if (!engine) return;
+  if (engine->started) {
+    pthread_mutex_lock(&engine->lock);
+    while (engine->state == JOB_PENDING || engine->state == JOB_RUNNING)
+      pthread_cond_wait(&engine->changed, &engine->lock);
+    engine->quit = true;
+    pthread_cond_broadcast(&engine->changed);
+    pthread_mutex_unlock(&engine->lock);
+    pthread_join(engine->thread, NULL);
   }
-  engine.state = JOB_NONE;
-  cc_free(&engine.staging);
-  engine.staging_bytes = 0;
+  cc_free(&engine->staging);
+  pthread_cond_destroy(&engine->changed);
+  pthread_mutex_destroy(&engine->lock);
+  cc_free(engine_p);
 }
 
 /* ---- backend -------------------------------------------------------------------------------- */
 typedef struct {
   cc_io_mode mode;
+  io_offload_engine *engine; /* the owner's (write mode) */
   bool submitted;
   double stall_s;
   void *reader; /* reading is synchronous through the inner backend */
@@ -172,19 +198,25 @@ static cc_err offload_open(const cc_io_options *opt, const cc_io_layout *layout,
     *ctx = o;
     return CC_OK;
   }
-  engine_wait(); /* the previous snapshot must be on disk before its staging is reused */
-  cc_err err = engine_start();
+  io_offload_engine *engine = NULL;
+  cc_err err                = engine_get(opt->resources, &engine);
+  /* the previous snapshot must be on disk before its staging is reused; one vector is staged
+   * (allocated and touched) now, so that a single-vector write's stall is the copy alone */
+  if (!err)
+    err = engine_reserve(engine, (size_t)layout->n_local_nodes * (size_t)layout->values_per_node *
+                                     sizeof(double));
   if (!err) {
-    engine.rank     = rank;
-    engine.n_ranks  = size;
-    engine.stream   = stream;
-    engine.opt      = *opt;
-    engine.n_local  = layout->n_local_nodes;
-    engine.n_global = layout->n_global_nodes;
-    engine.vpn      = layout->values_per_node;
-    engine.gid_crc  = io_global_id_crc(layout);
-    snprintf(engine.dir, sizeof engine.dir, "%s", dir);
-    engine.state = JOB_NONE;
+    o->engine        = engine;
+    engine->rank     = rank;
+    engine->n_ranks  = size;
+    engine->stream   = stream;
+    engine->opt      = *opt;
+    engine->n_local  = layout->n_local_nodes;
+    engine->n_global = layout->n_global_nodes;
+    engine->vpn      = layout->values_per_node;
+    engine->gid_crc  = io_global_id_crc(layout);
+    snprintf(engine->dir, sizeof engine->dir, "%s", dir);
+    engine->state = JOB_NONE;
   }
   if (err) cc_free(&o);
   CC_CALL(err);
@@ -199,19 +231,20 @@ static cc_err offload_write(void *ctx, const cc_io_state *state)
            "offload: write_vectors once per open, in write mode");
   CC_CHECK(state->n_vectors >= 0 && state->n_vectors <= CC_IO_MAX_VECTORS, CC_ERR_ARG,
            "state has %d vectors (at most %d)", state->n_vectors, CC_IO_MAX_VECTORS);
-  double t0    = now_s();
-  size_t count = (size_t)engine.n_local * (size_t)engine.vpn;
-  size_t need  = count * sizeof(double) * (size_t)state->n_vectors;
-  CC_CALL(io_offload_reserve(need)); /* no-op once the staging buffer is large enough */
-  engine.snapshot = *state;
+  io_offload_engine *engine = o->engine;
+  double t0                 = now_s();
+  size_t count              = (size_t)engine->n_local * (size_t)engine->vpn;
+  size_t need               = count * sizeof(double) * (size_t)state->n_vectors;
+  CC_CALL(engine_reserve(engine, need)); /* no-op once the staging buffer is large enough */
+  engine->snapshot = *state;
   for (int v = 0; v < state->n_vectors; v++) { /* the stall: one copy per vector */
-    engine.snapshot.vector[v] = engine.staging + (size_t)v * count;
-    if (count) memcpy(engine.snapshot.vector[v], state->vector[v], count * sizeof(double));
+    engine->snapshot.vector[v] = engine->staging + (size_t)v * count;
+    if (count) memcpy(engine->snapshot.vector[v], state->vector[v], count * sizeof(double));
   }
-  pthread_mutex_lock(&engine.lock);
-  engine.state = JOB_PENDING;
-  pthread_cond_broadcast(&engine.changed);
-  pthread_mutex_unlock(&engine.lock);
+  pthread_mutex_lock(&engine->lock);
+  engine->state = JOB_PENDING;
+  pthread_cond_broadcast(&engine->changed);
+  pthread_mutex_unlock(&engine->lock);
   o->submitted = true;
   o->stall_s   = now_s() - t0;
   return CC_OK;
@@ -221,14 +254,16 @@ static cc_err offload_commit(void *ctx, cc_io_file_info *info)
 {
   offload_ctx *o = ctx;
   CC_CHECK(o->submitted, CC_ERR_ARG, "offload: commit without write_vectors");
-  engine_wait();
+  io_offload_engine *engine = o->engine;
+  engine_wait(engine);
   o->submitted  = false;
-  engine.state  = JOB_NONE;
-  *info         = engine.info;
+  engine->state = JOB_NONE;
+  *info         = engine->info;
   info->stall_s = o->stall_s;
   snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
-           "; offload over %s", engine.opt.inner);
-  CC_CHECK(engine.err == CC_OK, engine.err, "offload helper: %s", engine.message);
+           "; offload over %s", engine->opt.inner);
+  snprintf(info->written_as, sizeof info->written_as, "offload-%s", engine->opt.inner);
+  CC_CHECK(engine->err == CC_OK, engine->err, "offload helper: %s", engine->message);
   return CC_OK;
 }
 
@@ -248,8 +283,8 @@ static cc_err offload_close(void *ctx)
   if (o->mode == CC_IO_READ)
     err = io_rankfile_close(o->reader);
   else if (o->submitted) { /* closed without commit: the helper still reads the staging buffer */
-    engine_wait();
-    engine.state = JOB_NONE;
+    engine_wait(o->engine);
+    o->engine->state = JOB_NONE;
   }
   cc_free(&o);
   CC_CALL(err);

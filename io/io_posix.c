@@ -11,7 +11,7 @@ typedef struct {
   size_t buffer_bytes;
   cc_io_mode mode;
   int64_t offset;
-  char path[4096];
+  char path[IO_PATH_MAX];
 } posix_ctx;
 
 static cc_err posix_stream_open(const char *path, cc_io_mode mode, const cc_io_options *opt,
@@ -80,7 +80,7 @@ static cc_err posix_stream_close(void *ctx)
   if (!p) return CC_OK;
   int rc = fclose(p->f), saved = errno; /* write errors deferred by stdio surface here */
   cc_free(&p->buffer);
-  char path[4096];
+  char path[IO_PATH_MAX];
   snprintf(path, sizeof path, "%s", p->path);
   cc_io_mode mode = p->mode;
   cc_free(&p);

@@ -31,7 +31,7 @@ struct io_rankfile {
   void *sctx;
   cc_io_options opt;
   cc_io_mode mode;
-  char path[4096];
+  char path[IO_PATH_MAX];
   int rank, n_ranks, vpn;
   int64_t n_local, n_global;
   uint32_t gid_crc;
@@ -194,6 +194,10 @@ static void fill_info(io_rankfile *rf, cc_io_file_info *info)
 {
   memset(info, 0, sizeof *info);
   snprintf(info->file, sizeof info->file, "%s", rf->path);
+  const char *slash = strrchr(rf->path, '/'), *name = slash ? slash + 1 : rf->path;
+  info->n_files = 1; /* rank.<r>.<extension>: at most 24 bytes, it fits */
+  snprintf(info->name[0], sizeof info->name[0], "%.*s", (int)sizeof info->name[0] - 1, name);
+  snprintf(info->written_as, sizeof info->written_as, "%s", rf->stream->name);
   info->bytes   = rf->bytes;
   info->crc32c  = rf->crc;
   info->has_crc = rf->opt.checksum;

@@ -140,7 +140,7 @@ cc_err io_redist_create(const cc_io_layout *layout, const int64_t *block_start, 
   cc_err local = CC_OK;
   cc_err err   = redist_setup(layout, block_start, rd, &local);
   if (!local) local = err;
-  err = io_agree(rd->comm, local);
+  err = cc_agree(rd->comm, local);
   if (err) io_redist_free(rd);
   CC_CALL(err);
   return CC_OK;

@@ -29,8 +29,9 @@ typedef struct {
   bool busy;
 } uring_slot;
 
-/* Ring + registered buffers: set up once per process and reused by every file (registration is
- * the expensive, pinning step the seeds' accelerated I/O does once at start-up). */
+/* Ring + registered buffers: set up once per owner (checkpointer or handle, io_resources) and
+ * reused by each of its files (registration is the expensive, pinning step the seeds' accelerated
+ * I/O does once at start-up). */
 typedef struct {
   struct io_uring ring;
   bool have_ring, registered;
@@ -46,11 +47,12 @@ typedef struct {
 } uring_res;
 
 typedef struct {
-  char path[4096];
+  char path[IO_PATH_MAX];
   cc_io_mode mode;
   int fd;
   bool direct;
   uring_path kind;
+  io_resources *owner; /* where res returns at close (NULL: res is destroyed) */
   uring_res *res;
   struct io_uring *ring;
   size_t chunk;
@@ -63,8 +65,34 @@ typedef struct {
   char reason[96];
 } uring_ctx;
 
-static pthread_mutex_t res_lock = PTHREAD_MUTEX_INITIALIZER;
-static uring_res *res_cache; /* idle resources, NULL if none */
+/* The owner's cache: its idle ring and the file systems (st_dev) whose first O_DIRECT write
+ * already succeeded (probed once per owner; past IO_URING_PROBED devices they are probed again). */
+#define IO_URING_PROBED 16
+struct io_uring_cache {
+  uring_res *idle; /* NULL if none */
+  dev_t probed_dev[IO_URING_PROBED];
+  int n_probed;
+};
+
+static void res_destroy(uring_res *r);
+
+void io_uring_cache_destroy(io_uring_cache **cache)
+{
+  if (!*cache) return;
+  res_destroy((*cache)->idle);
+  cc_free(cache);
+}
+
+/* The owner's cache, created on first use; call with owner->lock held. NULL without an owner. */
+static io_uring_cache *cache_of(io_resources *owner)
+{
+  if (!owner) return NULL;
+  if (!owner->uring && cc_calloc(1, sizeof *owner->uring, &owner->uring)) {
+    cc_error_clear(); /* no cache: every open sets up its own ring (correct, only slower) */
+    return NULL;
+  }
+  return owner->uring;
+}
 
 static void res_destroy(uring_res *r)
 {
@@ -147,11 +175,18 @@ static cc_err res_setup(uring_res *r, const cc_io_options *opt)
 /* Take the cached resources when they match (chunk, queue depth), else set up new ones. */
 static cc_err res_acquire(size_t chunk, int qd, const cc_io_options *opt, uring_res **out)
 {
-  *out = NULL;
-  pthread_mutex_lock(&res_lock);
-  uring_res *r = res_cache;
-  res_cache    = NULL;
-  pthread_mutex_unlock(&res_lock);
+  *out            = NULL;
+  uring_res *r    = NULL;
+  io_resources *o = opt->resources;
+  if (o) {
+    pthread_mutex_lock(&o->lock);
+    io_uring_cache *c = cache_of(o);
+    if (c) {
+      r       = c->idle;
+      c->idle = NULL;
+    }
+    pthread_mutex_unlock(&o->lock);
+  }
   /* a cached set that fell back (no ring) is reused only when fallback is still allowed */
   if (r && r->req_chunk == chunk && r->req_qd == qd &&
       (r->kind == PATH_FIXED_DIRECT || opt->fallback)) {
@@ -171,16 +206,17 @@ static cc_err res_acquire(size_t chunk, int qd, const cc_io_options *opt, uring_
   return CC_OK;
 }
 
-static void res_release(uring_res *r, bool healthy)
+static void res_release(io_resources *owner, uring_res *r, bool healthy)
 {
   if (!r) return;
-  if (healthy) {
-    pthread_mutex_lock(&res_lock);
-    if (!res_cache) {
-      res_cache = r;
-      r         = NULL;
+  if (healthy && owner) {
+    pthread_mutex_lock(&owner->lock);
+    io_uring_cache *c = cache_of(owner);
+    if (c && !c->idle) {
+      c->idle = r;
+      r       = NULL;
     }
-    pthread_mutex_unlock(&res_lock);
+    pthread_mutex_unlock(&owner->lock);
   }
   res_destroy(r);
 }
@@ -350,37 +386,39 @@ static cc_err probe_direct_write(uring_ctx *u, bool *refused)
   return CC_OK;
 }
 
-/* File systems (st_dev) whose first O_DIRECT write already succeeded in this process: probed once.
+/* File systems (st_dev) whose first O_DIRECT write already succeeded for this owner: probed once.
  */
-static dev_t probed_dev[16];
-static int n_probed;
-
-static bool probe_needed(int fd, dev_t *dev)
+static bool probe_needed(io_resources *owner, int fd, dev_t *dev)
 {
   struct stat st;
   if (fstat(fd, &st) != 0) return true;
-  *dev = st.st_dev;
-  pthread_mutex_lock(&res_lock);
+  *dev        = st.st_dev;
   bool needed = true;
-  for (int i = 0; i < n_probed; i++)
-    if (probed_dev[i] == st.st_dev) needed = false;
-  pthread_mutex_unlock(&res_lock);
+  if (!owner) return needed;
+  pthread_mutex_lock(&owner->lock);
+  io_uring_cache *c = cache_of(owner);
+  for (int i = 0; c && i < c->n_probed; i++)
+    if (c->probed_dev[i] == st.st_dev) needed = false;
+  pthread_mutex_unlock(&owner->lock);
   return needed;
 }
 
-static void probe_passed(dev_t dev)
+static void probe_passed(io_resources *owner, dev_t dev)
 {
-  pthread_mutex_lock(&res_lock);
-  if (n_probed < 16) probed_dev[n_probed++] = dev;
-  pthread_mutex_unlock(&res_lock);
+  if (!owner) return;
+  pthread_mutex_lock(&owner->lock);
+  io_uring_cache *c = cache_of(owner);
+  if (c && c->n_probed < IO_URING_PROBED) c->probed_dev[c->n_probed++] = dev;
+  pthread_mutex_unlock(&owner->lock);
 }
 
 static cc_err uring_open_impl(uring_ctx *u, const cc_io_options *opt)
 {
   size_t chunk = opt->buffer_bytes ? opt->buffer_bytes : (size_t)1 << 20;
   chunk        = (chunk + URING_ALIGN - 1) / URING_ALIGN * URING_ALIGN;
-  int qd       = opt->queue_depth > 0 ? opt->queue_depth : 4;
+  int qd       = opt->queue_depth > 0 ? opt->queue_depth : IO_QUEUE_DEPTH;
   CC_CHECK(qd <= URING_MAX_QD, CC_ERR_ARG, "queue depth %d above %d", qd, URING_MAX_QD);
+  u->owner = opt->resources;
   CC_CALL(res_acquire(chunk, qd, opt, &u->res));
   u->chunk = u->res->chunk;
   u->qd    = u->res->qd;
@@ -403,10 +441,10 @@ static cc_err uring_open_impl(uring_ctx *u, const cc_io_options *opt)
   CC_CHECK(u->fd >= 0, CC_ERR_IO, "cannot open %s: %s", u->path, strerror(errno));
   u->direct = u->kind != PATH_BUFFERED;
   dev_t dev = 0;
-  if (u->mode == CC_IO_WRITE && u->direct && probe_needed(u->fd, &dev)) {
+  if (u->mode == CC_IO_WRITE && u->direct && probe_needed(u->owner, u->fd, &dev)) {
     bool refused;
     CC_CALL(probe_direct_write(u, &refused));
-    if (!refused) probe_passed(dev);
+    if (!refused) probe_passed(u->owner, dev);
     if (refused) {
       CC_CHECK(opt->fallback, CC_ERR_URING,
                "%s: the file system refuses O_DIRECT writes (EINVAL at the first write); use "
@@ -558,8 +596,8 @@ static cc_err uring_stream_close(void *ctx)
   /* never hand back buffers the kernel may still be filling or reading */
   bool healthy = u->res && (!u->res->have_ring || drain(u));
   int rc = u->fd >= 0 ? close(u->fd) : 0, saved = errno;
-  res_release(u->res, healthy);
-  char path[4096];
+  res_release(u->owner, u->res, healthy);
+  char path[IO_PATH_MAX];
   snprintf(path, sizeof path, "%s", u->path);
   cc_io_mode mode = u->mode;
   cc_free(&u);

@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-REPORT_VERSION = 1
+REPORT_VERSIONS = (1, 2)  # the gasbench layout is the same in both (2: the run report gained topology)
 FIG_SIZE_IN = (10.0, 6.0)
 FIG_DPI = 100
 # vGASNet (published, other hardware), ../shared/reference-results.md
@@ -40,9 +40,9 @@ class ReportError(Exception):
 def validate(report, path):
     if not isinstance(report, dict):
         raise ReportError(f"{path}: not a JSON object")
-    if report.get("cubecg_report_version") != REPORT_VERSION:
+    if report.get("cubecg_report_version") not in REPORT_VERSIONS:
         raise ReportError(f"{path}: cubecg_report_version {report.get('cubecg_report_version')!r}, "
-                          f"expected {REPORT_VERSION}")
+                          f"expected one of {REPORT_VERSIONS}")
     if report.get("kind") != "gasbench":
         raise ReportError(f"{path}: kind {report.get('kind')!r}, expected 'gasbench'")
     for key in ("ranks", "results", "weak_scaling", "ratios"):

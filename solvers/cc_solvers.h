@@ -188,26 +188,9 @@ void cc_precond_destroy(cc_precond **pc);
 /* ------------------------------------------------------------------------------------------------
  * Krylov solvers (Alg.1-4) behind one signature, chosen by name.
  * ---------------------------------------------------------------------------------------------- */
-#define CC_STATE_MAX_VECTORS 8
-#define CC_STATE_MAX_SCALARS 4
-/* The solver state handed to a checkpoint callback or given back for a restart: named vectors of
- * 3*n_rows doubles (internal DOFs, in the solver's ordering) and named scalars. */
-typedef struct {
-  char        solver[16];
-  int         iteration;
-  int         n_vectors;
-  const char *vector_name[CC_STATE_MAX_VECTORS];
-  double     *vector[CC_STATE_MAX_VECTORS];
-  int         n_scalars;
-  const char *scalar_name[CC_STATE_MAX_SCALARS];
-  double      scalar[CC_STATE_MAX_SCALARS];
-  int64_t     n_local; /* doubles per vector = 3 * n_rows */
-  /* 1: written by this very operator and preconditioner (same ranks and partition): the restart
-   * continues exactly. 0 (e.g. hdf5 read on another rank count, where ASDD's M^-1 differs): only
-   * x is taken, and the variant starts its recurrences afresh from it (r = b - A x, u = M^-1 r,
-   * w = A u, p = u, ...), since every other saved vector or scalar holds the old M^-1 or A. */
-  int         same_operator;
-} cc_solver_state;
+/* The solver state handed to a checkpoint callback or given back for a restart: cc_state, the one
+ * solver-state type of cc_common.h (3*n_rows doubles per vector, the solver's ordering). */
+typedef cc_state cc_solver_state;
 
 typedef cc_err (*cc_checkpoint_fn)(void *ctx, const cc_solver_state *state);
 /* Called once per completed iteration (same iterations on every rank, after the checkpoint when

@@ -318,28 +318,28 @@ int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration)
  * Checkpoint / restart
  * ---------------------------------------------------------------------------------------------- */
 /* Hand the live state to the checkpoint callback as checkpoint `iteration` (collective). */
-static cc_err krylov_checkpoint(cc_krylov_ctx *k, int iteration, int n_vectors,
-                                const char *const names[], double *const vectors[], int n_scalars,
-                                const char *const scalar_names[], const double scalars[])
+static cc_err krylov_checkpoint(cc_krylov_ctx *k, int iteration, const cc_state_decl *decl,
+                                double *const vectors[], const double scalars[])
 {
   const cc_krylov_opts *o = k->opts;
-  CC_CHECK(n_vectors <= CC_STATE_MAX_VECTORS && n_scalars <= CC_STATE_MAX_SCALARS, CC_ERR_ARG,
-           "%s: state of %d vectors / %d scalars", k->solver, n_vectors, n_scalars);
+  CC_CHECK(decl->n_vectors <= CC_STATE_MAX_VECTORS && decl->n_scalars <= CC_STATE_MAX_SCALARS,
+           CC_ERR_ARG, "%s: state of %d vectors / %d scalars (at most %d / %d)", k->solver,
+           decl->n_vectors, decl->n_scalars, CC_STATE_MAX_VECTORS, CC_STATE_MAX_SCALARS);
   cc_solver_state st;
   memset(&st, 0, sizeof st);
   snprintf(st.solver, sizeof st.solver, "%s", k->solver);
   st.iteration     = iteration;
   st.n_local       = k->n;
   st.same_operator = 1; /* for a callback that hands the state straight back */
-  st.n_vectors     = n_vectors;
-  for (int j = 0; j < n_vectors; j++) {
-    st.vector_name[j] = names[j];
-    st.vector[j]      = vectors[j];
+  st.n_vectors     = decl->n_vectors;
+  for (int j = 0; j < decl->n_vectors; j++) {
+    snprintf(st.vector_name[j], sizeof st.vector_name[j], "%s", decl->vector_name[j]);
+    st.vector[j] = vectors[j];
   }
-  st.n_scalars = n_scalars;
-  for (int j = 0; j < n_scalars; j++) {
-    st.scalar_name[j] = scalar_names[j];
-    st.scalar[j]      = scalars[j];
+  st.n_scalars = decl->n_scalars;
+  for (int j = 0; j < decl->n_scalars; j++) {
+    snprintf(st.scalar_name[j], sizeof st.scalar_name[j], "%s", decl->scalar_name[j]);
+    st.scalar[j] = scalars[j];
   }
   cc_timer_token tok = cc_timer_start(k->timers, CC_T_CHECKPOINT);
   cc_err err         = o->checkpoint(o->checkpoint_ctx, &st);
@@ -348,9 +348,8 @@ static cc_err krylov_checkpoint(cc_krylov_ctx *k, int iteration, int n_vectors,
   return CC_OK;
 }
 
-cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
-                               const char *const names[], double *const vectors[], int n_scalars,
-                               const char *const scalar_names[], const double scalars[])
+cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_decl *decl,
+                               double *const vectors[], const double scalars[])
 {
   if (k->first_it < 0) {
     k->first_it = iteration;
@@ -358,22 +357,18 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
   }
   k->last_it = iteration;
   memcpy(k->last_count, k->timers->count, sizeof k->last_count);
-  if (iteration == k->inject_it && k->comm->rank == 0 && n_vectors > 1 &&
-      strcmp(names[1], "r") == 0)
+  if (iteration == k->inject_it && k->comm->rank == 0 && decl->n_vectors > 1 &&
+      strcmp(decl->vector_name[1], "r") == 0)
     vectors[1][0] = k->inject_value; /* test seam: poison r (see krylov_inject_parse) */
   const cc_krylov_opts *o = k->opts;
   int due                 = o->checkpoint && iteration % o->checkpoint_every == 0;
-  if (due)
-    CC_CALL(krylov_checkpoint(k, iteration, n_vectors, names, vectors, n_scalars, scalar_names,
-                              scalars));
+  if (due) CC_CALL(krylov_checkpoint(k, iteration, decl, vectors, scalars));
   if (!o->monitor) return CC_OK;
   int stop = 0;
   CC_CALL(o->monitor(o->monitor_ctx, iteration, k->result->rel_residual, &stop));
   if (!stop) return CC_OK;
   /* stopped from outside (a signal): the state of this iteration is the one to restart from */
-  if (o->checkpoint && !due)
-    CC_CALL(krylov_checkpoint(k, iteration, n_vectors, names, vectors, n_scalars, scalar_names,
-                              scalars));
+  if (o->checkpoint && !due) CC_CALL(krylov_checkpoint(k, iteration, decl, vectors, scalars));
   cc_solve_result *res = k->result;
   res->converged       = 0;
   res->interrupted     = 1;
@@ -391,21 +386,23 @@ cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact)
     *exact = 1;
     return CC_OK;
   }
-  CC_CALL(cc_krylov_restore(k, 1, (const char *const[]){"x"}, (double *const[]){x}, 0, NULL, NULL));
+  static const char *const x_only[] = {"x"};
+  const cc_state_decl decl          = {1, x_only, 0, NULL};
+  CC_CALL(cc_krylov_restore(k, &decl, (double *const[]){x}, NULL));
   k->result->restart_rebuilt = 1;
   return CC_OK;
 }
 
-cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const names[],
-                         double *const vectors[], int n_scalars, const char *const scalar_names[],
+cc_err cc_krylov_restore(cc_krylov_ctx *k, const cc_state_decl *decl, double *const vectors[],
                          double scalars[])
 {
   const cc_solver_state *st = k->opts->restart;
   cc_err local              = CC_OK, global;
-  for (int j = 0; j < n_vectors && !local; j++) {
+  const char *const *names = decl->vector_name, *const *scalar_names = decl->scalar_name;
+  for (int j = 0; j < decl->n_vectors && !local; j++) {
     int found = -1;
     for (int i = 0; i < st->n_vectors; i++)
-      if (st->vector_name[i] && strcmp(st->vector_name[i], names[j]) == 0) found = i;
+      if (strcmp(st->vector_name[i], names[j]) == 0) found = i;
     if (found < 0 || !st->vector[found])
       local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
                             "restart state of '%s' at iteration %d has no vector '%s'", st->solver,
@@ -413,10 +410,10 @@ cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const name
     else
       memcpy(vectors[j], st->vector[found], (size_t)k->n * sizeof(double));
   }
-  for (int j = 0; j < n_scalars && !local; j++) {
+  for (int j = 0; j < decl->n_scalars && !local; j++) {
     int found = -1;
     for (int i = 0; i < st->n_scalars; i++)
-      if (st->scalar_name[i] && strcmp(st->scalar_name[i], scalar_names[j]) == 0) found = i;
+      if (strcmp(st->scalar_name[i], scalar_names[j]) == 0) found = i;
     if (found < 0)
       local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
                             "restart state of '%s' at iteration %d has no scalar '%s'", st->solver,

@@ -6,6 +6,8 @@
 
 static const char *const cgcg_vector_names[] = {"x", "r", "u", "w", "p", "s"};
 static const char *const cgcg_scalar_names[] = {"gamma", "alpha", "beta"};
+/* the state a checkpoint holds: the one declaration of its vectors and scalars */
+static const cc_state_decl cgcg_state = CC_STATE_DECL(cgcg_vector_names, cgcg_scalar_names);
 
 /* p <- u + beta p;  s <- w + beta s;  x <- x + alpha p;  r <- r - alpha s  (one pass, 4 updates) */
 static void cgcg_update(cc_timers *t, int64_t n, double alpha, double beta,
@@ -42,6 +44,10 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
 {
   double *r, *u, *w, *p, *s;
   CC_CALL(cc_krylov_vectors(k, 5, (double **[]){&r, &u, &w, &p, &s}));
+  double *const state_vectors[] = {x, r, u, w, p, s}; /* in the order of cgcg_vector_names */
+  _Static_assert(sizeof state_vectors / sizeof state_vectors[0] ==
+                     sizeof cgcg_vector_names / sizeof cgcg_vector_names[0],
+                 "one vector per declared name");
   const cc_bcrs *a          = k->a;
   const cc_comm_table *comm = k->comm;
   const int64_t n           = k->n;
@@ -51,8 +57,7 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
 
   CC_CALL(cc_krylov_restart_exact(k, x, &exact)); /* another operator: from x alone, below */
   if (exact) {
-    CC_CALL(cc_krylov_restore(k, 6, cgcg_vector_names, (double *const[]){x, r, u, w, p, s}, 3,
-                              cgcg_scalar_names, sc));
+    CC_CALL(cc_krylov_restore(k, &cgcg_state, state_vectors, sc));
   } else {
     CC_CALL(cc_krylov_residual(k, b, x, r));          /* r0 = b - A x0 */
     CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u0 = M^-1 r0 */
@@ -89,8 +94,7 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     sc[2] = beta;
     if (cc_krylov_breakdown(k, it, "alpha", sc[1]) || cc_krylov_breakdown(k, it, "beta", beta))
       return CC_OK;
-    CC_CALL(cc_krylov_iteration_end(k, it, 6, cgcg_vector_names,
-                                    (double *const[]){x, r, u, w, p, s}, 3, cgcg_scalar_names, sc));
+    CC_CALL(cc_krylov_iteration_end(k, it, &cgcg_state, state_vectors, sc));
   }
   cc_krylov_maxit(k, it);
   return CC_OK;

@@ -7,6 +7,8 @@
 
 static const char *const gropp_vector_names[] = {"x", "r", "u", "p", "s"};
 static const char *const gropp_scalar_names[] = {"gamma"};
+/* the state a checkpoint holds: the one declaration of its vectors and scalars */
+static const cc_state_decl gropp_state = CC_STATE_DECL(gropp_vector_names, gropp_scalar_names);
 
 /* x <- x + alpha p;  r <- r - alpha s;  u <- u - alpha q  (one pass, 3 updates) */
 static void gropp_update_xru(cc_timers *t, int64_t n, double alpha, const double *restrict p,
@@ -40,6 +42,10 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
 {
   double *r, *u, *w, *p, *s, *q;
   CC_CALL(cc_krylov_vectors(k, 6, (double **[]){&r, &u, &w, &p, &s, &q}));
+  double *const state_vectors[] = {x, r, u, p, s}; /* in the order of gropp_vector_names */
+  _Static_assert(sizeof state_vectors / sizeof state_vectors[0] ==
+                     sizeof gropp_vector_names / sizeof gropp_vector_names[0],
+                 "one vector per declared name");
   const cc_bcrs *a          = k->a;
   const cc_comm_table *comm = k->comm;
   const int64_t n           = k->n;
@@ -51,8 +57,7 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
   /* another operator: u, s, gamma hold the old M^-1; start afresh from x alone (below) */
   CC_CALL(cc_krylov_restart_exact(k, x, &exact));
   if (exact) {
-    CC_CALL(cc_krylov_restore(k, 5, gropp_vector_names, (double *const[]){x, r, u, p, s}, 1,
-                              gropp_scalar_names, &gamma));
+    CC_CALL(cc_krylov_restore(k, &gropp_state, state_vectors, &gamma));
   } else {
     CC_CALL(cc_krylov_residual(k, b, x, r));          /* r0 = b - A x0 */
     CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u0 = M^-1 r0 */
@@ -97,8 +102,7 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
                     s); /* p_{i+1} = u + beta p_i; s_{i+1} = w + beta s_i */
     /* s = A p (q = M^-1 s follows at the top of the next iteration) */
     if (replace) CC_CALL(cc_spmv(&k->exec, a, comm, p, s));
-    CC_CALL(cc_krylov_iteration_end(k, it, 5, gropp_vector_names, (double *const[]){x, r, u, p, s},
-                                    1, gropp_scalar_names, &gamma));
+    CC_CALL(cc_krylov_iteration_end(k, it, &gropp_state, state_vectors, &gamma));
   }
   cc_krylov_maxit(k, it);
   return CC_OK;

@@ -81,17 +81,14 @@ int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration);
  * vectors) when due after `iteration` iterations, then calls the monitor hook. When the hook asks
  * to stop it checkpoints (if not just done), marks the result interrupted and returns
  * CC_ERR_INTERRUPTED, which the variant passes up (CC_CALL) and cc_krylov_end turns into CC_OK. */
-CC_WUR cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, int n_vectors,
-                                      const char *const names[], double *const vectors[],
-                                      int n_scalars, const char *const scalar_names[],
-                                      const double scalars[]);
+CC_WUR cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_decl *decl,
+                                      double *const vectors[], const double scalars[]);
 /* 1 when opts->restart is a state of this very operator (restore it all and continue exactly); 0
  * without a restart; with a restart of another operator it loads x alone (collectively checked),
  * sets result->restart_rebuilt and returns 0: the variant then starts afresh from that x. */
 CC_WUR cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact);
-/* Copy a restart state into the vectors/scalars; its names must match (same solver). */
-CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, int n_vectors, const char *const names[],
-                                double *const vectors[], int n_scalars,
-                                const char *const scalar_names[], double scalars[]);
+/* Copy a restart state into the vectors/scalars declared by decl (by name; same solver). */
+CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, const cc_state_decl *decl,
+                                double *const vectors[], double scalars[]);
 
 #endif

@@ -6,6 +6,8 @@
 
 static const char *const pcg_vector_names[] = {"x", "r", "p"};
 static const char *const pcg_scalar_names[] = {"rho"};
+/* the state a checkpoint holds: the one declaration of its vectors and scalars */
+static const cc_state_decl pcg_state = CC_STATE_DECL(pcg_vector_names, pcg_scalar_names);
 
 /* x <- x + alpha p;  r <- r - alpha s  (one pass, 2 AXPY-type updates) */
 static void pcg_update_xr(cc_timers *t, int64_t n, double alpha, const double *restrict p,
@@ -24,6 +26,10 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
 {
   double *r, *u, *p, *s;
   CC_CALL(cc_krylov_vectors(k, 4, (double **[]){&r, &u, &p, &s}));
+  double *const state_vectors[] = {x, r, p}; /* in the order of pcg_vector_names */
+  _Static_assert(sizeof state_vectors / sizeof state_vectors[0] ==
+                     sizeof pcg_vector_names / sizeof pcg_vector_names[0],
+                 "one vector per declared name");
   const cc_bcrs *a          = k->a;
   const cc_comm_table *comm = k->comm;
   const int64_t n           = k->n;
@@ -35,8 +41,7 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   CC_CALL(cc_krylov_restart_exact(k, x, &exact)); /* another operator: from x alone, below */
   if (exact) {
     /* exact continuation: u_i is not needed at the top of the loop */
-    CC_CALL(cc_krylov_restore(k, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
-                              pcg_scalar_names, &rho));
+    CC_CALL(cc_krylov_restore(k, &pcg_state, state_vectors, &rho));
   } else {
     CC_CALL(cc_krylov_residual(k, b, x, r));          /* r0 = b - A x0 */
     CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u0 = M^-1 r0 */
@@ -73,8 +78,7 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_breakdown(k, it, "beta", beta)) return CC_OK;
     rho = g[0];
     cc_vec_xpby(&k->exec, n, u, beta, p); /* p_{i+1} = u_{i+1} + beta p_i */
-    CC_CALL(cc_krylov_iteration_end(k, it, 3, pcg_vector_names, (double *const[]){x, r, p}, 1,
-                                    pcg_scalar_names, &rho));
+    CC_CALL(cc_krylov_iteration_end(k, it, &pcg_state, state_vectors, &rho));
   }
   cc_krylov_maxit(k, it);
   return CC_OK;

@@ -7,6 +7,8 @@
 
 static const char *const pipecg_vector_names[] = {"x", "r", "u", "w", "p", "s", "q", "z"};
 static const char *const pipecg_scalar_names[] = {"gamma_prev", "alpha_prev"};
+/* the state a checkpoint holds: the one declaration of its vectors and scalars */
+static const cc_state_decl pipecg_state = CC_STATE_DECL(pipecg_vector_names, pipecg_scalar_names);
 
 /* The 8 recurrences in one pass:
  *   z <- n + beta z;  q <- m + beta q;  s <- w + beta s;  p <- u + beta p;
@@ -40,6 +42,11 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
 {
   double *r, *u, *w, *m, *n, *p, *s, *q, *z;
   CC_CALL(cc_krylov_vectors(k, 9, (double **[]){&r, &u, &w, &m, &n, &p, &s, &q, &z}));
+  double *const state_vectors[] = {x, r, u, w,
+                                   p, s, q, z}; /* in the order of pipecg_vector_names */
+  _Static_assert(sizeof state_vectors / sizeof state_vectors[0] ==
+                     sizeof pipecg_vector_names / sizeof pipecg_vector_names[0],
+                 "one vector per declared name");
   const cc_bcrs *a          = k->a;
   const cc_comm_table *comm = k->comm;
   const int64_t len         = k->n;
@@ -53,8 +60,7 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
   CC_CALL(cc_krylov_restart_exact(k, x, &exact));
   if (exact) {
     /* exact continuation from the top of iteration `it` (> 0) */
-    CC_CALL(cc_krylov_restore(k, 8, pipecg_vector_names, (double *const[]){x, r, u, w, p, s, q, z},
-                              2, pipecg_scalar_names, sc));
+    CC_CALL(cc_krylov_restore(k, &pipecg_state, state_vectors, sc));
     first = 0;
   } else {
     CC_CALL(cc_krylov_residual(k, b, x, r));          /* r0 = b - A x0 */
@@ -97,9 +103,7 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
       CC_CALL(cc_precond_apply(k->pc, &k->exec, s, q)); /* q = M^-1 s */
       CC_CALL(cc_spmv(&k->exec, a, comm, q, z));        /* z = A q */
     }
-    CC_CALL(cc_krylov_iteration_end(k, it, 8, pipecg_vector_names,
-                                    (double *const[]){x, r, u, w, p, s, q, z}, 2,
-                                    pipecg_scalar_names, sc));
+    CC_CALL(cc_krylov_iteration_end(k, it, &pipecg_state, state_vectors, sc));
   }
   cc_krylov_maxit(k, it);
   return CC_OK;

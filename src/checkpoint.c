@@ -1,6 +1,7 @@
-/* checkpoint.c: wires the solvers' state (cc_solver_state) to io/'s checkpointer and restart. The
- * io layout lists the global node id of each internal node in the solver's (permuted) order, so
- * vectors go to the backends without a copy here, and a restart reads them straight back. */
+/* checkpoint.c: wires the solvers' state (cc_state, one type for solvers/ and io/) to io/'s
+ * checkpointer and restart. The io layout lists the global node id of each internal node in the
+ * solver's (permuted) order, so vectors go to the backends without a copy here, and a restart reads
+ * them straight back. */
 #include "cc_driver.h"
 #include "cc_gas.h"
 #include "cc_io.h"
@@ -12,8 +13,7 @@ struct cc_driver_ckpt {
   cc_io_layout layout;
   int64_t *global_ids; /* [n_internal] in the solver's ordering */
   cc_io_checkpointer *ckpt;
-  cc_io_state restart_state;
-  cc_solver_state restart;
+  cc_io_state restart_state; /* = cc_solver_state: given to the solver as it is */
   char dir[CC_CKPT_DIR_MAX]; /* where checkpoints go / the checkpoint a restart loaded */
   char backend[CC_NAME_MAX];
   int verbose; /* rank 0 without --quiet: one line per checkpoint */
@@ -158,27 +158,10 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
 cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *st)
 {
   cc_driver_ckpt *dc = ctx;
-  cc_io_state state;
-  memset(&state, 0, sizeof state);
-  CC_CHECK(st->n_vectors <= CC_IO_MAX_VECTORS && st->n_scalars <= CC_IO_MAX_SCALARS, CC_ERR_ARG,
-           "solver state has %d vectors / %d scalars (io/ takes %d / %d)", st->n_vectors,
-           st->n_scalars, CC_IO_MAX_VECTORS, CC_IO_MAX_SCALARS);
-  snprintf(state.solver, sizeof state.solver, "%s", st->solver);
-  state.iteration = st->iteration;
-  state.n_vectors = st->n_vectors;
-  for (int i = 0; i < st->n_vectors; i++) {
-    snprintf(state.vector_name[i], CC_IO_NAME_LEN, "%s", st->vector_name[i]);
-    state.vector[i] = st->vector[i];
-  }
-  state.n_scalars = st->n_scalars;
-  for (int i = 0; i < st->n_scalars; i++) {
-    snprintf(state.scalar_name[i], CC_IO_NAME_LEN, "%s", st->scalar_name[i]);
-    state.scalar[i] = st->scalar[i];
-  }
   cc_io_checkpoint_stats before, after;
   cc_io_checkpointer_stats(dc->ckpt, &before);
   double started = MPI_Wtime();
-  CC_CALL(cc_io_checkpointer_write(dc->ckpt, &state));
+  CC_CALL(cc_io_checkpointer_write(dc->ckpt, st)); /* one state type: handed on as it is */
   if (dc->verbose) {
     /* offload: this one is only staged (committed at the next checkpoint or at the end) */
     cc_io_checkpointer_stats(dc->ckpt, &after);
@@ -266,25 +249,8 @@ static cc_err restart_load(const cc_options *opts, const cc_mesh *mesh, const cc
   CC_CHECK(strcmp(in->solver, solver) == 0, CC_ERR_ARG,
            "--restart %s holds a '%s' checkpoint, but --solver is '%s'", opts->restart, in->solver,
            solver);
-  CC_CHECK(in->n_vectors <= CC_STATE_MAX_VECTORS && in->n_scalars <= CC_STATE_MAX_SCALARS,
-           CC_ERR_IO,
-           "checkpoint in %s has %d vectors / %d scalars, more than a solver state holds",
-           info.checkpoint_dir, in->n_vectors, in->n_scalars);
-  cc_solver_state *st = &dc->restart;
-  memset(st, 0, sizeof *st);
-  snprintf(st->solver, sizeof st->solver, "%s", in->solver);
-  st->iteration = in->iteration;
-  st->n_local   = 3 * (int64_t)mesh->n_internal;
-  st->n_vectors = in->n_vectors;
-  for (int i = 0; i < in->n_vectors; i++) {
-    st->vector_name[i] = in->vector_name[i];
-    st->vector[i]      = in->vector[i];
-  }
-  st->n_scalars = in->n_scalars;
-  for (int i = 0; i < in->n_scalars; i++) {
-    st->scalar_name[i] = in->scalar_name[i];
-    st->scalar[i]      = in->scalar[i];
-  }
+  cc_solver_state *st = in; /* one state type: the vectors io/ read are the solver's */
+  st->n_local         = 3 * (int64_t)mesh->n_internal;
   snprintf(dc->dir, sizeof dc->dir, "%s", info.checkpoint_dir);
   /* exact continuation only on the decomposition it was written on: otherwise (hdf5 on another
    * rank count or partition) ASDD's M^-1 differs and the solver rebuilds from x */

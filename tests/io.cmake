@@ -148,3 +148,31 @@ add_test(NAME io_fallback_restart_refused
                  ${CC_IO_DRV}/fallback)
 set_tests_properties(io_fallback_restart io_fallback_restart_refused PROPERTIES PROCESSORS 2
                      FIXTURES_REQUIRED io_fallback)
+
+# Checkpoints written by the code before issue 10 (tests/data/ckpt_v1_*, 8x8x8) still restart and
+# end exactly as the run that wrote them.
+foreach(backend posix hdf5 offload)
+  add_test(NAME io_restart_v1_fixture_${backend}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/io_old_fixture.sh ${Python3_EXECUTABLE}
+                   ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:cubecg>
+                   ${CMAKE_CURRENT_SOURCE_DIR}/data/ckpt_v1_${backend}
+                   ${CC_IO_TEST_DIR}/v1_fixture_${backend})
+  set_tests_properties(io_restart_v1_fixture_${backend} PROPERTIES PROCESSORS 2 TIMEOUT 120
+                       ENVIRONMENT OMP_NUM_THREADS=1)
+endforeach()
+
+# Two checkpointers with different backends in one process, interleaved; one destroyed while the
+# other goes on (issue 10: the offload helper and the uring ring belong to their checkpointer).
+cc_add_unit(test_io_two_checkpointers test_io_two_checkpointers.c)
+foreach(pair "offload;offload-uring" "offload;uring" "offload-uring;offload" "posix;hdf5")
+  list(GET pair 0 first)
+  list(GET pair 1 second)
+  cc_add_mpi_test(NAME io_two_checkpointers_${first}_${second} RANKS 1 2
+                  COMMAND $<TARGET_FILE:test_io_two_checkpointers> ${first} ${second}
+                          ${CC_IO_TEST_DIR}/two_${first}_${second})
+endforeach()
+
+# Retention looks at every directory entry (4200 older checkpoints, once capped at 4096).
+cc_add_mpi_test(NAME io_retention_many RANKS 1
+                COMMAND $<TARGET_FILE:test_io_integrity> retention-many posix
+                        ${CC_IO_TEST_DIR}/retention_many)

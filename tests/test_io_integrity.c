@@ -281,6 +281,44 @@ static void mode_kill_check(const char *backend, const char *dir)
   if (rank == 0) TIO_CHECK(!tio_exists(dir, "ckpt.20.tmp"), "stale temporary not removed");
 }
 
+/* Retention sees every directory entry: 4200 older committed checkpoints (more than the 4096 the
+ * manager once looked at) all go when a new one is committed with keep 2. */
+static void mode_retention_many(const char *backend, const char *dir)
+{
+  cc_io_checkpointer *ck = make(backend, dir, false);
+  TIO_OK(write_one(ck, 5000));
+  cc_io_checkpointer_destroy(&ck);
+  enum { MANY = 4200 };
+  if (rank == 0)
+    for (int i = 0; i < MANY; i++) {
+      char path[2048];
+      snprintf(path, sizeof path, "%s/ckpt.%d", dir, i);
+      TIO_CHECK(mkdir(path, 0755) == 0, "mkdir %s: %s", path, strerror(errno));
+    }
+  MPI_Barrier(MPI_COMM_WORLD);
+  cc_io_checkpoint_params params;
+  cc_io_checkpoint_params_default(&params);
+  snprintf(params.backend, sizeof params.backend, "%s", backend);
+  snprintf(params.dir, sizeof params.dir, "%s", dir);
+  params.keep         = 2;
+  cc_io_metadata meta = {.nx = 0, .solver = "pcg"};
+  TIO_OK(cc_io_checkpointer_create(&params, &layout, &meta, &ck));
+  TIO_OK(write_one(ck, 6000));
+  cc_io_checkpointer_destroy(&ck);
+  if (rank == 0) {
+    int left = 0;
+    DIR *d   = opendir(dir);
+    TIO_CHECK(d != NULL, "opendir %s", dir);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+      if (!strncmp(e->d_name, "ckpt.", 5)) left++;
+    closedir(d);
+    TIO_CHECK(left == 2 && tio_exists(dir, "ckpt.6000") && tio_exists(dir, "ckpt.5000"),
+              "keep 2 left %d checkpoint directories (want ckpt.6000 and ckpt.5000)", left);
+  }
+  expect_loads(dir, 6000);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -328,7 +366,9 @@ int main(int argc, char **argv)
       cc_io_state_free(&got);
     } else
       expect_refused(err, "ranks", "another rank count, per-rank files");
-  } else
+  } else if (!strcmp(mode, "retention-many"))
+    mode_retention_many(backend, dir);
+  else
     TIO_CHECK(0, "unknown mode %s", mode);
 
   free(ids);

@@ -44,7 +44,6 @@ typedef struct {
   int keep;
   double red_prev, red_min; /* CC_T_REDUCTION seconds at the last call, min per interval */
   cc_solver_state saved;
-  char names[CC_STATE_MAX_VECTORS + CC_STATE_MAX_SCALARS][16];
 } tk_ckpt;
 
 static cc_err tk_checkpoint(void *ctx, const cc_solver_state *st)
@@ -58,15 +57,9 @@ static cc_err tk_checkpoint(void *ctx, const cc_solver_state *st)
     memcpy(c->first, c->timers.count, sizeof c->first);
     if (c->keep) {
       c->saved = *st;
-      for (int j = 0; j < st->n_vectors; j++) {
-        snprintf(c->names[j], sizeof c->names[j], "%s", st->vector_name[j]);
-        c->saved.vector_name[j] = c->names[j];
+      for (int j = 0; j < st->n_vectors; j++) { /* the names are copied with *st */
         CC_CALL(cc_malloc((size_t)st->n_local, sizeof(double), &c->saved.vector[j]));
         memcpy(c->saved.vector[j], st->vector[j], (size_t)st->n_local * sizeof(double));
-      }
-      for (int j = 0; j < st->n_scalars; j++) {
-        snprintf(c->names[CC_STATE_MAX_VECTORS + j], 16, "%s", st->scalar_name[j]);
-        c->saved.scalar_name[j] = c->names[CC_STATE_MAX_VECTORS + j];
       }
     }
   }
@@ -341,20 +334,21 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
       /* a state wrong on one rank only: every rank returns the error (no rank left waiting) */
       o.restart = &ck.saved;
       for (int fault = 0; fault < 2; fault++) {
-        int64_t n_saved   = ck.saved.n_local;
-        const char *name0 = ck.saved.vector_name[0];
+        int64_t n_saved = ck.saved.n_local;
+        char name0[CC_STATE_NAME_LEN];
+        memcpy(name0, ck.saved.vector_name[0], sizeof name0);
         if (test_rank == tk_size - 1) {
           if (fault == 0)
             ck.saved.n_local += 3;
           else
-            ck.saved.vector_name[0] = "bogus";
+            snprintf(ck.saved.vector_name[0], CC_STATE_NAME_LEN, "bogus");
         }
         err = kv->solve(&p->a, &p->mesh.comm, pc, p->b, x, &o, &rest);
         TEST_EXPECT(err == CC_ERR_ARG, "%s: state %s on the last rank: err %d", kv->name,
                     fault ? "without vector x" : "of the wrong size", err);
         cc_error_clear();
-        ck.saved.n_local        = n_saved;
-        ck.saved.vector_name[0] = name0;
+        ck.saved.n_local = n_saved;
+        memcpy(ck.saved.vector_name[0], name0, sizeof name0);
       }
       tk_ckpt_free(&ck);
     }
