@@ -63,7 +63,7 @@
 #define CC_GAS_MIN_PAGE 4096
 #define GAS_MAX_SHARERS 4
 
-typedef struct {
+typedef struct cc_gas_params {
   size_t page_bytes;  /* power of two >= 4096 (default 4 MiB) */
   size_t dram_bytes;  /* DRAM cache budget per rank, >= one page (default 64 MiB) */
   char ssd_dir[1024]; /* directory of the owners' page files (default ".") */
@@ -144,7 +144,6 @@ CC_WUR cc_err cc_gas_probe_dir(const char *dir, bool fallback);
  * retention cover them; with ssd_dir set, into ssd_dir/<basename of DIR>/ckpt.<it>/ (node-local
  * disks), the receipts name them by absolute path, and each owner deletes its files of checkpoints
  * the checkpointer will not keep (keep = its retention) at every checkpoint. */
-void cc_gas_checkpoint_configure(const cc_gas_params *p, int keep); /* keep: --checkpoint-keep */
 void cc_gas_reset_stats(cc_gas *gas);
 
 #endif

@@ -143,6 +143,9 @@ typedef struct {
   bool read_into;          /* read_vectors fills the caller's state->vector[0..n_vectors) instead of
                               allocating (the benchmark: no allocation inside a timed read) */
   io_resources *resources; /* set by io/ only: the owner's (cc_io_open, the checkpointer) */
+  const struct cc_gas_params *gas; /* gas backend: the store's geometry (NULL = defaults, pages
+                                      inside the checkpoint); the caller keeps it alive */
+  int keep;                        /* gas backend: the checkpointer's retention (page files) */
   int grid[3]; /* nx, ny, nz of the structured grid the nodes form (0 = unknown): shared-file
                   backends write a viewer's description beside their file when nx*ny*nz equals
                   n_global_nodes (hdf5: state.xmf, XDMF) */
@@ -219,6 +222,8 @@ typedef struct {
   bool fallback;           /* uring fallback chain allowed (default false) */
   int n_vectors_hint;      /* offload: allocate + touch staging for this many vectors at create */
   bool overwrite;          /* dir may hold checkpoints of another problem: remove them at create */
+  const struct cc_gas_params *gas; /* gas backend's store geometry (NULL = defaults); kept alive by
+                                      the caller while the checkpointer lives */
 } cc_io_checkpoint_params;
 void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params);
 

@@ -232,6 +232,8 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   ck->opt.durable      = params->durable;
   ck->opt.fallback     = params->fallback;
   ck->opt.checksum     = true;
+  ck->opt.gas          = params->gas;
+  ck->opt.keep         = params->keep;
   if (meta) {
     ck->opt.grid[0] = meta->nx;
     ck->opt.grid[1] = meta->ny;
@@ -683,6 +685,8 @@ static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoin
     opt.buffer_bytes = params->io_buffer_bytes;
     opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
     opt.fallback     = params->fallback;
+    opt.gas          = params->gas;
+    opt.keep         = params->keep;
   }
   const cc_io_backend_ops *ops;
   /* same manifest, same verdict on every rank: agreed, so the driver ends without MPI_Abort */

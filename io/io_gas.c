@@ -34,20 +34,9 @@ typedef struct {
   uint32_t crc, pad;
 } receipt_page;
 
-static cc_gas_params configured;
-static bool have_configured;
-static int configured_keep = 2;
-
-void cc_gas_checkpoint_configure(const cc_gas_params *p, int keep)
-{
-  configured      = *p;
-  have_configured = true;
-  configured_keep = keep >= 1 ? keep : 1;
-}
-
 /* the checkpointer's retention, for the page files outside DIR: after checkpoint now commits, DIR
  * holds now and the keep-1 newest committed checkpoints before it */
-static bool kept_after(const char *parent, int now, int j)
+static bool kept_after(const char *parent, int now, int j, int keep)
 {
   if (j == now) return true;
   if (j > now) return false;
@@ -65,17 +54,7 @@ static bool kept_after(const char *parent, int now, int j)
     if (sscanf(e->d_name, "ckpt.%d%c", &i, &end) == 1 && i > j && i < now) newer++;
   }
   closedir(d);
-  return newer < configured_keep - 1;
-}
-
-static void checkpoint_params(cc_gas_params *p)
-{
-  if (have_configured)
-    *p = configured;
-  else {
-    cc_gas_params_default(p);
-    p->ssd_dir[0] = '\0'; /* inside the checkpoint */
-  }
+  return newer < (keep >= 1 ? keep : 1) - 1;
 }
 
 /* ---- an in-memory byte stream, so the per-rank file format is produced / parsed once -------- */
@@ -166,6 +145,17 @@ typedef struct {
   cc_gas_stats gstats;
 } gas_ctx;
 
+/* The store's geometry the checkpointer was given (cc_io_options.gas), else the defaults. */
+static void checkpoint_params(const gas_ctx *g, cc_gas_params *p)
+{
+  if (g->opt.gas)
+    *p = *g->opt.gas;
+  else {
+    cc_gas_params_default(p);
+    p->ssd_dir[0] = '\0'; /* inside the checkpoint */
+  }
+}
+
 static double now_s(void)
 {
   struct timespec ts;
@@ -238,7 +228,7 @@ static cc_err ssd_dir_of(const gas_ctx *g, const cc_gas_params *p, char *out, si
 static cc_err ssd_retention(const gas_ctx *g)
 {
   cc_gas_params root; /* the configured SSD directory, not this checkpoint's subdirectory */
-  checkpoint_params(&root);
+  checkpoint_params(g, &root);
   const cc_gas_params *p = &root;
   char parent[1200], area[2400];
   snprintf(parent, sizeof parent, "%s", g->dir);
@@ -256,7 +246,8 @@ static cc_err ssd_retention(const gas_ctx *g)
   while ((e = readdir(d)) != NULL) {
     int j;
     char end;
-    if (sscanf(e->d_name, "ckpt.%d%c", &j, &end) != 1 || kept_after(parent, now, j)) continue;
+    if (sscanf(e->d_name, "ckpt.%d%c", &j, &end) != 1 || kept_after(parent, now, j, g->opt.keep))
+      continue;
     snprintf(path, sizeof path, "%s/%s/%s", area, e->d_name, name);
     if (unlink(path) != 0 && errno != ENOENT) {
       closedir(d);
@@ -275,7 +266,7 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   MPI_Comm comm = g->layout.comm;
   CC_CALL(cc_agree(comm, local));
   cc_gas_params p;
-  checkpoint_params(&p);
+  checkpoint_params(g, &p);
   char ssd_dir[1024];
   bool separate = false;
   CC_CALL(ssd_dir_of(g, &p, ssd_dir, sizeof ssd_dir, &separate));

@@ -14,6 +14,7 @@ struct cc_driver_ckpt {
   int64_t *global_ids; /* [n_internal] in the solver's ordering */
   cc_io_checkpointer *ckpt;
   cc_io_state restart_state; /* = cc_solver_state: given to the solver as it is */
+  cc_gas_params gas;         /* --checkpoint gas: the store's geometry (params.gas points here) */
   char dir[CC_CKPT_DIR_MAX]; /* where checkpoints go / the checkpoint a restart loaded */
   char backend[CC_NAME_MAX];
   int verbose; /* rank 0 without --quiet: one line per checkpoint */
@@ -119,14 +120,26 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
 {
   cc_driver_ckpt *dc;
   CC_CALL(cc_calloc(1, sizeof *dc, &dc));
-  CC_CALL(layout_create(mesh, ord, dc));
+  /* on an error: free what was built (the driver ends with MPI_Finalize on agreed errors, and the
+   * sanitizer suite's leak check sees that exit) */
+#define DC_CALL(expr)                                                                              \
+  do {                                                                                             \
+    cc_err dc_err_ = (expr);                                                                       \
+    if (dc_err_) {                                                                                 \
+      cc_driver_ckpt_destroy(&dc);                                                                 \
+      return cc_error_push(dc_err_, __FILE__, __LINE__, __func__, "%s", #expr);                    \
+    }                                                                                              \
+  } while (0)
+  DC_CALL(layout_create(mesh, ord, dc));
   cc_io_checkpoint_params params;
   cc_io_checkpoint_params_default(&params);
   snprintf(params.backend, sizeof params.backend, "%.23s", cc_options_checkpoint(opts));
   int n = subdir ? snprintf(params.dir, sizeof params.dir, "%s/%s", opts->checkpoint_dir, subdir)
                  : snprintf(params.dir, sizeof params.dir, "%s", opts->checkpoint_dir);
-  CC_CHECK(n > 0 && (size_t)n < sizeof params.dir, CC_ERR_ARG, "--checkpoint-dir '%s' is too long",
-           opts->checkpoint_dir);
+  DC_CALL(n > 0 && (size_t)n < sizeof params.dir
+              ? CC_OK
+              : cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                              "--checkpoint-dir '%s' is too long", opts->checkpoint_dir));
   params.every           = opts->checkpoint_every;
   params.keep            = opts->checkpoint_keep;
   params.durable         = opts->durable != 0;
@@ -136,22 +149,23 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   params.overwrite       = opts->checkpoint_overwrite != 0;
   cc_io_metadata meta;
   metadata_fill(opts, mesh, ord, solver, &meta);
-  CC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
+  gas_params_of(opts, &dc->gas); /* owned by dc: the checkpointer reads it while it lives */
+  params.gas = &dc->gas;
+  DC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
   if (cc_options_checkpoint(opts) &&
       !strcmp(cc_options_checkpoint(opts),
               "gas")) { /* the store's geometry; the exact state, refused now */
-    cc_gas_params gp;
-    gas_params_of(opts, &gp);
-    cc_gas_params cap = gp;
-    snprintf(cap.ssd_dir, sizeof cap.ssd_dir, "%s", gp.ssd_dir[0] ? gp.ssd_dir : params.dir);
-    CC_CALL(cc_gas_check_capacity(mesh->comm.comm, &cap, gas_state_bytes(mesh->n_internal)));
-    cc_gas_checkpoint_configure(&gp, opts->checkpoint_keep);
+    cc_gas_params cap = dc->gas;
+    snprintf(cap.ssd_dir, sizeof cap.ssd_dir, "%s",
+             dc->gas.ssd_dir[0] ? dc->gas.ssd_dir : params.dir);
+    DC_CALL(cc_gas_check_capacity(mesh->comm.comm, &cap, gas_state_bytes(mesh->n_internal)));
   }
   snprintf(dc->dir, sizeof dc->dir, "%s", params.dir);
   snprintf(dc->backend, sizeof dc->backend, "%s", cc_options_checkpoint(opts));
   dc->verbose = !opts->quiet && mesh->comm.rank == 0;
   *out        = dc;
   return CC_OK;
+#undef DC_CALL
 }
 
 /* cc_checkpoint_fn: the solver's state, as named vectors, to the checkpointer (collective). */
@@ -242,6 +256,9 @@ static cc_err restart_load(const cc_options *opts, const cc_mesh *mesh, const cc
   cc_io_checkpoint_params_default(&params);
   params.io_buffer_bytes = (size_t)opts->io_buffer;
   params.fallback        = opts->io_fallback != 0;
+  gas_params_of(opts, &dc->gas); /* a gas checkpoint's pages (--gas-ssd-dir) */
+  params.gas  = &dc->gas;
+  params.keep = opts->checkpoint_keep;
   cc_io_restart_info info;
   CC_CALL(cc_io_checkpoint_read(opts->restart, &params, &dc->layout, &expect, &dc->restart_state,
                                 &info));
