@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # setup.sh: install what cubecg needs on Debian 12 (idempotent; used by run.sh, test.sh and CI).
-# Debian packages: MPICH, METIS, parallel HDF5 for MPICH, liburing, CMake, clang-14 + libFuzzer
+# Debian packages: MPICH, METIS, parallel HDF5 for MPICH, liburing, cJSON, CMake, hwloc, clang-14 + libFuzzer + libomp (fuzz targets)
 # (tests/fuzz); matplotlib for the python3 on PATH (which may not be Debian's:
 # jobs/ensure-python.sh checks the one the scripts use).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 packages=(build-essential cmake pkg-config mpich libmpich-dev libmetis-dev libhdf5-mpich-dev
-          liburing-dev hdf5-tools libcjson-dev clang-14 libclang-rt-14-dev)
+          liburing-dev hdf5-tools libcjson-dev clang-14 libclang-rt-14-dev libomp-14-dev)
 missing=()
 packages+=(hwloc) # hwloc-calc: CPU numbers of a node for the job scripts (jobs/lib/cubecg-jobs.sh)
 for p in "${packages[@]}"; do
