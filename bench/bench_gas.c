@@ -25,7 +25,7 @@ typedef struct {
   bool fallback, fio, weak;
   size_t weak_page, weak_dram;
   int weak_pages;
-  char report[1024];
+  char report[CC_IO_PATH_MAX];
 } gb_params;
 
 typedef struct {

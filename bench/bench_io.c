@@ -37,7 +37,7 @@ typedef struct {
   int n_buffers;
   int repeat, queue_depth;
   bool durable, checksum, fallback;
-  char report[1024];
+  char report[CC_IO_PATH_MAX];
 } bench_params;
 
 typedef struct { /* one measured quantity over repetitions (and ranks) */
@@ -120,7 +120,7 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
   const char *dirs     = NULL;
   snprintf(p->mapping, sizeof p->mapping, "block");
   p->repeat      = 10;
-  p->queue_depth = 4;
+  p->queue_depth = CC_IO_QUEUE_DEPTH;
   p->durable     = true;
   *help          = false;
   for (int i = 1; i < argc; i++) {

@@ -176,6 +176,9 @@ CC_WUR cc_err cc_parse_bytes(const char *text, int64_t *bytes);
 CC_WUR cc_err cc_malloc(size_t count, size_t elem_size, void *ptr_out);
 CC_WUR cc_err cc_calloc(size_t count, size_t elem_size, void *ptr_out);
 void cc_free(void *ptr_in); /* takes the address of the pointer, sets it to NULL */
+/* The parent directory of path, in place: trailing slashes dropped, then the last component;
+ * "name" -> ".", "/name" -> "/". */
+void cc_path_to_parent(char *path, size_t size);
 /* Peak resident set size of this process in bytes (from getrusage), 0 if unknown. */
 int64_t cc_peak_rss_bytes(void);
 

@@ -57,6 +57,7 @@
 #define CC_GAS_H
 
 #include "cc_common.h"
+#include "cc_io.h"
 
 #include <stdbool.h>
 
@@ -64,15 +65,15 @@
 #define GAS_MAX_SHARERS 4
 
 typedef struct cc_gas_params {
-  size_t page_bytes;  /* power of two >= 4096 (default 4 MiB) */
-  size_t dram_bytes;  /* DRAM cache budget per rank, >= one page (default 64 MiB) */
-  char ssd_dir[1024]; /* directory of the owners' page files (default ".") */
-  int64_t ssd_bytes;  /* SSD capacity per owner; 0 = the free space of ssd_dir's file system */
-  bool coop;          /* cooperative caching: requesters keep copies, owners redirect to them */
-  bool fallback;      /* uring fallback chain allowed */
-  bool durable;       /* fsync the page files at cc_gas_drain */
-  bool keep_files;    /* cc_gas_destroy leaves the page files (checkpoints) */
-  int queue_depth;    /* SSD requests in flight (default 4) */
+  size_t page_bytes;           /* power of two >= 4096 (default 4 MiB) */
+  size_t dram_bytes;           /* DRAM cache budget per rank, >= one page (default 64 MiB) */
+  char ssd_dir[CC_IO_DIR_MAX]; /* directory of the owners' page files (default ".") */
+  int64_t ssd_bytes; /* SSD capacity per owner; 0 = the free space of ssd_dir's file system */
+  bool coop;         /* cooperative caching: requesters keep copies, owners redirect to them */
+  bool fallback;     /* uring fallback chain allowed */
+  bool durable;      /* fsync the page files at cc_gas_drain */
+  bool keep_files;   /* cc_gas_destroy leaves the page files (checkpoints) */
+  int queue_depth;   /* SSD requests in flight (default 4) */
 } cc_gas_params;
 
 void cc_gas_params_default(cc_gas_params *p);

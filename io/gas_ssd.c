@@ -15,10 +15,6 @@
 #define SSD_ALIGN 4096
 #define SSD_MAX_QD 16
 
-typedef enum { SSD_FIXED_DIRECT, SSD_URING_DIRECT, SSD_PWRITE_DIRECT, SSD_BUFFERED } ssd_path;
-static const char *ssd_path_names[] = {"uring-fixed-direct", "uring-direct", "pwrite-direct",
-                                       "pwrite-buffered"};
-
 typedef struct {
   char *buf;
   bool busy;
@@ -29,10 +25,10 @@ typedef struct {
 } ssd_slot;
 
 struct gas_ssd {
-  char path[1200];
+  char path[CC_IO_PATH_MAX];
   cc_io_mode mode;
   int fd;
-  ssd_path kind;
+  io_uring_path kind;
   struct io_uring ring;
   bool have_ring, registered;
   size_t chunk;
@@ -49,11 +45,11 @@ static cc_err ssd_submit(gas_ssd *s, int i)
   char *buf    = sl->buf + sl->done;
   size_t len   = sl->len - sl->done;
   int64_t off  = sl->offset + (int64_t)sl->done;
-  if (s->kind == SSD_FIXED_DIRECT || s->kind == SSD_URING_DIRECT) {
+  if (s->kind == PATH_FIXED_DIRECT || s->kind == PATH_URING_DIRECT) {
     struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
     CC_CHECK(sqe != NULL, CC_ERR_URING, "%s: submission queue full", s->path);
     bool w = s->mode == CC_IO_WRITE;
-    if (s->kind == SSD_FIXED_DIRECT) {
+    if (s->kind == PATH_FIXED_DIRECT) {
       if (w)
         io_uring_prep_write_fixed(sqe, s->fd, buf, len, off, i);
       else
@@ -98,7 +94,7 @@ static cc_err ssd_reap(gas_ssd *s)
   ssd_slot *sl = &s->slot[i];
   sl->busy     = false;
   if (res == -EAGAIN || res == -EINTR) return ssd_submit(s, i);
-  CC_CHECK(!(res == -EINVAL && s->kind != SSD_BUFFERED), CC_ERR_URING,
+  CC_CHECK(!(res == -EINVAL && s->kind != PATH_BUFFERED), CC_ERR_URING,
            "%s: the file system refuses O_DIRECT I/O (EINVAL); use --io-fallback or another "
            "--gas-ssd-dir",
            s->path);
@@ -206,7 +202,7 @@ static cc_err ssd_setup_ring(gas_ssd *s, int qd, bool fallback)
              "io_uring_queue_init(%d) failed for the SSD tier: %s%s; use --io-fallback", s->nbuf,
              strerror(-rc), rc == -EPERM ? " (EPERM: io_uring blocked)" : "");
     snprintf(s->reason, sizeof s->reason, "io_uring_queue_init: %s", strerror(-rc));
-    s->kind = SSD_PWRITE_DIRECT;
+    s->kind = PATH_PWRITE_DIRECT;
     return CC_OK;
   }
   s->have_ring = true;
@@ -222,11 +218,11 @@ static cc_err ssd_setup_ring(gas_ssd *s, int qd, bool fallback)
         "%lld bytes); use --io-fallback or raise ulimit -l",
         s->nbuf, s->chunk, strerror(-rc), limited ? (long long)lim.rlim_cur : -1LL);
     snprintf(s->reason, sizeof s->reason, "io_uring_register_buffers: %s", strerror(-rc));
-    s->kind = SSD_URING_DIRECT;
+    s->kind = PATH_URING_DIRECT;
     return CC_OK;
   }
   s->registered = true;
-  s->kind       = SSD_FIXED_DIRECT;
+  s->kind       = PATH_FIXED_DIRECT;
   return CC_OK;
 }
 
@@ -252,11 +248,11 @@ static cc_err ssd_open_impl(gas_ssd *s, int qd, bool fallback)
              "--io-fallback or another --gas-ssd-dir",
              s->path);
     snprintf(s->reason, sizeof s->reason, "open(O_DIRECT): EINVAL");
-    s->kind = SSD_BUFFERED;
+    s->kind = PATH_BUFFERED;
     CC_CALL(ssd_open_file(s, false));
   }
   CC_CHECK(s->fd >= 0, CC_ERR_IO, "cannot open %s: %s", s->path, strerror(errno));
-  if (s->mode == CC_IO_WRITE && s->kind != SSD_BUFFERED) {
+  if (s->mode == CC_IO_WRITE && s->kind != PATH_BUFFERED) {
     /* some file systems accept the open but refuse the I/O: probe one block */
     ssize_t rc = pwrite(s->fd, s->slot[0].buf, SSD_ALIGN, 0);
     if (rc < 0 && errno == EINVAL) {
@@ -266,7 +262,7 @@ static cc_err ssd_open_impl(gas_ssd *s, int qd, bool fallback)
                s->path);
       snprintf(s->reason, sizeof s->reason, "first O_DIRECT write: EINVAL");
       close(s->fd);
-      s->kind = SSD_BUFFERED;
+      s->kind = PATH_BUFFERED;
       CC_CALL(ssd_open_file(s, false));
       CC_CHECK(s->fd >= 0, CC_ERR_IO, "cannot open %s: %s", s->path, strerror(errno));
     } else {
@@ -322,7 +318,7 @@ cc_err gas_ssd_close(gas_ssd **sp)
   }
   if (s->region) munmap(s->region, s->chunk * (size_t)s->nbuf);
   int rc = s->fd >= 0 ? close(s->fd) : 0, saved = errno;
-  char path[1200];
+  char path[CC_IO_PATH_MAX];
   snprintf(path, sizeof path, "%s", s->path);
   bool writing = s->mode == CC_IO_WRITE;
   cc_free(sp);
@@ -333,7 +329,7 @@ cc_err gas_ssd_close(gas_ssd **sp)
 void gas_ssd_describe(const gas_ssd *s, char *path_used, size_t n_path, char *detail,
                       size_t n_detail)
 {
-  snprintf(path_used, n_path, "%s", ssd_path_names[s->kind]);
+  snprintf(path_used, n_path, "%s", io_uring_path_names[s->kind]);
   snprintf(detail, n_detail, "%s%s%s", s->detail, s->reason[0] ? "; fallback after " : "",
            s->reason);
 }

@@ -59,7 +59,7 @@ struct cc_gas {
   gas_slot *slot;
   gas_dir *dir; /* [n_owned] */
   gas_ssd *ssd;
-  char ssd_path[1200];
+  char ssd_path[CC_IO_PATH_MAX];
   uint64_t clock;
   int next_tag;
   char *scratch; /* one page: partial-page gets */
@@ -99,7 +99,7 @@ void cc_gas_params_default(cc_gas_params *p)
   memset(p, 0, sizeof *p);
   p->page_bytes  = (size_t)4 << 20;
   p->dram_bytes  = (size_t)64 << 20;
-  p->queue_depth = 4;
+  p->queue_depth = CC_IO_QUEUE_DEPTH;
   p->durable     = true;
   snprintf(p->ssd_dir, sizeof p->ssd_dir, ".");
 }
@@ -264,17 +264,10 @@ cc_err cc_gas_check_capacity(MPI_Comm comm, const cc_gas_params *p, int64_t home
   int64_t ssd = p->ssd_bytes;
   if (ssd == 0) { /* the free space where the files will be: the nearest existing directory */
     struct statvfs vfs;
-    char dir[1024];
+    char dir[CC_IO_DIR_MAX];
     snprintf(dir, sizeof dir, "%s", p->ssd_dir);
-    while (statvfs(dir, &vfs) != 0 && errno == ENOENT) {
-      char *slash = strrchr(dir, '/');
-      if (!slash)
-        snprintf(dir, sizeof dir, ".");
-      else if (slash == dir)
-        slash[1] = '\0';
-      else
-        *slash = '\0';
-    }
+    while (statvfs(dir, &vfs) != 0 && errno == ENOENT && strcmp(dir, ".") && strcmp(dir, "/"))
+      cc_path_to_parent(dir, sizeof dir);
     CC_CHECK(statvfs(dir, &vfs) == 0, CC_ERR_ARG, "--gas-ssd-dir %s: %s", dir, strerror(errno));
     ssd = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
   }
@@ -915,24 +908,25 @@ cc_err cc_gas_wait(cc_gas *gas, cc_gas_handle **hp)
   return CC_OK;
 }
 
-cc_err cc_gas_put(cc_gas *gas, int64_t offset, const void *buf, size_t n)
+/* The blocking calls: a non-blocking one and its wait. */
+static cc_err blocking(cc_gas *gas, bool put, int64_t offset, const void *buf, size_t n)
 {
   cc_gas_handle *h;
-  cc_err err = start(gas, true, offset, buf, n, &h);
+  cc_err err = start(gas, put, offset, buf, n, &h);
   if (!err) err = wait_impl(gas, h);
   handle_free(&h);
   CC_CALL(err);
   return CC_OK;
 }
 
+cc_err cc_gas_put(cc_gas *gas, int64_t offset, const void *buf, size_t n)
+{
+  return blocking(gas, true, offset, buf, n);
+}
+
 cc_err cc_gas_get(cc_gas *gas, int64_t offset, void *buf, size_t n)
 {
-  cc_gas_handle *h;
-  cc_err err = start(gas, false, offset, buf, n, &h);
-  if (!err) err = wait_impl(gas, h);
-  handle_free(&h);
-  CC_CALL(err);
-  return CC_OK;
+  return blocking(gas, false, offset, buf, n);
 }
 
 bool cc_gas_page_crc(const cc_gas *gas, int64_t page, uint32_t *crc, size_t *len)
@@ -1006,7 +1000,7 @@ void cc_gas_reset_stats(cc_gas *gas)
 
 cc_err cc_gas_probe_dir(const char *dir, bool fallback)
 {
-  char path[1200];
+  char path[CC_IO_PATH_MAX];
   snprintf(path, sizeof path, "%s/.gas-probe.%ld", dir, (long)getpid());
   CC_CALL(io_mkdir_p(dir));
   gas_ssd *ssd;

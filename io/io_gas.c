@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #define RECEIPT_MAGIC "CCGAS001"
+#define CC_GAS_RECEIPT_PATH 1024 /* owner_file in the receipt (part of the on-disk format) */
 
 typedef struct {
   char magic[8];
@@ -23,7 +24,8 @@ typedef struct {
   int32_t rank, n_ranks, owner, owner_node_differs;
   int64_t page_bytes, pages_per_rank, stream_bytes;
   uint32_t stream_crc, pad;
-  char owner_file[1024]; /* relative to the checkpoint directory, or absolute */
+  char owner_file[CC_GAS_RECEIPT_PATH]; /* on disk: relative to the checkpoint directory, or
+                                           absolute */
   char path_used[32];
   uint32_t header_crc; /* CRC32C of every byte before it */
 } receipt_header;
@@ -40,7 +42,7 @@ static bool kept_after(const char *parent, int now, int j, int keep)
 {
   if (j == now) return true;
   if (j > now) return false;
-  char path[1300];
+  char path[CC_IO_PATH_MAX + IO_NAME_MAX]; /* parent/ckpt.<j> */
   snprintf(path, sizeof path, "%s/ckpt.%d", parent, j);
   struct stat st;
   if (stat(path, &st) != 0) return false; /* not committed (retired or interrupted) */
@@ -132,7 +134,7 @@ typedef struct {
   cc_io_options opt;
   cc_io_layout layout;
   cc_io_mode mode;
-  char dir[1200];
+  char dir[CC_IO_PATH_MAX];
   int rank, size;
   uint32_t gid_crc;
   void *local;      /* write: the local per-rank file (uring) */
@@ -140,7 +142,7 @@ typedef struct {
   receipt_header rh;
   receipt_page *pages;
   cc_io_file_info local_info;
-  char receipt_path[1300];
+  char receipt_path[CC_IO_PATH_MAX];
   double seconds;
   cc_gas_stats gstats;
 } gas_ctx;
@@ -208,7 +210,7 @@ static cc_err ssd_dir_of(const gas_ctx *g, const cc_gas_params *p, char *out, si
     return CC_OK;
   }
   /* g->dir = DIR/ckpt.<it>.tmp */
-  char parent[1200];
+  char parent[CC_IO_PATH_MAX];
   snprintf(parent, sizeof parent, "%s", g->dir);
   char *slash = strrchr(parent, '/');
   int it      = -1;
@@ -230,7 +232,7 @@ static cc_err ssd_retention(const gas_ctx *g)
   cc_gas_params root; /* the configured SSD directory, not this checkpoint's subdirectory */
   checkpoint_params(g, &root);
   const cc_gas_params *p = &root;
-  char parent[1200], area[2400];
+  char parent[CC_IO_PATH_MAX], area[2 * CC_IO_PATH_MAX];
   snprintf(parent, sizeof parent, "%s", g->dir);
   char *slash = strrchr(parent, '/');
   int now     = -1;
@@ -241,7 +243,7 @@ static cc_err ssd_retention(const gas_ctx *g)
   DIR *d = opendir(area);
   CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open %s: %s", area, strerror(errno));
   struct dirent *e;
-  char name[64], path[3200];
+  char name[IO_NAME_MAX], path[3 * CC_IO_PATH_MAX];
   cc_gas_file_name(g->rank, name, sizeof name);
   while ((e = readdir(d)) != NULL) {
     int j;
@@ -267,7 +269,7 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   CC_CALL(cc_agree(comm, local));
   cc_gas_params p;
   checkpoint_params(g, &p);
-  char ssd_dir[1024];
+  char ssd_dir[CC_IO_DIR_MAX];
   bool separate = false;
   CC_CALL(ssd_dir_of(g, &p, ssd_dir, sizeof ssd_dir, &separate));
   snprintf(p.ssd_dir, sizeof p.ssd_dir, "%s", ssd_dir);
@@ -438,7 +440,7 @@ static cc_err read_receipt(gas_ctx *g, uint32_t *crc, int64_t *bytes)
 /* The partner copy: every page from the owner's page file (O_DIRECT), CRC32C checked. */
 static cc_err read_partner(gas_ctx *g)
 {
-  char path[2400];
+  char path[2 * CC_IO_PATH_MAX];
   if (g->rh.owner_file[0] == '/')
     snprintf(path, sizeof path, "%s", g->rh.owner_file);
   else

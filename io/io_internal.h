@@ -192,4 +192,14 @@ CC_WUR cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64
 CC_WUR cc_err io_write_xdmf_state(const char *xmf_path, const char *h5_name, int nx, int ny, int nz,
                                   int vpn, int n_vectors, const char (*names)[CC_IO_NAME_LEN]);
 
+/* The uring backend's explicit path chain (io_uring.c), shared with the gas store's SSD file
+ * (gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered. */
+typedef enum {
+  PATH_FIXED_DIRECT,
+  PATH_URING_DIRECT,
+  PATH_PWRITE_DIRECT,
+  PATH_BUFFERED
+} io_uring_path;
+extern const char *const io_uring_path_names[4]; /* as reported in path_used */
+
 #endif

@@ -16,9 +16,8 @@
 #define URING_ALIGN 4096 /* logical block size that is safe for O_DIRECT everywhere */
 #define URING_MAX_QD 64
 
-typedef enum { PATH_FIXED_DIRECT, PATH_URING_DIRECT, PATH_PWRITE_DIRECT, PATH_BUFFERED } uring_path;
-static const char *path_names[] = {"uring-fixed-direct", "uring-direct", "pwrite-direct",
-                                   "pwrite-buffered"};
+const char *const io_uring_path_names[4] = {"uring-fixed-direct", "uring-direct", "pwrite-direct",
+                                            "pwrite-buffered"};
 
 typedef struct {
   char *buf;
@@ -35,7 +34,7 @@ typedef struct {
 typedef struct {
   struct io_uring ring;
   bool have_ring, registered;
-  uring_path kind; /* best path the resources allow */
+  io_uring_path kind; /* best path the resources allow */
   size_t chunk;
   size_t req_chunk; /* as requested (the cache key), before fitting RLIMIT_MEMLOCK */
   int req_qd;
@@ -51,7 +50,7 @@ typedef struct {
   cc_io_mode mode;
   int fd;
   bool direct;
-  uring_path kind;
+  io_uring_path kind;
   io_resources *owner; /* where res returns at close (NULL: res is destroyed) */
   uring_res *res;
   struct io_uring *ring;
@@ -609,7 +608,7 @@ static void uring_stream_describe(void *ctx, char *path_used, size_t n_path, cha
                                   size_t n_detail)
 {
   uring_ctx *u = ctx;
-  snprintf(path_used, n_path, "%s", path_names[u->kind]);
+  snprintf(path_used, n_path, "%s", io_uring_path_names[u->kind]);
   snprintf(detail, n_detail, "%s, queue depth %d, %zu KiB requests%s%s", u->res->detail, u->qd,
            u->chunk >> 10, u->reason[0] ? "; fallback after " : "", u->reason);
 }

@@ -1432,18 +1432,30 @@ def use_agg():
     return True
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dir", help="folder with cubecg JSON reports (searched recursively)")
-    ap.add_argument("--figdir", help="write figures, CSVs and tables.md here instead of DIR")
+def report_args(doc, what, outputs):
+    """The command line of the analyzers (analyze.py, analyze_io.py): DIR, --figdir, --force."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir", help=f"folder with {what} JSON reports (searched recursively)")
+    ap.add_argument("--figdir", help=f"write {outputs} here instead of DIR")
     ap.add_argument("--force", action="store_true", help="overwrite existing figures")
+    return ap
+
+
+def load_or_complain(prog, folder):
+    """load_reports, or None after one line on stderr naming what is wrong (the caller exits 2)."""
+    try:
+        return load_reports(folder)
+    except ReportError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return None
+
+
+def main(argv=None):
+    ap = report_args(__doc__, "cubecg", "figures, CSVs and tables.md")
     ap.add_argument("--no-figures", action="store_true", help="print the table only")
     args = ap.parse_args(argv)
-    try:
-        reports = load_reports(args.dir)
-    except ReportError as e:
-        print(f"analyze.py: {e}", file=sys.stderr)
+    reports = load_or_complain("analyze.py", args.dir)
+    if reports is None:
         return 2
     for line in version_notes(reports):
         print(line)

@@ -138,10 +138,7 @@ def fig_size(pts, fw):
                     data += line
         data += published_rows(op="read" if timing.startswith("read") else "write")
         published_inset(ax, "read" if timing.startswith("read") else "write")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("file size per rank", fontsize=7)
-        ax.set_ylabel(f"GB/s, {n} rank(s)", fontsize=7)
-        ax.set_title(TIMING_LABEL[timing], fontsize=8)
+        size_axes(ax, n, TIMING_LABEL[timing])
         ax.tick_params(labelsize=6)
         ax.grid(True, alpha=0.3)
     h, lab = axes[0][0].get_legend_handles_labels()
@@ -150,6 +147,14 @@ def fig_size(pts, fw):
                  f"repetitions); grey: {PUB} A300, 1 GB files (other hardware)", fontsize=8)
     fig.tight_layout(rect=(0, 0, 0.86, 0.95))
     fw.save(fig, FIGS[1], "bandwidth vs file size per backend", data)
+
+
+def size_axes(ax, n, title):
+    """Bandwidth against file size per rank (figures io1 and io2)."""
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("file size per rank", fontsize=7)
+    ax.set_ylabel(f"GB/s, {n} rank(s)", fontsize=7)
+    ax.set_title(title, fontsize=8)
 
 
 def fig_c_fortran(pts, fw):
@@ -174,10 +179,7 @@ def fig_c_fortran(pts, fw):
             ax.axhline(v, color="grey", linestyle=":",
                        label=f"{PUB} {s}, {note} (other hardware)")
         data += [r for r in published_rows(op=op, mode="normal") if "A300-2" in r["source"]]
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("file size per rank", fontsize=7)
-        ax.set_ylabel(f"GB/s, {n} rank(s)", fontsize=7)
-        ax.set_title(TIMING_LABEL[timing], fontsize=8)
+        size_axes(ax, n, TIMING_LABEL[timing])
         ax.legend(fontsize=6)
         ax.grid(True, alpha=0.3)
     fig.suptitle("C against Fortran (the seeds: C consistently faster than Fortran READ/WRITE)",
@@ -338,16 +340,9 @@ def figures(reports, fw):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dir", help="folder with cubecg-iobench JSON reports (searched recursively)")
-    ap.add_argument("--figdir", help="write figures and CSVs here instead of DIR")
-    ap.add_argument("--force", action="store_true", help="overwrite existing figures")
-    args = ap.parse_args(argv)
-    try:
-        reports = analyze.load_reports(args.dir)
-    except analyze.ReportError as e:
-        print(f"analyze_io.py: {e}", file=sys.stderr)
+    args = analyze.report_args(__doc__, "cubecg-iobench", "figures and CSVs").parse_args(argv)
+    reports = analyze.load_or_complain("analyze_io.py", args.dir)
+    if reports is None:
         return 2
     if not analyze.use_agg():
         return 3

@@ -89,17 +89,7 @@ cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm)
   snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", dir);
   CC_CALL(cc_gas_params_check(&gp));
   struct stat st;
-  while (stat(dir, &st) != 0) {
-    char *slash = strrchr(dir, '/');
-    if (!slash) {
-      snprintf(dir, sizeof dir, ".");
-      break;
-    }
-    if (slash == dir)
-      slash[1] = '\0';
-    else
-      *slash = '\0';
-  }
+  while (stat(dir, &st) != 0) cc_path_to_parent(dir, sizeof dir); /* "." and "/" exist */
   cc_err local = cc_gas_probe_dir(dir, gp.fallback), global;
   CC_CALL(cc_error_agree(comm, local, &global));
   if (global && !local) /* the failing rank has the reason on its chain */

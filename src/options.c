@@ -542,13 +542,7 @@ static cc_err check_output_file(const char *option, const char *path, int allow_
   }
   char dir[CC_PATH_MAX];
   snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash)
-    snprintf(dir, sizeof dir, ".");
-  else if (slash == dir)
-    dir[1] = '\0';
-  else
-    *slash = '\0';
+  cc_path_to_parent(dir, sizeof dir);
   CC_CHECK(stat(dir, &st) == 0, CC_ERR_ARG, "--%s %s: directory %s: %s", option, path, dir,
            strerror(errno));
   CC_CHECK(S_ISDIR(st.st_mode), CC_ERR_ARG, "--%s %s: %s is not a directory", option, path, dir);
@@ -573,17 +567,7 @@ static cc_err check_output_dir(const char *option, const char *path)
       return CC_OK;
     }
     CC_CHECK(errno == ENOENT, CC_ERR_ARG, "--%s %s: %s: %s", option, path, dir, strerror(errno));
-    char *slash = strrchr(dir, '/');
-    while (slash && slash > dir && slash[1] == '\0') { /* trailing slashes */
-      *slash = '\0';
-      slash  = strrchr(dir, '/');
-    }
-    if (!slash)
-      snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-      dir[1] = '\0';
-    else
-      *slash = '\0';
+    cc_path_to_parent(dir, sizeof dir); /* "." and "/" exist: the loop ends */
   }
 }
 
