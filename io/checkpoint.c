@@ -317,7 +317,7 @@ static cc_err retention(const cc_io_checkpointer *ck)
   CC_CALL(err);
   /* keep the new one and the keep-1 newest before it; older ones and any left over from an
    * abandoned later history (iteration above the new one) go */
-  qsort(found, n, sizeof *found, newest_first);
+  if (n > 1) qsort(found, n, sizeof *found, newest_first); /* found is NULL when n = 0 */
   int kept = 1;
   for (size_t i = 0; i < n && !err; i++) {
     if (found[i] < ck->iteration && kept < ck->params.keep) {
