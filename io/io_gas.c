@@ -406,6 +406,13 @@ static cc_err gas_commit(void *ctx, cc_io_file_info *info)
   return CC_OK;
 }
 
+/* An error chain's innermost message without its "file:line func(): " prefix. */
+static const char *reason(const char *message)
+{
+  const char *inner = strstr(message, "(): ");
+  return inner ? inner + 4 : message;
+}
+
 /* ---- restart --------------------------------------------------------------------------------- */
 static cc_err read_receipt(gas_ctx *g, uint32_t *crc, int64_t *bytes)
 {
@@ -512,7 +519,7 @@ static cc_err gas_read_vectors(void *ctx, cc_io_state *state, cc_io_file_info *i
   char why[200]    = "";
   cc_err err       = read_local(g, state);
   if (err) { /* the local copy is gone or bad: the partner's */
-    snprintf(why, sizeof why, "%s", cc_error_message());
+    snprintf(why, sizeof why, "%s", reason(cc_error_message()));
     cc_error_clear();
     used = "gas-partner";
     err  = read_partner(g);
@@ -531,11 +538,12 @@ static cc_err gas_read_vectors(void *ctx, cc_io_state *state, cc_io_file_info *i
       }
     }
     if (err) { /* one message with both reasons: io_agree passes only the innermost on */
-      char partner_why[200];
-      snprintf(partner_why, sizeof partner_why, "%s", cc_error_message());
+      char partner_why[300];
+      snprintf(partner_why, sizeof partner_why, "%s", reason(cc_error_message()));
       cc_error_clear();
-      CC_FAIL(err, "rank %d: neither copy is usable: local (%s); partner on rank %d (%s)", g->rank,
-              why, g->rh.owner, partner_why);
+      /* the partner's reason first: an error message has a bounded length */
+      CC_FAIL(err, "rank %d: neither copy is usable: partner on rank %d (%s); local (%s)", g->rank,
+              g->rh.owner, partner_why, why);
     }
   }
   memset(info, 0, sizeof *info);
