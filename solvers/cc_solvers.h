@@ -154,10 +154,15 @@ void          cc_ordering_free(cc_ordering *ord);
 /* ------------------------------------------------------------------------------------------------
  * Preconditioners: z = M^-1 r on internal DOFs (r, z of length 3*n_cols). Chosen by name.
  * ---------------------------------------------------------------------------------------------- */
+/* The precision of the preconditioner's stored blocks and sweeps (--precond-precision). SpMV, the
+ * Krylov vectors and every reduction stay double either way. */
+typedef enum { CC_PRECISION_DOUBLE = 0, CC_PRECISION_SINGLE, CC_PRECISION_COUNT } cc_precision;
+
 typedef struct {
   const char        *name;      /* "asdd", "sgs", "jacobi", "none" */
   int                asdd_iters; /* >= 1; default 2 */
   const cc_ordering *ordering;   /* colors for the multicolor sweep (NULL: natural sequential) */
+  cc_precision       precision;  /* default (0) double */
 } cc_precond_params;
 
 typedef struct cc_precond cc_precond;
