@@ -58,7 +58,8 @@ while (($#)); do
 done
 
 [[ $emulate =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --emulate-nodes '$emulate' is not a node count (1, 2, ...)" >&2; exit 2; }
-ncores=${CUBECG_MAX_CORES:-$(nproc)}
+# nproc honours OMP_NUM_THREADS (examples set it to 1): ask for the cores without it
+ncores=${CUBECG_MAX_CORES:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
 repeat=${repeat:-1}
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
 [[ -n $mesh ]] || { if ((quick)); then mesh=24; else mesh=48; fi; }
