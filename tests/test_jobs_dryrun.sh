@@ -78,6 +78,12 @@ expect "$work/local.txt" 'cubecg-iobench --dir .* --sizes 8M,32M ' "local I/O be
 expect "$work/local.txt" 'cubecg-bench --nx 32 ' "local kernel benchmark"
 expect "$work/local.txt" '--checkpoint hdf5 ' "local checkpoint backend"
 
+# 4a) the core count does not follow OMP_NUM_THREADS (nproc alone would give 1 here)
+all_cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
+env -u CUBECG_MAX_CORES OMP_NUM_THREADS=1 bash "$repo/jobs/run-local.sh" --quick --dry-run --out "$work/local" \
+  >"$work/local1.txt" 2>&1 || { echo "FAIL run-local dry-run (OMP_NUM_THREADS=1) exit $?"; fail=1; }
+expect "$work/local1.txt" "OMP_NUM_THREADS=1 .*mpiexec\\.mpich -n $all_cores .*--solver all" "local: all $all_cores cores with OMP_NUM_THREADS=1"
+
 # 4b) the local runner with repeats
 CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run --repeat 3 --out "$work/local" >"$work/local3.txt" 2>&1 ||
   { echo "FAIL run-local --repeat dry-run exit $?"; fail=1; }
