@@ -119,28 +119,28 @@ static cc_err write_cells(int64_t file, uint64_t total, uint64_t first, uint64_t
   return CC_OK;
 }
 
-static cc_err attr_double(int64_t file, const char *name, double value)
+/* A scalar attribute: value in memory type mem_type, stored as file_type (little-endian, fixed). */
+static cc_err attr_scalar(int64_t file, const char *name, hid_t file_type, hid_t mem_type,
+                          const void *value)
 {
   hid_t space = H5Screate(H5S_SCALAR);
   CC_H5(space);
-  hid_t a   = H5Acreate2((hid_t)file, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t rc = a >= 0 ? H5Awrite(a, H5T_NATIVE_DOUBLE, &value) : -1;
+  hid_t a   = H5Acreate2((hid_t)file, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t rc = a >= 0 ? H5Awrite(a, mem_type, value) : -1;
   if (a >= 0) H5Aclose(a);
   H5Sclose(space);
   CC_CHECK(rc >= 0, CC_ERR_H5, "HDF5 attribute %s not written", name);
   return CC_OK;
 }
 
+static cc_err attr_double(int64_t file, const char *name, double value)
+{
+  return attr_scalar(file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
 static cc_err attr_int(int64_t file, const char *name, int value)
 {
-  hid_t space = H5Screate(H5S_SCALAR);
-  CC_H5(space);
-  hid_t a   = H5Acreate2((hid_t)file, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t rc = a >= 0 ? H5Awrite(a, H5T_NATIVE_INT, &value) : -1;
-  if (a >= 0) H5Aclose(a);
-  H5Sclose(space);
-  CC_CHECK(rc >= 0, CC_ERR_H5, "HDF5 attribute %s not written", name);
-  return CC_OK;
+  return attr_scalar(file, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value);
 }
 
 static cc_err attr_string(int64_t file, const char *name, const char *value)
