@@ -1,23 +1,12 @@
 /* bench_kernels.c (cubecg-bench): the solver kernels (SpMV, SGS sweep pair, ASDD, dot, AXPY)
  * against a STREAM triad with the same ranks, threads and first touch (issue 3; McCalpin's STREAM
- * conventions). Each kernel: median over --repeat runs of the slowest rank, MPI_Barrier before
- * each run. Bandwidth = modelled bytes (summed over ranks) / time.
- *
- * Traffic model (bytes that must cross the memory bus once per call; vectors gathered through
- * column indices are assumed cache resident after their first touch, write-allocate not counted
- * as in STREAM):
- *   block        = 9 doubles + one int32 column index = 76 B
- *   SpMV         = 76 B per stored block + 8 B row_ptr per row + 24 B x per local node (internal +
- *                  halo) + 24 B y write per row                     (halo messages not counted)
- *   SGS pair     = forward:  76 B per L block + 8 B l_ptr + 72 B D^-1 + 24 B r read + 24 B y write
- *                  backward: 76 B per U block + 8 B u_ptr + 72 B D^-1 + 24 B z read + 24 B z write
- *                  = 76 (nL + nU) + 256 B per row (L, U: internal off-diagonal blocks only);
- *                  multicolor sweeps read L and U in place in the matrix, with row_ptr and
- *                  diag_pos in both sweeps: + 16 B per row = 272 B per row
- *   ASDD(N)      = N SGS pairs + (N-1) (SpMV + 72 B/row t = r - A z + 72 B/row z += w)
- *   dot          = 48 B per row (two vectors of 3 doubles), + one MPI_Allreduce
- *   AXPY         = 72 B per row (read x, read y, write y)
- *   STREAM triad = 24 B per element (a = b + s c: read b, c, write a; 32 B with write-allocate)
+ * conventions). Issue 15 item 4: a triad runs just before every repetition of every kernel, and a
+ * kernel's fraction of STREAM is the median over repetitions of (kernel bytes/s) / (that triad's
+ * bytes/s), so a neighbour's burst moves both numbers of a pair. Times: the slowest rank, after an
+ * MPI_Barrier. Bytes: the traffic model of solvers/traffic.c (cc_traffic_model), summed over
+ * ranks. A mesh whose matrix is smaller than 4x the last-level cache of its nodes is refused
+ * (--allow-cached: run it with a loud warning); the default mesh is the smallest 2^k cube whose
+ * matrix is at least that large.
  */
 #include "cc_mesh.h"
 #include "cc_solvers.h"
@@ -34,12 +23,14 @@ typedef struct {
   char ordering[16];
   int colors, asdd_iters, repeat;
   double stream_mb; /* total of the three triad arrays over all ranks, MiB; 0 = auto */
+  int allow_cached; /* run a mesh whose matrix is below 4x the LLC (warning instead of refusal) */
+  int mesh_auto;    /* --nx/--ny/--nz not given: the default DRAM-sized cube */
   const char *report;
 } bench_opts;
 
 enum { K_SPMV, K_SGS, K_ASDD, K_DOT, K_AXPY, K_TRIAD, K_COUNT };
 static const char *kernel_name[K_COUNT] = {"spmv", "sgs", "asdd", "dot", "axpy", "triad"};
-/* the traffic model of each kernel, echoed into the report */
+/* the traffic model of each kernel (solvers/traffic.c), echoed into the report */
 static const char *kernel_model[K_COUNT] = {
     "76 B/block + 16 B/row row_ptr and l_ptr + 24 B/local node x + 24 B/row y",
     "76 B per L and U block + 256 B/row (ptrs 16, D^-1 twice 144, r, y, z read/write 96); "
@@ -51,8 +42,11 @@ static const char *kernel_model[K_COUNT] = {
     "24 B/element (write-allocate not counted)"};
 
 typedef struct {
-  double seconds[K_COUNT]; /* median over repeats of the max over ranks */
-  double bytes[K_COUNT];   /* modelled, summed over ranks */
+  double seconds[K_COUNT];  /* median over repeats of the max over ranks */
+  double bytes[K_COUNT];    /* modelled, summed over ranks */
+  double fraction[K_COUNT]; /* median over repeats of kernel bytes/s / the triad's just before */
+  double matrix_bytes;      /* the stored matrix (blocks + row pointers), summed over ranks */
+  int matrix_cached;        /* matrix_bytes < 4 x LLC x nodes: the kernels may run from cache */
   int colors_min, colors_max, levels_max;
   double stream_bytes_per_array;   /* per rank */
   int pinned_threads, pinned_cpus; /* threads bound to one CPU, distinct CPUs among them */
@@ -64,14 +58,17 @@ static void bench_usage(void)
 {
   printf(
       "cubecg-bench: solver kernels vs STREAM triad (issue 3)\n"
-      "  --nx N --ny N --nz N     nodes per direction (default 64)\n"
+      "  --nx N --ny N --nz N     nodes per direction (default: the smallest 2^k cube, k >= 5,\n"
+      "                           whose matrix is >= 4x the last-level cache of the nodes)\n"
       "  --partition box|metis    (default box)\n"
       "  --ordering KIND          natural, rcm, mc, cm-rcm (default cm-rcm)\n"
       "  --colors K               colors for mc, cm-rcm (default 10)\n"
       "  --asdd-iters N           ASDD iterations (default 2)\n"
       "  --repeat R               timed runs per kernel, median reported (default 20)\n"
-      "  --stream-mb M            MiB of the three triad arrays over all ranks (default: 4 x LLC,\n"
-      "                           at most half of MemAvailable)\n"
+      "  --stream-mb M            MiB of the three triad arrays over all ranks (default: 4 x LLC\n"
+      "                           per node, at most half of MemAvailable)\n"
+      "  --allow-cached [0|1]     run a mesh whose matrix is below 4x the last-level cache (else\n"
+      "                           refused, exit 2): fractions of STREAM then overstate DRAM use\n"
       "  --report FILE            JSON report (kind \"kernels\")\n");
 }
 
@@ -89,7 +86,8 @@ static cc_err parse_int(const char *key, const char *val, int lo, int *out)
 static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
 {
   cc_mesh_params_default(&o->mesh);
-  o->mesh.nx = o->mesh.ny = o->mesh.nz = 64;
+  o->mesh.nx = o->mesh.ny = o->mesh.nz = 0; /* auto, set by bench_default_mesh */
+  o->allow_cached                      = 0;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
   o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
   *help = 0;
@@ -101,6 +99,12 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       return CC_OK;
     }
     CC_CHECK(!strncmp(arg, "--", 2), CC_ERR_ARG, "unexpected argument '%s'", arg);
+    if (!strcmp(arg, "--allow-cached")) { /* a flag: the value is optional */
+      o->allow_cached = 1;
+      if (i + 1 < argc && (!strcmp(argv[i + 1], "0") || !strcmp(argv[i + 1], "1")))
+        o->allow_cached = argv[++i][0] == '1';
+      continue;
+    }
     if ((eq = strchr(arg, '='))) {
       snprintf(key, sizeof key, "%.*s", (int)(eq - arg - 2), arg + 2);
       val = eq + 1;
@@ -135,35 +139,52 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
                val);
     } else if (!strcmp(key, "report"))
       o->report = val;
-    else
+    else if (!strcmp(key, "allow-cached")) {
+      CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG,
+               "--allow-cached %s: expected 0 or 1", val);
+      o->allow_cached = val[0] == '1';
+    } else
       CC_FAIL(CC_ERR_ARG, "unknown option --%s (see --help)", key);
   }
+  o->mesh_auto = o->mesh.nx == 0 && o->mesh.ny == 0 && o->mesh.nz == 0;
+  CC_CHECK(o->mesh_auto || (o->mesh.nx && o->mesh.ny && o->mesh.nz), CC_ERR_ARG,
+           "give all of --nx, --ny, --nz or none (the default DRAM-sized cube)");
   return CC_OK;
 }
 
-/* Last-level cache in bytes: the larger of sysconf and sysfs (VMs disagree); 32 MiB if unknown. */
-static double llc_bytes(void)
+/* Stored matrix of an nx x ny x nz node cube over all ranks, from the mesh alone: a node couples
+ * with the nodes of its neighbouring hexahedra, so the nonzero 3x3 blocks are
+ * (3 nx - 2)(3 ny - 2)(3 nz - 2); 76 B per block (9 doubles + int32 column) and 16 B per row
+ * (row_ptr, l_ptr): the traffic model's SpMV matrix stream (solvers/traffic.c). */
+static double bench_matrix_bytes(const cc_mesh_params *m)
 {
-  double best = 0;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-  long s = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (s > 0) best = (double)s;
-#endif
-  for (int idx = 0; idx < 8; idx++) {
-    char path[96], buf[32];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
-    FILE *f = fopen(path, "r");
-    if (!f) continue;
-    if (fgets(buf, sizeof buf, f)) {
-      char *end;
-      double v = strtod(buf, &end);
-      if (*end == 'K') v *= 1024;
-      if (*end == 'M') v *= 1024 * 1024;
-      if (v > best) best = v;
+  return 76.0 * (3.0 * m->nx - 2) * (3.0 * m->ny - 2) * (3.0 * m->nz - 2) +
+         16.0 * m->nx * m->ny * (double)m->nz;
+}
+
+/* The default mesh: the smallest 2^k cube (k >= 5) whose matrix is at least 4x the last-level
+ * cache of all nodes (STREAM's rule for its arrays), e.g. 64^3 (0.52 GB) for a 64 MiB LLC,
+ * 128^3 (4.2 GB) for a 384 MiB one. Then the check: a matrix below that is refused unless
+ * --allow-cached (same rule, so the default always passes). */
+static cc_err bench_default_mesh(bench_opts *o, const cc_topology *topo, double *matrix_bytes)
+{
+  const double need = 4.0 * topo->llc_bytes * topo->nodes;
+  if (o->mesh_auto) {
+    int n = 32;
+    for (;;) {
+      o->mesh.nx = o->mesh.ny = o->mesh.nz = n;
+      if (bench_matrix_bytes(&o->mesh) >= need || n >= 1024) break;
+      n *= 2;
     }
-    fclose(f);
   }
-  return best > 0 ? best : 32.0 * 1024 * 1024;
+  *matrix_bytes = bench_matrix_bytes(&o->mesh);
+  CC_CHECK(*matrix_bytes >= need || o->allow_cached, CC_ERR_ARG,
+           "%dx%dx%d nodes: the matrix (%.0f MiB) is below 4x the last-level cache of its %d "
+           "node(s) (%.0f MiB): the kernels would run partly from cache; use a larger mesh (the "
+           "default picks one) or --allow-cached",
+           o->mesh.nx, o->mesh.ny, o->mesh.nz, *matrix_bytes / 1048576.0, topo->nodes,
+           need / 1048576.0);
+  return CC_OK;
 }
 
 static double mem_available_bytes(void)
@@ -178,70 +199,35 @@ static double mem_available_bytes(void)
   return kb * 1024;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median over runs of the slowest rank's time; all ranks get the same value. */
+/* Per kernel and repetition: the slowest rank's time of the kernel and of the triad run just
+ * before it (every rank gets the same values). */
 typedef struct {
-  double *samples;
+  double *kernel, *triad; /* [repeat] */
   int n;
 } timing;
 
-static cc_err timing_add(timing *t, double local)
-{
-  double worst;
-  CC_MPI(MPI_Allreduce(&local, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  t->samples[t->n++] = worst;
-  return CC_OK;
-}
-
-static double timing_median(timing *t)
-{
-  qsort(t->samples, (size_t)t->n, sizeof(double), cmp_double);
-  return t->n % 2 ? t->samples[t->n / 2] : 0.5 * (t->samples[t->n / 2 - 1] + t->samples[t->n / 2]);
-}
-
-#define BENCH_TIME(t, body)                                                                        \
+/* One repetition: a triad, then the kernel, each after a barrier, each the slowest rank's time. */
+#define BENCH_REP(tr, t, body)                                                                     \
   do {                                                                                             \
+    CC_CALL(cc_triad_run((tr), &(t)->triad[(t)->n]));                                              \
     CC_MPI(MPI_Barrier(MPI_COMM_WORLD));                                                           \
     double t0_ = MPI_Wtime();                                                                      \
     body;                                                                                          \
-    CC_CALL(timing_add((t), MPI_Wtime() - t0_));                                                   \
+    double dt_ = MPI_Wtime() - t0_;                                                                \
+    CC_MPI(MPI_Allreduce(&dt_, &(t)->kernel[(t)->n], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));     \
+    (t)->n++;                                                                                      \
   } while (0)
 
-/* STREAM triad a = b + s c over arrays of n doubles, first touched by the same static schedule */
-static cc_err bench_triad(int64_t n, int repeat, timing *t)
+/* Median kernel time, and the median over repetitions of (bytes / t_kernel) / (triad bytes /
+ * t_triad) = (bytes / triad bytes) (t_triad / t_kernel): the interleaved fraction of STREAM. */
+static void timing_summary(timing *t, double bytes, double triad_bytes, double *seconds,
+                           double *fraction, double *scratch)
 {
-  double *a, *b, *c;
-  CC_CALL(cc_malloc((size_t)n, sizeof(double), &a));
-  CC_CALL(cc_malloc((size_t)n, sizeof(double), &b));
-  CC_CALL(cc_malloc((size_t)n, sizeof(double), &c));
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i++) a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
-  const double s = 3.0;
-  for (int r = -1; r < repeat; r++) {
-    CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    double t0 = MPI_Wtime();
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) a[i] = b[i] + s * c[i]; /* a <- b + s c */
-    double dt = MPI_Wtime() - t0;
-    if (r >= 0) CC_CALL(timing_add(t, dt)); /* r = -1: warm-up */
-  }
-  volatile double sink = a[n / 2];
-  (void)sink;
-  cc_free(&a);
-  cc_free(&b);
-  cc_free(&c);
-  return CC_OK;
-}
-
-static cc_err sum_over_ranks(double local, double *global)
-{
-  CC_MPI(MPI_Allreduce(&local, global, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-  return CC_OK;
+  for (int r = 0; r < t->n; r++)
+    scratch[r] = t->kernel[r] > 0 ? bytes / triad_bytes * t->triad[r] / t->kernel[r] : 0;
+  *fraction = cc_median(scratch, t->n);
+  for (int r = 0; r < t->n; r++) scratch[r] = t->kernel[r];
+  *seconds = cc_median(scratch, t->n);
 }
 
 /* Threads bound to a single CPU (OMP_PROC_BIND, mpiexec -bind-to) and how many distinct CPUs they
@@ -271,27 +257,31 @@ static cc_err bench_pinning(int *pinned_threads, int *pinned_cpus)
   return CC_OK;
 }
 
-static cc_err bench_run(const bench_opts *o, bench_result *res)
+static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_result *res)
 {
   int size;
   CC_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
-  memset(res, 0, sizeof *res);
   CC_CALL(bench_pinning(&res->pinned_threads, &res->pinned_cpus));
 
-  /* STREAM first, before the mesh occupies memory */
-  res->llc_bytes = llc_bytes();
-  double total   = o->stream_mb > 0 ? o->stream_mb * 1024 * 1024 : 4.0 * res->llc_bytes;
-  double avail   = mem_available_bytes();
-  if (o->stream_mb <= 0 && avail > 0 && total > 0.5 * avail) total = 0.5 * avail;
-  int64_t n_triad             = (int64_t)(total / 3.0 / 8.0 / size);
-  n_triad                     = n_triad < 1024 ? 1024 : n_triad;
-  res->stream_bytes_per_array = 8.0 * (double)n_triad;
+  /* STREAM arrays first, before the mesh occupies memory; kept for the triad before every
+   * repetition. 4x the LLC per node, split over the node's ranks (or --stream-mb over all). */
+  res->llc_bytes    = topo->llc_bytes;
+  double node_bytes = 4.0 * res->llc_bytes;
+  double avail      = mem_available_bytes();
+  if (o->stream_mb > 0)
+    node_bytes = o->stream_mb * 1024 * 1024 / size * topo->node_size;
+  else if (avail > 0 && node_bytes > 0.5 * avail)
+    node_bytes = 0.5 * avail;
+  cc_triad triad;
+  CC_CALL(cc_triad_create(MPI_COMM_WORLD, node_bytes, topo->node_size, &triad));
+  res->stream_bytes_per_array = 8.0 * (double)triad.n;
+  res->bytes[K_TRIAD]         = triad.bytes;
   timing tm[K_COUNT];
   double *samples;
-  CC_CALL(cc_malloc((size_t)K_COUNT * (size_t)o->repeat, sizeof(double), &samples));
-  for (int k = 0; k < K_COUNT; k++) tm[k] = (timing){samples + k * o->repeat, 0};
-  CC_CALL(bench_triad(n_triad, o->repeat, &tm[K_TRIAD]));
-  CC_CALL(sum_over_ranks(24.0 * (double)n_triad, &res->bytes[K_TRIAD]));
+  CC_CALL(cc_malloc((size_t)(2 * K_COUNT + 1) * (size_t)o->repeat, sizeof(double), &samples));
+  double *scratch = samples + 2 * K_COUNT * o->repeat;
+  for (int k = 0; k < K_COUNT; k++)
+    tm[k] = (timing){samples + 2 * k * o->repeat, samples + (2 * k + 1) * o->repeat, 0};
 
   /* the system, ordered */
   cc_mesh mesh;
@@ -321,58 +311,58 @@ static cc_err bench_run(const bench_opts *o, bench_result *res)
   for (int64_t i = nd; i < 3 * (int64_t)nc; i++) x[i] = y[i] = z[i] = r[i] = 0.0;
   /* r: a dense vector (the cube's b is zero away from the loaded face; a residual is not) */
 
-  /* modelled bytes of this rank */
-  int64_t n_lu = a.l_ptr ? a.l_ptr[n] : 0; /* split-off lower blocks, then the upper internal */
-  for (int i = 0; i < n; i++)
-    for (int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; k++)
-      n_lu += a.col_idx[k] != i && a.col_idx[k] < n;
-  /* split storage: the lower part adds its own row pointer (8 B/row) */
-  double b_spmv =
-      76.0 * (double)cc_bcrs_blocks(&a) + (a.l_ptr ? 16.0 : 8.0) * n + 24.0 * nc + 24.0 * n;
-  double b_sgs  = 76.0 * (double)n_lu + (ord.n_colors > 0 ? 272.0 : 256.0) * n;
-  double b_asdd = o->asdd_iters * b_sgs + (o->asdd_iters - 1) * (b_spmv + 144.0 * n);
-  CC_CALL(sum_over_ranks(b_spmv, &res->bytes[K_SPMV]));
-  CC_CALL(sum_over_ranks(b_sgs, &res->bytes[K_SGS]));
-  CC_CALL(sum_over_ranks(b_asdd, &res->bytes[K_ASDD]));
-  CC_CALL(sum_over_ranks(48.0 * n, &res->bytes[K_DOT]));
-  CC_CALL(sum_over_ranks(72.0 * n, &res->bytes[K_AXPY]));
+  /* modelled bytes (solvers/traffic.c), summed over ranks */
+  cc_traffic ts, ta;
+  cc_precond_params pp_sgs  = {.name = "sgs", .asdd_iters = 1, .ordering = &ord};
+  cc_precond_params pp_asdd = {.name = "asdd", .asdd_iters = o->asdd_iters, .ordering = &ord};
+  CC_CALL(cc_traffic_model(&a, &pp_sgs, &ts));
+  CC_CALL(cc_traffic_model(&a, &pp_asdd, &ta));
+  double local[K_COUNT - 1] = {ts.spmv, ts.sgs, ta.asdd, ts.dot, ts.axpy};
+  CC_MPI(MPI_Allreduce(local, res->bytes, K_COUNT - 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
 
   /* SpMV including its halo exchange */
   CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y));
   for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_TIME(&tm[K_SPMV], CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y)));
+    BENCH_REP(&triad, &tm[K_SPMV], CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y)));
 
   /* one forward + backward sweep pair; then ASDD; each preconditioner built alone (memory) */
   cc_precond *pc;
-  cc_precond_params pp = {.name = "sgs", .asdd_iters = 1, .ordering = &ord};
-  CC_CALL(cc_precond_create(&pp, &a, &mesh.comm, &pc));
+  CC_CALL(cc_precond_create(&pp_sgs, &a, &mesh.comm, &pc));
   CC_CALL(cc_precond_apply(pc, NULL, r, z));
   for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_TIME(&tm[K_SGS], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
+    BENCH_REP(&triad, &tm[K_SGS], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
   cc_precond_destroy(&pc);
-  pp = (cc_precond_params){.name = "asdd", .asdd_iters = o->asdd_iters, .ordering = &ord};
-  CC_CALL(cc_precond_create(&pp, &a, &mesh.comm, &pc));
+  CC_CALL(cc_precond_create(&pp_asdd, &a, &mesh.comm, &pc));
   CC_CALL(cc_precond_apply(pc, NULL, r, z));
   for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_TIME(&tm[K_ASDD], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
+    BENCH_REP(&triad, &tm[K_ASDD], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
   cc_precond_destroy(&pc);
 
   /* dot with its global reduction; AXPY */
   volatile double sink = 0;
-  for (int rep = -1; rep < o->repeat; rep++) {
-    CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    double t0 = MPI_Wtime(), s = cc_dot_local(NULL, nd, x, r);
-    CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-    double dt = MPI_Wtime() - t0;
-    sink += s;
-    if (rep >= 0) CC_CALL(timing_add(&tm[K_DOT], dt));
-  }
+  double s             = cc_dot_local(NULL, nd, x, r); /* warm-up */
+  for (int rep = 0; rep < o->repeat; rep++)
+    BENCH_REP(&triad, &tm[K_DOT], s = cc_dot_local(NULL, nd, x, r);
+              CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+              sink += s);
   cc_vec_axpy(NULL, nd, 1e-3, x, y);
   for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_TIME(&tm[K_AXPY], cc_vec_axpy(NULL, nd, 1e-3, x, y));
+    BENCH_REP(&triad, &tm[K_AXPY], cc_vec_axpy(NULL, nd, 1e-3, x, y));
   (void)sink;
 
-  for (int k = 0; k < K_COUNT; k++) res->seconds[k] = timing_median(&tm[k]);
+  /* the triad's own row: every triad of the run */
+  double *all_triads;
+  CC_CALL(cc_malloc((size_t)(K_COUNT - 1) * (size_t)o->repeat, sizeof(double), &all_triads));
+  int n_triads = 0;
+  for (int k = 0; k < K_TRIAD; k++)
+    for (int rep = 0; rep < tm[k].n; rep++) all_triads[n_triads++] = tm[k].triad[rep];
+  res->seconds[K_TRIAD]  = cc_median(all_triads, n_triads);
+  res->fraction[K_TRIAD] = 1.0;
+  cc_free(&all_triads);
+  for (int k = 0; k < K_TRIAD; k++)
+    timing_summary(&tm[k], res->bytes[k], triad.bytes, &res->seconds[k], &res->fraction[k],
+                   scratch);
+
   int levels = ord.n_levels;
   CC_MPI(MPI_Allreduce(&ord.n_colors, &res->colors_min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
   CC_MPI(MPI_Allreduce(&ord.n_colors, &res->colors_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
@@ -381,6 +371,7 @@ static cc_err bench_run(const bench_opts *o, bench_result *res)
   CC_MPI(MPI_Allreduce(&rss, &res->rss_max, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
 
   cc_free(&samples);
+  cc_triad_free(&triad);
   cc_free(&x);
   cc_free(&y);
   cc_free(&z);
@@ -401,15 +392,23 @@ static void bench_print(const bench_opts *o, const bench_result *res, int size, 
   printf("STREAM triad arrays: 3 x %.1f MiB per rank (LLC %.0f MiB); 24 B/element, write-allocate "
          "not counted\n",
          res->stream_bytes_per_array / 1048576.0, res->llc_bytes / 1048576.0);
+  printf(
+      "a triad before every repetition; %% of STREAM = median over repetitions of kernel bytes/s "
+      "/ the bytes/s of the triad just before it\n");
+  if (res->matrix_cached)
+    printf("WARNING: --allow-cached: the matrix (%.0f MiB) is below 4x the last-level cache (%.0f "
+           "MiB per node): the kernels run partly from cache, %% of STREAM overstates DRAM use\n",
+           res->matrix_bytes / 1048576.0, 4.0 * res->llc_bytes / 1048576.0);
   if (res->pinned_cpus < res->pinned_threads)
     printf("WARNING: %d threads are pinned to only %d distinct CPUs: ranks share cores (bind ranks "
            "with mpiexec.mpich -bind-to core, or unset OMP_PROC_BIND)\n",
            res->pinned_threads, res->pinned_cpus);
   printf("%-8s %12s %14s %10s %12s\n", "kernel", "median s", "bytes", "GB/s", "% of STREAM");
+  (void)stream;
   for (int k = 0; k < K_COUNT; k++) {
     double bw = res->bytes[k] / res->seconds[k];
     printf("%-8s %12.4e %14.4e %10.2f %11.1f%%\n", kernel_name[k], res->seconds[k], res->bytes[k],
-           bw * 1e-9, 100.0 * bw / stream);
+           bw * 1e-9, 100.0 * res->fraction[k]);
   }
   printf("peak RSS (max over ranks): %.1f MiB\n", (double)res->rss_max / 1048576.0);
 }
@@ -447,6 +446,11 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
   cc_json_int(&js, "repeat", o->repeat);
   cc_json_double(&js, "stream_array_bytes_per_rank", res->stream_bytes_per_array);
   cc_json_double(&js, "llc_bytes", res->llc_bytes);
+  cc_json_double(&js, "matrix_bytes", res->matrix_bytes);
+  cc_json_bool(&js, "matrix_fits_cache", res->matrix_cached);
+  cc_json_string(&js, "stream_interleave",
+                 "triad before every repetition; fraction_of_stream = median of per-repetition "
+                 "ratios");
   cc_json_double(&js, "stream_triad_bytes_per_s", stream);
   cc_json_double(&js, "stream_triad_seconds", res->seconds[K_TRIAD]);
   cc_json_int(&js, "peak_rss_bytes_max", res->rss_max);
@@ -462,7 +466,7 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
     cc_json_double(&js, "seconds", res->seconds[k]);
     cc_json_double(&js, "bytes", res->bytes[k]);
     cc_json_double(&js, "bytes_per_s", bw);
-    cc_json_double(&js, "fraction_of_stream", bw / stream);
+    cc_json_double(&js, "fraction_of_stream", res->fraction[k]); /* interleaved median */
     cc_json_string(&js, "bytes_model", kernel_model[k]);
     cc_json_end_object(&js);
   }
@@ -483,7 +487,7 @@ int main(int argc, char **argv)
   bench_result res;
   int help   = 0;
   cc_err err = bench_parse(argc, argv, &o, &help);
-  if (!err && !help) err = cc_mesh_params_validate(&o.mesh, size, 0);
+  if (!err && !help && !o.mesh_auto) err = cc_mesh_params_validate(&o.mesh, size, 0);
   if (!err && help) {
     if (rank == 0) bench_usage();
     MPI_Finalize();
@@ -502,11 +506,28 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return err == CC_ERR_ARG ? 2 : 1;
   }
+  /* the default DRAM-sized mesh, or the refusal of a cached one: before any large allocation */
+  memset(&res, 0, sizeof res);
+  err = bench_default_mesh(&o, &topo, &res.matrix_bytes);
+  if (!err) err = cc_mesh_params_validate(&o.mesh, size, 0);
+  if (err) { /* every rank decided on the same numbers (LLC and nodes are agreed) */
+    if (rank == 0) cc_error_print(stderr, rank);
+    cc_error_clear();
+    cc_topology_free(&topo);
+    MPI_Finalize();
+    return err == CC_ERR_ARG ? 2 : 1;
+  }
+  res.matrix_cached = res.matrix_bytes < 4.0 * topo.llc_bytes * topo.nodes;
   if (rank == 0) printf("cubecg-bench: threads %s\n", topo.threads_chosen_by);
+  if (rank == 0 && res.matrix_cached)
+    printf("WARNING: --allow-cached: %dx%dx%d nodes, the matrix (%.0f MiB) is below 4x the "
+           "last-level cache (%.0f MiB per node x %d nodes): kernels run partly from cache\n",
+           o.mesh.nx, o.mesh.ny, o.mesh.nz, res.matrix_bytes / 1048576.0,
+           4.0 * topo.llc_bytes / 1048576.0, topo.nodes);
   if (rank == 0 && topo.oversubscribed)
     printf("WARNING: oversubscribed: %s; bandwidths are not representative\n",
            topo.oversubscribed_why);
-  err = bench_run(&o, &res);
+  err = bench_run(&o, &topo, &res);
   if (err) {
     cc_error_print(stderr, rank);
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -38,6 +38,30 @@ char *cc_cpu_list(const void *cpu_set, char *out, size_t size)
   return out;
 }
 
+double cc_llc_bytes(void)
+{
+  double best = 0;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  long s = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (s > 0) best = (double)s;
+#endif
+  for (int idx = 0; idx < 8; idx++) {
+    char path[96], buf[32];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    if (fgets(buf, sizeof buf, f)) {
+      char *end;
+      double v = strtod(buf, &end);
+      if (*end == 'K') v *= 1024;
+      if (*end == 'M') v *= 1024 * 1024;
+      if (v > best) best = v;
+    }
+    fclose(f);
+  }
+  return best > 0 ? best : 32.0 * 1024 * 1024;
+}
+
 static int cores_online(void)
 {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -186,6 +210,9 @@ cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo)
   CC_MPI(MPI_Allreduce(&node_size, &topo->ranks_per_node_max, 1, MPI_INT, MPI_MAX, comm));
   int cpus = cores_online();
   CC_MPI(MPI_Allreduce(&cpus, &topo->cores_per_node, 1, MPI_INT, MPI_MIN, comm));
+  double llc = cc_llc_bytes();
+  CC_MPI(MPI_Allreduce(&llc, &topo->llc_bytes, 1, MPI_DOUBLE, MPI_MIN, comm));
+  topo->node_size = node_size;
 
   /* hosts and oversubscription: threads of all ranks on a host against its online CPUs */
   char name[MPI_MAX_PROCESSOR_NAME];
@@ -317,6 +344,7 @@ void cc_topology_json(const cc_topology *topo, cc_json *js)
   cc_json_int(js, "ranks_per_node_min", topo->ranks_per_node_min);
   cc_json_int(js, "ranks_per_node_max", topo->ranks_per_node_max);
   cc_json_int(js, "cores_per_node", topo->cores_per_node);
+  cc_json_int(js, "llc_bytes", (int64_t)topo->llc_bytes);
   cc_json_int(js, "hosts", topo->hosts);
   cc_json_begin_array(js, "hostnames");
   for (int h = 0; topo->hostnames && h < topo->hosts; h++)

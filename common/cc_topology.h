@@ -20,6 +20,8 @@ typedef struct {
   int ranks, threads;
   int nodes, ranks_per_node_min, ranks_per_node_max;
   int cores_per_node; /* online CPUs, min over nodes */
+  double llc_bytes;   /* last-level cache per node (cc_llc_bytes), min over nodes */
+  int node_size;      /* ranks on this rank's node (differs between ranks when nodes differ) */
   int hosts;
   int oversubscribed;               /* on any host: sum of threads > online CPUs */
   char oversubscribed_why[160];     /* the first such host, e.g. "host vm: 4 threads on 2 CPUs" */
@@ -53,6 +55,11 @@ void cc_topology_free(cc_topology *topo);
  */
 CC_WUR cc_err cc_topology_setup(MPI_Comm comm, const char *placement_option, int progress_active,
                                 cc_topology *topo);
+/* Last-level cache of this node in bytes: the larger of sysconf(_SC_LEVEL3_CACHE_SIZE) and the
+ * largest cache of cpu0 in sysfs (VMs disagree: one may say 8 MiB, the other 64 MiB); 32 MiB when
+ * neither says. The STREAM triads size their arrays from it (4x, STREAM's rule). */
+double cc_llc_bytes(void);
+
 /* MPI_Get_library_version on one line. */
 CC_WUR cc_err cc_mpi_library(char *out, size_t size);
 

@@ -51,7 +51,7 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
-  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
+  int checkpoint_overwrite;      /* a --checkpoint-dir of another problem is emptied, not refused */
   int64_t gas_page;              /* --checkpoint gas: store page size */
   int64_t gas_dram;              /* DRAM cache budget per rank */
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
@@ -66,6 +66,7 @@ typedef struct {
   int monitor;         /* iteration monitor: N > 0 every N iterations, 0 auto, -1 off */
   int export_deformed; /* export also the deformed coordinates x + u */
   int version;
+  int roofline; /* triad before and after each solve; the solves report roofline_fraction */
   char options_file[CC_PATH_MAX];
   unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
 } cc_options;
@@ -133,6 +134,11 @@ typedef struct {
   double ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
   char ckpt_last[CC_CKPT_PATH_MAX];    /* DIR/ckpt.<it> of the newest checkpoint, "" if none */
   char restart_from[CC_CKPT_PATH_MAX]; /* checkpoint this solve resumed from, "" if none */
+  /* traffic model per iteration (solvers/traffic.c), summed over ranks; min / max of one rank */
+  double model_total, model_rank_min, model_rank_max;
+  double model_spmv, model_precond, model_vectors, model_vector_passes;
+  /* --roofline: aggregate triad bandwidth just before and just after the solve */
+  double triad_before, triad_after;
 } cc_solve_record;
 
 typedef struct {
@@ -166,11 +172,17 @@ typedef struct {
   int checks_dropped;    /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
   double analytic_error; /* worst over solves */
   cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
-  int rank;              /* of this process in MPI_COMM_WORLD */
-  double started;        /* MPI_Wtime at start (stage lines) */
-  int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
-  int in_progress;       /* set while the pipeline runs: a report written now is partial */
-  int signal;            /* which one */
+  /* --roofline: the median of CC_ROOFLINE_TRIADS triads just before and just after each solve
+   * (one triad over 4x the LLC costs a fraction of one iteration of a mesh that does not fit the
+   * cache; inside the solve it would evict the cache and add to the solve's time) */
+#define CC_ROOFLINE_TRIADS 5
+  double triad_node_bytes;     /* --roofline: the three triad arrays of one node (4x its LLC) */
+  int64_t triad_rank_elements; /* elements per array on rank 0 */
+  int rank;                    /* of this process in MPI_COMM_WORLD */
+  double started;              /* MPI_Wtime at start (stage lines) */
+  int interrupted;             /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
+  int in_progress;             /* set while the pipeline runs: a report written now is partial */
+  int signal;                  /* which one */
 } cc_run;
 
 /* Thread count (OMP_NUM_THREADS, else cores per host / ranks per host), placement and topology;

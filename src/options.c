@@ -188,6 +188,8 @@ static const opt_spec option_table[] = {
     {"restart", OPT_STRING, OFF(restart), "", CHOICES_NONE,
      "resume from the newest complete checkpoint in DIR"},
     {"timing", OPT_CHOICE, OFF(timing), "on", CHOICES_TIMING, "per-kernel timers"},
+    {"roofline", OPT_FLAG, OFF(roofline), "0", CHOICES_NONE,
+     "STREAM triad (arrays 4x the LLC per node) before and after each solve: roofline_fraction"},
     {"analytic-tol", OPT_DOUBLE, OFF(analytic_tol), "1e-6", CHOICES_NONE,
      "built-in check: max relative error against the analytic solution"},
     {"memory-fraction", OPT_DOUBLE, OFF(memory_fraction), "0.8", CHOICES_NONE,
@@ -627,6 +629,9 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   CC_CHECK(opts->monitor >= -1, CC_ERR_ARG, "--monitor %d must be >= -1", opts->monitor);
   CC_CHECK(!opts->export_deformed || opts->export_solution[0], CC_ERR_ARG,
            "--export-deformed needs --export-solution FILE");
+  /* the roofline fraction divides by the measured time per iteration */
+  CC_CHECK(!opts->roofline || opts->timing == CC_TIMING_ON, CC_ERR_ARG,
+           "--roofline needs --timing on (the fraction divides by the time per iteration)");
   CC_CHECK(opts->analytic_tol > 0, CC_ERR_ARG, "--analytic-tol %g must be > 0", opts->analytic_tol);
   /* below 0.001 the limit would be meaningless (and rounds to 0 bytes, which is not "no limit") */
   CC_CHECK(opts->memory_fraction >= 1e-3 && opts->memory_fraction <= 1, CC_ERR_ARG,

@@ -78,8 +78,29 @@ static cc_err report_rewrite(cc_run *run, MPI_Comm comm)
   return CC_OK;
 }
 
+/* The solve's modelled bytes per iteration (solvers/traffic.c), with the SpMV and preconditioner
+ * counts as the solver measured them (residual replacement amortised; Table 1 when fewer than two
+ * iterations ran), summed over ranks; min and max of one rank beside. */
+static cc_err record_traffic(MPI_Comm comm, const cc_traffic *tm, const cc_krylov *variant,
+                             cc_solve_record *rec)
+{
+  double spmv = rec->ops_per_iteration[CC_T_SPMV], prec = rec->ops_per_iteration[CC_T_PRECOND];
+  if (spmv <= 0 && prec <= 0) spmv = variant->table1.spmv, prec = variant->table1.precond;
+  double passes   = cc_traffic_vector_passes(variant);
+  double local[4] = {cc_traffic_iteration(tm, variant, spmv, prec), spmv * tm->spmv,
+                     prec * tm->precond, passes * tm->stream};
+  double sum[4], lo, hi;
+  CC_MPI(MPI_Allreduce(local, sum, 4, MPI_DOUBLE, MPI_SUM, comm));
+  CC_MPI(MPI_Allreduce(&local[0], &lo, 1, MPI_DOUBLE, MPI_MIN, comm));
+  CC_MPI(MPI_Allreduce(&local[0], &hi, 1, MPI_DOUBLE, MPI_MAX, comm));
+  rec->model_total = sum[0], rec->model_spmv = sum[1], rec->model_precond = sum[2];
+  rec->model_vectors = sum[3], rec->model_rank_min = lo, rec->model_rank_max = hi;
+  rec->model_vector_passes = passes;
+  return CC_OK;
+}
+
 static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, const cc_ordering *ord,
-                         cc_precond *pc, double *b)
+                         cc_precond *pc, const cc_precond_params *pparams, double *b)
 {
   const cc_options *opts = &run->opts;
   cc_solve_plan plan[CC_MAX_SOLVES];
@@ -89,6 +110,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
            cc_options_choice(opts, "solver"), cc_options_choice(opts, "reduction"));
   double *x = NULL, *u = NULL;
   cc_driver_ckpt *restart = NULL, *ckpt = NULL;
+  cc_triad triad = {0}; /* --roofline: allocated once, first-touched by the solver's threads */
   /* On an error: free what this function holds. The checkpoint handles only when every rank agreed
    * on the error (their destruction may be collective; otherwise the driver aborts the job). */
 #define SOLVES_CALL(expr)                                                                          \
@@ -96,12 +118,23 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_err solves_err_ = (expr);                                                                   \
     if (solves_err_) {                                                                             \
       if (cc_error_agreed()) cc_driver_ckpt_destroy(&ckpt), cc_driver_ckpt_destroy(&restart);      \
-      cc_free(&x), cc_free(&u);                                                                    \
+      cc_free(&x), cc_free(&u), cc_triad_free(&triad);                                             \
       return cc_error_push(solves_err_, __FILE__, __LINE__, __func__, "%s", #expr);                \
     }                                                                                              \
   } while (0)
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
+  cc_traffic tm;
+  SOLVES_CALL(cc_traffic_model(a, pparams, &tm));
+  if (opts->roofline) {
+    /* STREAM's rule: arrays of 4x the last-level cache per node, split over the node's ranks */
+    run->triad_node_bytes = 4.0 * run->topo.llc_bytes;
+    cc_stage(run, "roofline: STREAM triad arrays %.0f MiB per node (4 x LLC %.0f MiB)",
+             run->triad_node_bytes / 1048576.0, run->topo.llc_bytes / 1048576.0);
+    SOLVES_CALL(
+        cc_triad_create(mesh->comm.comm, run->triad_node_bytes, run->topo.node_size, &triad));
+    run->triad_rank_elements = triad.n;
+  }
   run->analytic_error = 0;
   for (int s = 0; s < n_plan; s++) {
     SOLVES_CALL(stop_requested(run, mesh->comm.comm));
@@ -116,11 +149,13 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                             .reduction     = plan[s].reduction,
                             .replace_every = opts->replace_every};
     /* the reduction settings and the timers belong to the solve (no process-wide state) */
-    kopts.progress = (cc_progress_mode)opts->progress; /* the registry index is the enum */
+    kopts.progress          = (cc_progress_mode)opts->progress; /* the registry index is the enum */
     kopts.inject_latency_us = opts->inject_latency_us;
     kopts.count_only        = run->timers.count_only;
-    cc_solve_record *rec = &run->solves[run->n_solves++];
+    cc_solve_record *rec    = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
+    if (opts->roofline) /* the triad just before the solve */
+      SOLVES_CALL(cc_triad_bandwidth(&triad, CC_ROOFLINE_TRIADS, &rec->triad_before));
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
     if (opts->restart[0]) {
       SOLVES_CALL(
@@ -144,6 +179,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.monitor     = cc_monitor_iteration; /* also where a signal is noticed: always on */
     kopts.monitor_ctx = &monitor;
     SOLVES_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
+    if (opts->roofline) /* and just after it, before anything else touches memory */
+      SOLVES_CALL(cc_triad_bandwidth(&triad, CC_ROOFLINE_TRIADS, &rec->triad_after));
     if (ckpt) SOLVES_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
     cc_driver_ckpt_destroy(&ckpt);
     cc_driver_ckpt_destroy(&restart);
@@ -160,6 +197,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_ordering_unpermute(ord, x, u);
     SOLVES_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
     SOLVES_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
+    SOLVES_CALL(record_traffic(mesh->comm.comm, &tm, plan[s].variant, rec));
     if (rec->result.interrupted) {
       /* the iterate of an unfinished solve is no answer: no checks, no export, report it */
       run->interrupted = 1;
@@ -191,6 +229,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
 #undef SOLVES_CALL
   cc_free(&x);
   cc_free(&u);
+  cc_triad_free(&triad);
   return CC_OK;
 }
 
@@ -275,12 +314,13 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_precond_params pparams = {.name       = cc_precond_list[opts->precond].name,
                                .asdd_iters = opts->asdd_iters,
                                .ordering   = &ord};
-  tok = cc_timer_start(timers, CC_T_SETUP);
+  tok                       = cc_timer_start(timers, CC_T_SETUP);
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
   cc_timer_stop(timers, tok);
 
   PIPELINE_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
-  PIPELINE_CALL(run_solves(run, &mesh, &a, &ord, pc, b)); /* solves keep their own timers */
+  PIPELINE_CALL(
+      run_solves(run, &mesh, &a, &ord, pc, &pparams, b)); /* solves keep their own timers */
 finish:
   for (int s = 0; s < run->n_solves; s++)
     timers->seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];

@@ -92,6 +92,22 @@ static double baseline_time_per_iter(const cc_run *run)
   return 0;
 }
 
+/* --roofline: the solve's triad bandwidth, the mean of the triads just before and just after it */
+static double roofline_triad(const cc_solve_record *rec)
+{
+  return 0.5 * (rec->triad_before + rec->triad_after);
+}
+
+/* (modelled bytes per iteration / triad bandwidth) / measured time per iteration: the share of
+ * the memory roofline the solve reached (1 = every iteration as fast as its bytes allow) */
+static double roofline_fraction(const cc_solve_record *rec)
+{
+  const cc_solve_result *r = &rec->result;
+  int iterations           = r->iterations - r->start_iteration;
+  double per_iter = iterations > 0 ? r->time_s / iterations : 0, triad = roofline_triad(rec);
+  return per_iter > 0 && triad > 0 ? rec->model_total / triad / per_iter : 0;
+}
+
 static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *rec)
 {
   const cc_solve_result *r = &rec->result;
@@ -113,6 +129,23 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_double(js, "time_s", r->time_s);
   cc_json_double(js, "time_per_iter_s", per_iter);
   cc_json_double(js, "relative_to_pcg_ar", baseline > 0 && per_iter > 0 ? per_iter / baseline : -1);
+  /* the traffic model of one iteration (solvers/traffic.c); --roofline: the triad around it */
+  cc_json_begin_object(js, "modelled_bytes_per_iteration");
+  cc_json_double(js, "total", rec->model_total);
+  cc_json_double(js, "per_rank_min", rec->model_rank_min);
+  cc_json_double(js, "per_rank_max", rec->model_rank_max);
+  cc_json_double(js, "spmv", rec->model_spmv);
+  cc_json_double(js, "precond", rec->model_precond);
+  cc_json_double(js, "vectors", rec->model_vectors);
+  cc_json_double(js, "vector_passes", rec->model_vector_passes);
+  cc_json_end_object(js);
+  if (run->opts.roofline) {
+    double triad = roofline_triad(rec);
+    cc_json_double(js, "triad_bytes_per_s", triad);
+    cc_json_double(js, "triad_bytes_per_s_before", rec->triad_before);
+    cc_json_double(js, "triad_bytes_per_s_after", rec->triad_after);
+    cc_json_double(js, "roofline_fraction", roofline_fraction(rec));
+  }
   write_breakdown(js, "breakdown", rec->breakdown_max);
   write_breakdown(js, "breakdown_mean", rec->breakdown_mean);
   cc_json_begin_object(js, "ops_per_iteration");
@@ -246,6 +279,19 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_end_object(&js);
   cc_json_double(&js, "analytic_max_rel_error", run->analytic_error);
 
+  if (run->opts.roofline) {
+    cc_json_begin_object(&js, "roofline");
+    cc_json_int(&js, "llc_bytes", (int64_t)run->topo.llc_bytes);
+    cc_json_double(&js, "triad_node_bytes", run->triad_node_bytes);
+    cc_json_int(&js, "triad_rank_elements", run->triad_rank_elements);
+    cc_json_int(&js, "triads_per_measurement", CC_ROOFLINE_TRIADS);
+    cc_json_string(&js, "when",
+                   "median of the triads just before and of those just after each "
+                   "solve; the solve's triad_bytes_per_s is their mean");
+    cc_json_end_object(&js);
+  } else {
+    cc_json_string(&js, "roofline", NULL);
+  }
   cc_json_begin_array(&js, "solves");
   for (int s = 0; s < run->n_solves; s++) write_solve(&js, run, &run->solves[s]);
   cc_json_end_array(&js);
@@ -323,6 +369,14 @@ void cc_summary_print(const cc_run *run, FILE *out)
             b[CC_BRK_REDUCTION] / total, b[CC_BRK_AXPY] / total, b[CC_BRK_OTHER] / total,
             r->converged ? "" : "  NOT CONVERGED");
     if (!r->converged && r->failure[0]) fprintf(out, "          %s\n", r->failure);
+    fprintf(out, "          modelled %.3g MB per iteration (SpMV %.3g, M^-1 %.3g, vectors %.3g)",
+            rec->model_total / 1e6, rec->model_spmv / 1e6, rec->model_precond / 1e6,
+            rec->model_vectors / 1e6);
+    if (o->roofline)
+      fprintf(out, "; triad %.2f GB/s (before %.2f, after %.2f): roofline fraction %.3f",
+              roofline_triad(rec) / 1e9, rec->triad_before / 1e9, rec->triad_after / 1e9,
+              roofline_fraction(rec));
+    fputc('\n', out);
     if (rec->restart_from[0])
       fprintf(out, "          resumed from %s at iteration %d\n", rec->restart_from,
               r->start_iteration);

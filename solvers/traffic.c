@@ -1,0 +1,184 @@
+/* traffic.c: the explicit memory-traffic model of the kernels and of one CG iteration, and the
+ * STREAM triad it is measured against (issue 3, issue 15 item 4; McCalpin's STREAM conventions).
+ * The one place of the model: cubecg-bench and the driver's roofline fraction both call it.
+ *
+ * Bytes that must cross the memory bus once per call on this rank; vectors gathered through
+ * column indices are taken as cache resident after their first touch; write-allocate is not
+ * counted (as in STREAM); halo messages are not counted. With P = bytes of a stored value (8 for
+ * double, 4 for float, --precond-precision):
+ *   block        = 9 values + one int32 column index = 9 P + 4 (76 B double, 40 B float)
+ *   SpMV         = 76 B per stored block + 8 B row_ptr per row (+ 8 B l_ptr with split storage)
+ *                  + 24 B x per local node (internal + halo) + 24 B y write per row
+ *   SGS pair     = forward:  L blocks + D^-1 (9 P) + 24 B r read + 24 B y write
+ *                  backward: U blocks + D^-1 (9 P) + 24 B z read + 24 B z write
+ *                  + pointers: 16 B/row (sequential sweeps: l_ptr, u_ptr on copies),
+ *                    32 B/row (multicolor sweeps in place: l_ptr, diag_pos, row_ptr)
+ *                  = (9 P + 4)(nL + nU) + 18 P + 96 + 16|32 B per row  (272 B/row double colored)
+ *                  (L, U: the internal off-diagonal blocks; the sweep vectors stay double)
+ *   ASDD(N)      = N SGS pairs + (N-1) (residual SpMV with the preconditioner's blocks
+ *                  + 72 B/row t = r - A z + 72 B/row z += w)
+ *   jacobi       = D^-1 (72 B) + 48 B/row;  none = 48 B/row (z = r)
+ *   dot          = 48 B per row (two vectors of 3 doubles);  AXPY = 72 B per row
+ *   vector pass  = 24 B per row (one vector of 3 doubles read or written once)
+ *   STREAM triad = 24 B per element (a = b + s c: read b, c, write a; 32 B with write-allocate)
+ * One iteration = SpMVs x SpMV + preconditioner applications x its bytes + the variant's vector
+ * passes (reads + writes of whole vectors outside SpMV and preconditioner) x 24 B/row.
+ */
+#include "cc_solvers.h"
+
+#include <omp.h>
+#include <stdlib.h>
+
+/* Bytes of one stored block and of one D^-1 block in the preconditioner's precision. Assumes the
+ * single-precision preconditioner (h/single, issue 15 item 3) keeps float L, U, D^-1 and runs
+ * ASDD's inner residual on float blocks too; the vectors of the sweeps stay double. */
+static double value_bytes(cc_precision p)
+{
+  return p == CC_PRECISION_SINGLE ? 4.0 : 8.0;
+}
+
+static double spmv_bytes(const cc_bcrs *a, double block_bytes)
+{
+  const double n = a->n_rows, nc = a->n_cols;
+  return block_bytes * (double)cc_bcrs_blocks(a) + (a->l_ptr ? 16.0 : 8.0) * n + 24.0 * nc +
+         24.0 * n;
+}
+
+cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffic *t)
+{
+  CC_CHECK(a && pc && pc->name && t, CC_ERR_ARG, "traffic model: missing matrix or parameters");
+  CC_CHECK(pc->precision >= 0 && pc->precision < CC_PRECISION_COUNT, CC_ERR_ARG,
+           "traffic model: precision %d unknown", (int)pc->precision);
+  memset(t, 0, sizeof *t);
+  const int n = a->n_rows;
+  /* internal off-diagonal blocks: the split-off lower part, then those of row_ptr */
+  int64_t n_lu = a->l_ptr ? a->l_ptr[n] : 0;
+  for (int i = 0; i < n; i++)
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+      n_lu += a->col_idx[k] != i && a->col_idx[k] < n;
+  const double p    = value_bytes(pc->precision);
+  const int colored = pc->ordering && pc->ordering->n_colors > 0;
+  t->rows           = n;
+  t->blocks         = cc_bcrs_blocks(a);
+  t->blocks_lu      = n_lu;
+  t->stream         = 24.0 * n;                           /* 3 doubles per row */
+  t->spmv           = spmv_bytes(a, 76.0);                /* SpMV is always double */
+  t->sgs            = (9 * p + 4) * (double)n_lu +        /* L and U blocks */
+           (18 * p + 96.0 + (colored ? 32.0 : 16.0)) * n; /* D^-1 twice, r y z, pointers */
+  const int iters = pc->asdd_iters > 0 ? pc->asdd_iters : 1;
+  t->asdd         = iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + 144.0 * n);
+  t->dot          = 2 * t->stream;
+  t->axpy         = 3 * t->stream;
+  if (!strcmp(pc->name, "asdd"))
+    t->precond = t->asdd;
+  else if (!strcmp(pc->name, "sgs"))
+    t->precond = t->sgs;
+  else if (!strcmp(pc->name, "jacobi"))
+    t->precond = 9 * p * n + 2 * t->stream; /* z_i = D_i^-1 r_i */
+  else if (!strcmp(pc->name, "none"))
+    t->precond = 2 * t->stream; /* z = r */
+  else
+    CC_FAIL(CC_ERR_ARG, "traffic model: preconditioner '%s' has no model", pc->name);
+  return CC_OK;
+}
+
+/* Vector passes per iteration of each variant as its kernels run today (reads + writes of whole
+ * vectors, SpMV and preconditioner excluded; one pass over several vectors counts each vector;
+ * a vector read twice in one pass counts once):
+ *   pcg    (s,p) 2 + x,r update 4 R 2 W + {(r,u),(r,r)} 2 + p = u + beta p 2 R 1 W      = 13
+ *   cgcg   p,s,x,r update 6 R 4 W + {(r,u),(w,u),(r,r)} 3                               = 13
+ *   pipecg 8 recurrences in one pass 10 R 8 W + {(r,u),(w,u),(r,r)} 3                    = 21
+ *   gropp  (p,s) 2 + x,r,u update 6 R 3 W + {(r,u),(r,r)} 2 + p,s update 4 R 2 W         = 19
+ * A variant not listed falls back to Table 1 unfused: 2 reads per dot, 2 reads + 1 write per
+ * AXPY. (When the Krylov descriptor carries its own pass count, this table goes.) */
+static const struct {
+  const char *name;
+  int passes;
+} variant_passes[] = {{"pcg", 13}, {"cgcg", 13}, {"pipecg", 21}, {"gropp", 19}};
+
+double cc_traffic_vector_passes(const cc_krylov *variant)
+{
+  for (size_t i = 0; i < sizeof variant_passes / sizeof variant_passes[0]; i++)
+    if (!strcmp(variant->name, variant_passes[i].name)) return variant_passes[i].passes;
+  return 2.0 * variant->table1.dot + 3.0 * variant->table1.axpy;
+}
+
+double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, double spmv_per_it,
+                            double precond_per_it)
+{
+  /* SpMV x A + M^-1 applications x M + the variant's vector passes x 24 B/row */
+  return spmv_per_it * t->spmv + precond_per_it * t->precond +
+         cc_traffic_vector_passes(variant) * t->stream;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * STREAM triad with the caller's ranks and threads
+ * ---------------------------------------------------------------------------------------------- */
+cc_err cc_triad_create(MPI_Comm comm, double node_bytes, int node_ranks, cc_triad *tr)
+{
+  memset(tr, 0, sizeof *tr);
+  CC_CHECK(node_bytes > 0 && node_ranks > 0, CC_ERR_ARG, "triad: %g bytes over %d ranks",
+           node_bytes, node_ranks);
+  int64_t n = (int64_t)(node_bytes / node_ranks / 24.0); /* three arrays of doubles */
+  tr->comm  = comm;
+  tr->n     = n < 1024 ? 1024 : n;
+  CC_CALL(cc_malloc((size_t)tr->n, sizeof(double), &tr->a));
+  CC_CALL(cc_malloc((size_t)tr->n, sizeof(double), &tr->b));
+  CC_CALL(cc_malloc((size_t)tr->n, sizeof(double), &tr->c));
+  double *restrict a = tr->a, *restrict b = tr->b, *restrict c = tr->c;
+  /* first touch by the static schedule of the timed loop: each thread's pages near it */
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < tr->n; i++) a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
+  double local = 24.0 * (double)tr->n;
+  CC_MPI(MPI_Allreduce(&local, &tr->bytes, 1, MPI_DOUBLE, MPI_SUM, comm));
+  double warm;
+  CC_CALL(cc_triad_run(tr, &warm)); /* page tables and TLBs warm before the first timed run */
+  return CC_OK;
+}
+
+cc_err cc_triad_run(cc_triad *tr, double *seconds)
+{
+  double *restrict a       = tr->a;
+  const double *restrict b = tr->b, *restrict c = tr->c;
+  const double s = 3.0;
+  CC_MPI(MPI_Barrier(tr->comm));
+  double t0 = MPI_Wtime();
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < tr->n; i++) a[i] = b[i] + s * c[i]; /* a <- b + s c */
+  double dt            = MPI_Wtime() - t0;
+  volatile double sink = a[tr->n / 2]; /* keep the stores */
+  (void)sink;
+  CC_MPI(MPI_Allreduce(&dt, seconds, 1, MPI_DOUBLE, MPI_MAX, tr->comm)); /* the slowest rank */
+  return CC_OK;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+double cc_median(double *v, int n)
+{
+  if (n <= 0) return 0.0;
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+cc_err cc_triad_bandwidth(cc_triad *tr, int repeat, double *bytes_per_s)
+{
+  double t[CC_TRIAD_MAX_REPEAT];
+  CC_CHECK(repeat >= 1 && repeat <= CC_TRIAD_MAX_REPEAT, CC_ERR_ARG,
+           "triad: repeat %d not in [1, %d]", repeat, CC_TRIAD_MAX_REPEAT);
+  for (int r = 0; r < repeat; r++) CC_CALL(cc_triad_run(tr, &t[r]));
+  double med   = cc_median(t, repeat);
+  *bytes_per_s = med > 0 ? tr->bytes / med : 0.0;
+  return CC_OK;
+}
+
+void cc_triad_free(cc_triad *tr)
+{
+  cc_free(&tr->a);
+  cc_free(&tr->b);
+  cc_free(&tr->c);
+}
