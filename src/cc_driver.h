@@ -51,7 +51,7 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
-  int checkpoint_overwrite;      /* a --checkpoint-dir of another problem is emptied, not refused */
+  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
   int64_t gas_page;              /* --checkpoint gas: store page size */
   int64_t gas_dram;              /* DRAM cache budget per rank */
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
@@ -172,17 +172,17 @@ typedef struct {
   int checks_dropped;    /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
   double analytic_error; /* worst over solves */
   cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
+  int rank;              /* of this process in MPI_COMM_WORLD */
+  double started;        /* MPI_Wtime at start (stage lines) */
+  int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
+  int in_progress;       /* set while the pipeline runs: a report written now is partial */
+  int signal;            /* which one */
   /* --roofline: the median of CC_ROOFLINE_TRIADS triads just before and just after each solve
    * (one triad over 4x the LLC costs a fraction of one iteration of a mesh that does not fit the
    * cache; inside the solve it would evict the cache and add to the solve's time) */
 #define CC_ROOFLINE_TRIADS 5
-  double triad_node_bytes;     /* --roofline: the three triad arrays of one node (4x its LLC) */
+  double triad_node_bytes;     /* the three triad arrays of one node (4x its LLC) */
   int64_t triad_rank_elements; /* elements per array on rank 0 */
-  int rank;                    /* of this process in MPI_COMM_WORLD */
-  double started;              /* MPI_Wtime at start (stage lines) */
-  int interrupted;             /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
-  int in_progress;             /* set while the pipeline runs: a report written now is partial */
-  int signal;                  /* which one */
 } cc_run;
 
 /* Thread count (OMP_NUM_THREADS, else cores per host / ranks per host), placement and topology;

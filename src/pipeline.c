@@ -149,10 +149,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                             .reduction     = plan[s].reduction,
                             .replace_every = opts->replace_every};
     /* the reduction settings and the timers belong to the solve (no process-wide state) */
-    kopts.progress          = (cc_progress_mode)opts->progress; /* the registry index is the enum */
+    kopts.progress = (cc_progress_mode)opts->progress; /* the registry index is the enum */
     kopts.inject_latency_us = opts->inject_latency_us;
     kopts.count_only        = run->timers.count_only;
-    cc_solve_record *rec    = &run->solves[run->n_solves++];
+    cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     if (opts->roofline) /* the triad just before the solve */
       SOLVES_CALL(cc_triad_bandwidth(&triad, CC_ROOFLINE_TRIADS, &rec->triad_before));
@@ -314,7 +314,7 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_precond_params pparams = {.name       = cc_precond_list[opts->precond].name,
                                .asdd_iters = opts->asdd_iters,
                                .ordering   = &ord};
-  tok                       = cc_timer_start(timers, CC_T_SETUP);
+  tok = cc_timer_start(timers, CC_T_SETUP);
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
   cc_timer_stop(timers, tok);
 
