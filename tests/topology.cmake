@@ -111,9 +111,9 @@ set(SCHEMA_OUT ${TOPO_OUT}/schema)
 add_test(NAME schema_reports
          COMMAND bash -c "set -e; rm -rf '${SCHEMA_OUT}'; mkdir -p '${SCHEMA_OUT}'; cd '${SCHEMA_OUT}'
            '${MPIEXEC_EXECUTABLE}' -n 1 '${TOPO_CUBECG}' --help > help.txt
-           '${MPIEXEC_EXECUTABLE}' -n 2 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --report run.json --quiet
+           '${MPIEXEC_EXECUTABLE}' -n 2 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --roofline --report run.json --quiet
            '${MPIEXEC_EXECUTABLE}' -n 1 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --checkpoint posix --checkpoint-dir ck --checkpoint-every 5 --report run_ckpt.json --quiet
-           '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-bench>' --nx 8 --ny 8 --nz 8 --repeat 2 --stream-mb 4 --report kernels.json > kernels.out
+           '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-bench>' --nx 8 --ny 8 --nz 8 --repeat 2 --stream-mb 4 --allow-cached --report kernels.json > kernels.out
            '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-iobench>' --dir io --sizes 64k --backends posix,offload --buffers 8k --repeat 1 --report iobench.json > iobench.out
            '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_schema.py' '${PROJECT_SOURCE_DIR}/docs/report-schema.md' --help-text help.txt run=run.json run=run_ckpt.json kernels=kernels.json iobench=iobench.json")
 set_tests_properties(schema_reports PROPERTIES PROCESSORS 2 TIMEOUT 300

@@ -1,0 +1,67 @@
+# Issue 15 item 4: the traffic model, --roofline and the kernel bench's cache refusal. Correctness
+# only (never timings): the model equals hand counts; --roofline reports its keys with sane values;
+# cubecg-bench refuses a mesh whose matrix fits the last-level cache unless --allow-cached.
+# Label: roofline.
+find_package(Python3 COMPONENTS Interpreter)
+cc_add_unit(test_traffic test_traffic.c)
+cc_add_mpi_test(NAME roofline_traffic_model RANKS 1 2 4 LABELS roofline
+                COMMAND $<TARGET_FILE:test_traffic>)
+
+set(RL_OUT ${CMAKE_CURRENT_BINARY_DIR}/roofline)
+file(MAKE_DIRECTORY ${RL_OUT})
+set(RL_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_report.py)
+# every solve: the model's parts add up, per-rank min <= max, the sum over ranks >= one rank's; with
+# --roofline the triad is positive and the fraction is (bytes / triad) / time per iteration
+set(RL_EXPECT
+    "all(abs(s['modelled_bytes_per_iteration']['total'] - s['modelled_bytes_per_iteration']['spmv'] - s['modelled_bytes_per_iteration']['precond'] - s['modelled_bytes_per_iteration']['vectors']) <= 1e-9 * s['modelled_bytes_per_iteration']['total'] for s in r['solves'])"
+    "all(0 < s['modelled_bytes_per_iteration']['per_rank_min'] <= s['modelled_bytes_per_iteration']['per_rank_max'] <= s['modelled_bytes_per_iteration']['total'] for s in r['solves'])"
+    "all(s['triad_bytes_per_s'] > 0 and s['triad_bytes_per_s_before'] > 0 and s['triad_bytes_per_s_after'] > 0 for s in r['solves'])"
+    "all(s['roofline_fraction'] > 0 and abs(s['roofline_fraction'] - s['modelled_bytes_per_iteration']['total'] / s['triad_bytes_per_s'] / s['time_per_iter_s']) <= 1e-6 * s['roofline_fraction'] for s in r['solves'])"
+    "r['roofline']['llc_bytes'] == r['topology']['llc_bytes'] > 0 and r['roofline']['triad_node_bytes'] == 4 * r['topology']['llc_bytes']"
+    "r['checks']['passed']")
+foreach(np 1 2 4)
+  if(np GREATER CC_TEST_MAX_PROCS)
+    continue()
+  endif()
+  add_test(NAME roofline_run_np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} -n ${np} $<TARGET_FILE:cubecg> --nx 8 --ny 8 --nz 8
+                   --solver all --reduction ar --roofline --quiet --report ${RL_OUT}/run_np${np}.json)
+  set_tests_properties(roofline_run_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 300 LABELS roofline
+                       ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_SETUP roofline_np${np})
+  add_test(NAME roofline_report_np${np}
+           COMMAND ${RL_CHECK} expect ${RL_OUT}/run_np${np}.json ${RL_EXPECT}
+                   "r['problem']['ranks'] == ${np} and len(r['solves']) == 4")
+  set_tests_properties(roofline_report_np${np} PROPERTIES LABELS roofline
+                       FIXTURES_REQUIRED roofline_np${np})
+endforeach()
+# without --roofline: the model is still in every solve, the triad keys are not
+add_test(NAME roofline_model_always
+         COMMAND bash -c "set -e; '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg>' --nx 6 --ny 6 --nz 6 --quiet --report '${RL_OUT}/plain.json'
+           ${RL_CHECK} expect '${RL_OUT}/plain.json' \"r['roofline'] is None\" \"all(s['modelled_bytes_per_iteration']['total'] > 0 and 'roofline_fraction' not in s for s in r['solves'])\"")
+set_tests_properties(roofline_model_always PROPERTIES PROCESSORS 2 TIMEOUT 300 LABELS roofline
+                     ENVIRONMENT OMP_NUM_THREADS=1)
+# --roofline divides by the time per iteration: --timing off is bad input
+add_test(NAME roofline_bad_timing_off
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "--roofline needs --timing on"
+                 ${RL_OUT}/bad.json -- ${MPIEXEC_EXECUTABLE} -n 1 $<TARGET_FILE:cubecg> --nx 4
+                 --ny 4 --nz 4 --roofline --timing off --report ${RL_OUT}/bad.json)
+set_tests_properties(roofline_bad_timing_off PROPERTIES LABELS roofline ENVIRONMENT
+                     "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
+
+# cubecg-bench: a mesh whose matrix is below 4x the LLC is refused (exit 2, one line naming the
+# sizes and --allow-cached); with --allow-cached it runs, says so loudly and in the report
+if(TARGET cubecg-bench)
+  add_test(NAME roofline_bench_refuses_cached
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh
+                   "8x8x8 nodes: the matrix .* below 4x the last-level cache.*--allow-cached"
+                   ${RL_OUT}/cached.json -- ${MPIEXEC_EXECUTABLE} -n 1 $<TARGET_FILE:cubecg-bench>
+                   --nx 8 --ny 8 --nz 8 --repeat 1 --report ${RL_OUT}/cached.json)
+  set_tests_properties(roofline_bench_refuses_cached PROPERTIES LABELS roofline ENVIRONMENT
+                       "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
+  add_test(NAME roofline_bench_allow_cached
+           COMMAND bash -c "set -e; '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --nx 8 --ny 8 --nz 8 --repeat 3 --stream-mb 6 --allow-cached --report '${RL_OUT}/allowed.json' > '${RL_OUT}/allowed.out'
+             grep -q 'WARNING: --allow-cached' '${RL_OUT}/allowed.out'
+             ${RL_CHECK} expect '${RL_OUT}/allowed.json' \"r['matrix_fits_cache'] is True\" \"r['repeat'] == 3\" \"all(k['fraction_of_stream'] > 0 and k['seconds'] > 0 for k in r['kernels'])\"")
+  set_tests_properties(roofline_bench_allow_cached PROPERTIES PROCESSORS 2 TIMEOUT 300
+                       LABELS roofline ENVIRONMENT OMP_NUM_THREADS=1)
+endif()
