@@ -137,8 +137,12 @@ typedef struct {
   /* traffic model per iteration (solvers/traffic.c), summed over ranks; min / max of one rank */
   double model_total, model_rank_min, model_rank_max;
   double model_spmv, model_precond, model_vectors, model_vector_passes;
-  /* --roofline: aggregate triad bandwidth just before and just after the solve */
+  /* --roofline (roofline.c): aggregate triad bandwidth just before and just after the solve; the
+   * windows of rl_every iterations, each after its own triad: the median of their ratios and of
+   * their triads, the smallest and largest ratio; the triads' time taken out of the solve */
   double triad_before, triad_after;
+  int rl_windows, rl_every;
+  double rl_window_fraction, rl_window_triad, rl_window_min, rl_window_max, rl_overhead_s;
 } cc_solve_record;
 
 typedef struct {
@@ -254,6 +258,35 @@ CC_WUR cc_err cc_driver_restart_load(const cc_options *opts, const cc_mesh *mesh
 const char *cc_driver_restart_path(const cc_driver_ckpt *dc); /* DIR/ckpt.<it> loaded */
 CC_WUR cc_err cc_driver_export_solution(const cc_options *opts, const cc_mesh *mesh,
                                         const double *u);
+
+/* --roofline (roofline.c): STREAM triads just before a solve, before every window of `every`
+ * iterations inside it (from the monitor hook, which wraps the run's monitor) and just after it. */
+#define CC_ROOFLINE_MAX_WINDOWS 2048
+typedef struct {
+  cc_triad *triad;
+  cc_monitor *inner; /* the run's monitor: signals and progress lines */
+  MPI_Comm comm;
+  cc_timers timers; /* the solve's own timers (cc_krylov_opts.timers): windows read its counts */
+  double sum[3];    /* SpMV, M^-1 and vector-pass bytes summed over ranks */
+  double passes;    /* the variant's vector passes per iteration */
+  int every, every_env, started, it0, n;
+  int64_t spmv0, precond0;
+  double ready, t0, overhead, triad_seconds, window_triad, triad_before, triad_after;
+  double ratio[CC_ROOFLINE_MAX_WINDOWS], triads[CC_ROOFLINE_MAX_WINDOWS];
+} cc_roofline;
+/* CUBECG_ROOFLINE_EVERY=N: windows of N iterations (0 when unset: sized so that the triads cost
+ * about 1/20 of the solve); a bad value is CC_ERR_ARG (checked by cc_options_validate). */
+CC_WUR cc_err cc_roofline_every_env(int *every);
+/* Collective: the triad before the solve. inner: the monitor the hook calls first. */
+CC_WUR cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_traffic *tm,
+                                const cc_krylov *variant, cc_monitor *inner, MPI_Comm comm);
+CC_WUR cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual,
+                                    int *stop); /* cc_monitor_fn */
+/* Collective: the triad after the solve; the windows and the corrected times into rec. */
+CC_WUR cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec);
+double cc_roofline_triad(const cc_solve_record *rec);    /* the triad the fraction divides by */
+double cc_roofline_bracket(const cc_solve_record *rec);  /* from the triads before and after */
+double cc_roofline_fraction(const cc_solve_record *rec); /* median of the windows, else bracket */
 
 /* Rank 0: JSON report (docs/report-schema.md) and the human summary on stdout. */
 CC_WUR cc_err cc_report_write(const cc_run *run, const char *path);

@@ -632,6 +632,8 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   /* the roofline fraction divides by the measured time per iteration */
   CC_CHECK(!opts->roofline || opts->timing == CC_TIMING_ON, CC_ERR_ARG,
            "--roofline needs --timing on (the fraction divides by the time per iteration)");
+  int every;
+  if (opts->roofline) CC_CALL(cc_roofline_every_env(&every));
   CC_CHECK(opts->analytic_tol > 0, CC_ERR_ARG, "--analytic-tol %g must be > 0", opts->analytic_tol);
   /* below 0.001 the limit would be meaningless (and rounds to 0 bytes, which is not "no limit") */
   CC_CHECK(opts->memory_fraction >= 1e-3 && opts->memory_fraction <= 1, CC_ERR_ARG,

@@ -111,6 +111,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   double *x = NULL, *u = NULL;
   cc_driver_ckpt *restart = NULL, *ckpt = NULL;
   cc_triad triad = {0}; /* --roofline: allocated once, first-touched by the solver's threads */
+  cc_roofline *roofline = NULL;
   /* On an error: free what this function holds. The checkpoint handles only when every rank agreed
    * on the error (their destruction may be collective; otherwise the driver aborts the job). */
 #define SOLVES_CALL(expr)                                                                          \
@@ -118,7 +119,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_err solves_err_ = (expr);                                                                   \
     if (solves_err_) {                                                                             \
       if (cc_error_agreed()) cc_driver_ckpt_destroy(&ckpt), cc_driver_ckpt_destroy(&restart);      \
-      cc_free(&x), cc_free(&u), cc_triad_free(&triad);                                             \
+      cc_free(&x), cc_free(&u), cc_triad_free(&triad), cc_free(&roofline);                         \
       return cc_error_push(solves_err_, __FILE__, __LINE__, __func__, "%s", #expr);                \
     }                                                                                              \
   } while (0)
@@ -134,6 +135,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     SOLVES_CALL(
         cc_triad_create(mesh->comm.comm, run->triad_node_bytes, run->topo.node_size, &triad));
     run->triad_rank_elements = triad.n;
+    SOLVES_CALL(cc_calloc(1, sizeof *roofline, &roofline));
   }
   run->analytic_error = 0;
   for (int s = 0; s < n_plan; s++) {
@@ -154,8 +156,6 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.count_only        = run->timers.count_only;
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
-    if (opts->roofline) /* the triad just before the solve */
-      SOLVES_CALL(cc_triad_bandwidth(&triad, CC_ROOFLINE_TRIADS, &rec->triad_before));
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
     if (opts->restart[0]) {
       SOLVES_CALL(
@@ -178,9 +178,15 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_monitor_init(&monitor, run, mesh->comm.comm, label);
     kopts.monitor     = cc_monitor_iteration; /* also where a signal is noticed: always on */
     kopts.monitor_ctx = &monitor;
+    if (opts->roofline) { /* triads before, inside (windows, from the monitor hook) and after */
+      SOLVES_CALL(cc_roofline_begin(roofline, &triad, &tm, plan[s].variant, &monitor,
+                                    mesh->comm.comm));
+      kopts.monitor     = cc_roofline_iteration;
+      kopts.monitor_ctx = roofline;
+      kopts.timers      = &roofline->timers;
+    }
     SOLVES_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
-    if (opts->roofline) /* and just after it, before anything else touches memory */
-      SOLVES_CALL(cc_triad_bandwidth(&triad, CC_ROOFLINE_TRIADS, &rec->triad_after));
+    if (opts->roofline) SOLVES_CALL(cc_roofline_end(roofline, rec));
     if (ckpt) SOLVES_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
     cc_driver_ckpt_destroy(&ckpt);
     cc_driver_ckpt_destroy(&restart);
@@ -230,6 +236,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   cc_free(&x);
   cc_free(&u);
   cc_triad_free(&triad);
+  cc_free(&roofline);
   return CC_OK;
 }
 

@@ -92,22 +92,6 @@ static double baseline_time_per_iter(const cc_run *run)
   return 0;
 }
 
-/* --roofline: the solve's triad bandwidth, the mean of the triads just before and just after it */
-static double roofline_triad(const cc_solve_record *rec)
-{
-  return 0.5 * (rec->triad_before + rec->triad_after);
-}
-
-/* (modelled bytes per iteration / triad bandwidth) / measured time per iteration: the share of
- * the memory roofline the solve reached (1 = every iteration as fast as its bytes allow) */
-static double roofline_fraction(const cc_solve_record *rec)
-{
-  const cc_solve_result *r = &rec->result;
-  int iterations           = r->iterations - r->start_iteration;
-  double per_iter = iterations > 0 ? r->time_s / iterations : 0, triad = roofline_triad(rec);
-  return per_iter > 0 && triad > 0 ? rec->model_total / triad / per_iter : 0;
-}
-
 static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *rec)
 {
   const cc_solve_result *r = &rec->result;
@@ -139,12 +123,19 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_double(js, "vectors", rec->model_vectors);
   cc_json_double(js, "vector_passes", rec->model_vector_passes);
   cc_json_end_object(js);
-  if (run->opts.roofline) {
-    double triad = roofline_triad(rec);
-    cc_json_double(js, "triad_bytes_per_s", triad);
+  if (run->opts.roofline) { /* src/roofline.c */
+    cc_json_double(js, "triad_bytes_per_s", cc_roofline_triad(rec));
+    cc_json_double(js, "roofline_fraction", cc_roofline_fraction(rec));
+    cc_json_begin_object(js, "roofline");
+    cc_json_int(js, "windows", rec->rl_windows);
+    cc_json_int(js, "window_iterations", rec->rl_every);
+    cc_json_double(js, "window_fraction_min", rec->rl_window_min);
+    cc_json_double(js, "window_fraction_max", rec->rl_window_max);
     cc_json_double(js, "triad_bytes_per_s_before", rec->triad_before);
     cc_json_double(js, "triad_bytes_per_s_after", rec->triad_after);
-    cc_json_double(js, "roofline_fraction", roofline_fraction(rec));
+    cc_json_double(js, "fraction_bracket", cc_roofline_bracket(rec));
+    cc_json_double(js, "triads_removed_s", rec->rl_overhead_s);
+    cc_json_end_object(js);
   }
   write_breakdown(js, "breakdown", rec->breakdown_max);
   write_breakdown(js, "breakdown_mean", rec->breakdown_mean);
@@ -286,8 +277,8 @@ cc_err cc_report_write(const cc_run *run, const char *path)
     cc_json_int(&js, "triad_rank_elements", run->triad_rank_elements);
     cc_json_int(&js, "triads_per_measurement", CC_ROOFLINE_TRIADS);
     cc_json_string(&js, "when",
-                   "median of the triads just before and of those just after each "
-                   "solve; the solve's triad_bytes_per_s is their mean");
+                   "5 triads just before and 5 just after each solve; one before every window of "
+                   "window_iterations iterations inside it (their time taken out of the solve)");
     cc_json_end_object(&js);
   } else {
     cc_json_string(&js, "roofline", NULL);
@@ -373,9 +364,13 @@ void cc_summary_print(const cc_run *run, FILE *out)
             rec->model_total / 1e6, rec->model_spmv / 1e6, rec->model_precond / 1e6,
             rec->model_vectors / 1e6);
     if (o->roofline)
-      fprintf(out, "; triad %.2f GB/s (before %.2f, after %.2f): roofline fraction %.3f",
-              roofline_triad(rec) / 1e9, rec->triad_before / 1e9, rec->triad_after / 1e9,
-              roofline_fraction(rec));
+      fprintf(out,
+              "\n          roofline fraction %.3f (median of %d windows of %d iterations, %.3f to "
+              "%.3f; triad %.2f GB/s); from the triads before / after the solve (%.2f / %.2f "
+              "GB/s): %.3f",
+              cc_roofline_fraction(rec), rec->rl_windows, rec->rl_every, rec->rl_window_min,
+              rec->rl_window_max, cc_roofline_triad(rec) / 1e9, rec->triad_before / 1e9,
+              rec->triad_after / 1e9, cc_roofline_bracket(rec));
     fputc('\n', out);
     if (rec->restart_from[0])
       fprintf(out, "          resumed from %s at iteration %d\n", rec->restart_from,

@@ -1,0 +1,141 @@
+/* roofline.c: --roofline (issue 15 item 4): STREAM triads interleaved with a solve. A triad runs
+ * just before the solve; then, from the monitor hook, one before every window of `every`
+ * iterations; then one just after the solve. A window's ratio is (its modelled bytes / the
+ * bandwidth of the triad just before it) / its time, and the solve's roofline_fraction is the
+ * median over windows (as cubecg-bench pairs a triad with every repetition), so a neighbour's
+ * burst moves both numbers of a pair. The triads' time is taken out of the solve's time.
+ */
+#include "cc_driver.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Windows are sized so that their triads cost about 1 / CC_ROOFLINE_WINDOW_FACTOR of the solve. */
+#define CC_ROOFLINE_WINDOW_FACTOR 20
+
+cc_err cc_roofline_every_env(int *every)
+{
+  const char *env = getenv("CUBECG_ROOFLINE_EVERY");
+  *every          = 0;
+  if (!env || !*env) return CC_OK;
+  char *end;
+  long v = strtol(env, &end, 10);
+  CC_CHECK(!*end && v >= 1 && v <= 1 << 30, CC_ERR_ARG,
+           "CUBECG_ROOFLINE_EVERY=%s: expected an integer >= 1 (iterations per window)", env);
+  *every = (int)v;
+  return CC_OK;
+}
+
+cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_traffic *tm,
+                         const cc_krylov *variant, cc_monitor *inner, MPI_Comm comm)
+{
+  memset(rl, 0, sizeof *rl);
+  rl->triad   = triad;
+  rl->inner   = inner;
+  rl->comm    = comm;
+  rl->passes  = cc_traffic_vector_passes(variant);
+  rl->every   = 0; /* decided at the first completed iteration */
+  rl->started = 0;
+  CC_CALL(cc_roofline_every_env(&rl->every_env));
+  /* the model's coefficients summed over ranks: a window's bytes need no reduction */
+  double local[3] = {tm->spmv, tm->precond, tm->stream};
+  CC_MPI(MPI_Allreduce(local, rl->sum, 3, MPI_DOUBLE, MPI_SUM, comm));
+  CC_CALL(cc_triad_bandwidth(triad, CC_ROOFLINE_TRIADS, &rl->triad_before));
+  rl->triad_seconds = rl->triad_before > 0 ? triad->bytes / rl->triad_before : 0;
+  rl->ready         = MPI_Wtime();
+  return CC_OK;
+}
+
+/* a triad, then the next window starts (its counts and clock) */
+static cc_err window_start(cc_roofline *rl, int iteration)
+{
+  double seconds;
+  CC_CALL(cc_triad_run(rl->triad, &seconds));
+  rl->window_triad = seconds > 0 ? rl->triad->bytes / seconds : 0;
+  rl->it0          = iteration;
+  rl->spmv0        = rl->timers.count[CC_T_SPMV];
+  rl->precond0     = rl->timers.count[CC_T_PRECOND];
+  rl->t0           = MPI_Wtime();
+  return CC_OK;
+}
+
+cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual, int *stop)
+{
+  cc_roofline *rl = ctx;
+  CC_CALL(cc_monitor_iteration(rl->inner, iteration, rel_residual, stop)); /* signals, lines */
+  if (*stop) return CC_OK;
+  double now = MPI_Wtime();
+  if (!rl->started) {
+    /* the first completed iteration (with the solve's set-up): size the windows */
+    double first = now - rl->ready, t1;
+    CC_MPI(MPI_Allreduce(&first, &t1, 1, MPI_DOUBLE, MPI_MAX, rl->comm));
+    rl->every   = rl->every_env > 0 ? rl->every_env
+                                    : (int)fmin(1 << 30, fmax(1.0, ceil(CC_ROOFLINE_WINDOW_FACTOR *
+                                                                        rl->triad_seconds / t1)));
+    rl->started = 1;
+  } else if (iteration - rl->it0 >= rl->every && rl->n < CC_ROOFLINE_MAX_WINDOWS) {
+    /* a window ends: (bytes of its iterations / its triad) / its time (the slowest rank) */
+    double local = now - rl->t0, dt;
+    CC_MPI(MPI_Allreduce(&local, &dt, 1, MPI_DOUBLE, MPI_MAX, rl->comm));
+    double bytes = (double)(rl->timers.count[CC_T_SPMV] - rl->spmv0) * rl->sum[0] +
+                   (double)(rl->timers.count[CC_T_PRECOND] - rl->precond0) * rl->sum[1] +
+                   (iteration - rl->it0) * rl->passes * rl->sum[2];
+    if (dt > 0 && rl->window_triad > 0) {
+      rl->ratio[rl->n]    = bytes / rl->window_triad / dt;
+      rl->triads[rl->n++] = rl->window_triad;
+    }
+  } else {
+    return CC_OK; /* inside a window */
+  }
+  if (rl->n >= CC_ROOFLINE_MAX_WINDOWS) return CC_OK; /* enough: the rest runs undisturbed */
+  CC_CALL(window_start(rl, iteration));
+  rl->overhead += rl->t0 - now; /* this rank's time in the reduction and the triad */
+  return CC_OK;
+}
+
+cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec)
+{
+  CC_CALL(cc_triad_bandwidth(rl->triad, CC_ROOFLINE_TRIADS, &rl->triad_after));
+  cc_solve_result *r = &rec->result;
+  /* the triads inside the solve are not the solve's time (nor its breakdown's "other") */
+  if (rl->overhead > 0) {
+    r->seconds[CC_T_SOLVE] -= rl->overhead;
+    CC_MPI(MPI_Allreduce(&r->seconds[CC_T_SOLVE], &r->time_s, 1, MPI_DOUBLE, MPI_MAX, rl->comm));
+  }
+  double overhead;
+  CC_MPI(MPI_Allreduce(&rl->overhead, &overhead, 1, MPI_DOUBLE, MPI_MAX, rl->comm));
+  rec->triad_before  = rl->triad_before;
+  rec->triad_after   = rl->triad_after;
+  rec->rl_windows    = rl->n;
+  rec->rl_every      = rl->every;
+  rec->rl_overhead_s = overhead;
+  rec->rl_window_min = rec->rl_window_max = 0;
+  for (int w = 0; w < rl->n; w++) {
+    if (w == 0 || rl->ratio[w] < rec->rl_window_min) rec->rl_window_min = rl->ratio[w];
+    if (w == 0 || rl->ratio[w] > rec->rl_window_max) rec->rl_window_max = rl->ratio[w];
+  }
+  rec->rl_window_fraction = cc_median(rl->ratio, rl->n); /* 0 without a window */
+  rec->rl_window_triad    = cc_median(rl->triads, rl->n);
+  return CC_OK;
+}
+
+double cc_roofline_triad(const cc_solve_record *rec)
+{
+  /* the windows' triads when there were windows, else the ones before and after the solve */
+  return rec->rl_windows > 0 ? rec->rl_window_triad : 0.5 * (rec->triad_before + rec->triad_after);
+}
+
+double cc_roofline_bracket(const cc_solve_record *rec)
+{
+  const cc_solve_result *r = &rec->result;
+  int iterations           = r->iterations - r->start_iteration;
+  double per_iter          = iterations > 0 ? r->time_s / iterations : 0;
+  double triad             = 0.5 * (rec->triad_before + rec->triad_after);
+  /* (modelled bytes per iteration / triad bandwidth) / time per iteration */
+  return per_iter > 0 && triad > 0 ? rec->model_total / triad / per_iter : 0;
+}
+
+double cc_roofline_fraction(const cc_solve_record *rec)
+{
+  return rec->rl_windows > 0 ? rec->rl_window_fraction : cc_roofline_bracket(rec);
+}
