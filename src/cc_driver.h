@@ -35,7 +35,9 @@ typedef struct {
   int solver;    /* index into cc_krylov_list, CC_CHOICE_ALL = every variant */
   int reduction; /* cc_reduction_mode, CC_CHOICE_ALL = every one a variant has */
   int replace_every;
-  int progress; /* cc_progress_mode */
+  int fused;            /* 1 (default): fused vector passes; 0: one pass per operation */
+  int residual_history; /* 1: every iteration's |r|/|b| in the report */
+  int progress;         /* cc_progress_mode */
   double inject_latency_us;
   int precond;  /* index into cc_precond_list */
   int ordering; /* index into cc_ordering_list */
@@ -51,7 +53,7 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
-  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
+  int checkpoint_overwrite;      /* a --checkpoint-dir of another problem is emptied, not refused */
   int64_t gas_page;              /* --checkpoint gas: store page size */
   int64_t gas_dram;              /* DRAM cache budget per rank */
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
@@ -133,7 +135,11 @@ typedef struct {
   double ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
   char ckpt_last[CC_CKPT_PATH_MAX];    /* DIR/ckpt.<it> of the newest checkpoint, "" if none */
   char restart_from[CC_CKPT_PATH_MAX]; /* checkpoint this solve resumed from, "" if none */
+  int fused;                           /* the solve ran the fused vector passes (--fused) */
+  double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
 } cc_solve_record;
+/* --residual-history keeps at most this many iterations per solve (8 MiB) */
+#define CC_HISTORY_MAX (1 << 20)
 
 typedef struct {
   char name[CC_CHECK_NAME_MAX];
