@@ -53,7 +53,7 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
-  int checkpoint_overwrite;      /* a --checkpoint-dir of another problem is emptied, not refused */
+  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
   int64_t gas_page;              /* --checkpoint gas: store page size */
   int64_t gas_dram;              /* DRAM cache budget per rank */
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */

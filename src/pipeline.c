@@ -116,10 +116,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                             .reduction     = plan[s].reduction,
                             .replace_every = opts->replace_every};
     /* the reduction settings and the timers belong to the solve (no process-wide state) */
-    kopts.progress          = (cc_progress_mode)opts->progress; /* the registry index is the enum */
+    kopts.progress = (cc_progress_mode)opts->progress; /* the registry index is the enum */
     kopts.inject_latency_us = opts->inject_latency_us;
     kopts.count_only        = run->timers.count_only;
-    cc_solve_record *rec    = &run->solves[run->n_solves++];
+    cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     kopts.unfused = !opts->fused;
     rec->fused    = opts->fused;

@@ -145,7 +145,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_end_object(js);
   if (rec->history) {
     cc_json_begin_array(js, "residual_history");
-    for (int i = 0; i < r->history_len; i++) cc_json_double(js, NULL, rec->history[i]);
+    for (int i = 0; i < r->history_len; i++) cc_json_double_exact(js, NULL, rec->history[i]);
     cc_json_end_array(js);
   }
   if (rec->ckpt_enabled) {
