@@ -155,9 +155,12 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     } else {
       gropp_update_ps(k, beta, u, w, p, s, fuse ? &delta : NULL);
     }
-    have_delta = fuse;
-    /* s = A p (q = M^-1 s follows at the top of the next iteration) */
+    /* s = A p (q = M^-1 s follows at the top of the next iteration); fused: delta = (p, s) of the
+     * replaced s before the iteration ends, where the fused pass counts it too */
     if (replace) CC_CALL(cc_spmv(&k->exec, a, comm, p, s));
+    if (replace && !k->unfused)
+      cc_krylov_dots(k, 1, (const double *const[]){p}, (const double *const[]){s}, &delta);
+    have_delta = !k->unfused;
     CC_CALL(cc_krylov_iteration_end(k, it, &gropp_state, state_vectors, &gamma));
   }
   cc_krylov_maxit(k, it);

@@ -152,14 +152,11 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
     first = 0;
     it++;
     const int replace = cc_krylov_replace_due(k, it);
-    if (k->unfused) {
-      pipecg_update_unfused(k, alpha, beta, &vec);
-      have_g = 0;
-    } else {
-      /* fused: the dots of iteration it ride along, unless replacement recomputes r, u, w */
+    if (k->unfused)
+      pipecg_update_unfused(k, alpha, beta, &vec); /* the dots follow at the top */
+    else /* fused: the dots of iteration it ride along, unless replacement recomputes r, u, w */
       pipecg_update(k, alpha, beta, &vec, replace ? NULL : g);
-      have_g = !replace;
-    }
+    have_g = !k->unfused;
     if (replace) {
       CC_CALL(cc_krylov_residual(k, b, x, r));          /* r = b - A x */
       CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u)); /* u = M^-1 r */
@@ -167,6 +164,10 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
       CC_CALL(cc_spmv(&k->exec, a, comm, p, s));        /* s = A p */
       CC_CALL(cc_precond_apply(k->pc, &k->exec, s, q)); /* q = M^-1 s */
       CC_CALL(cc_spmv(&k->exec, a, comm, q, z));        /* z = A q */
+      /* fused: the dots of the replaced r, u, w before the iteration ends, where the fused pass
+       * counts them too (Table 1 per iteration stays exact whichever iteration ends a window) */
+      if (!k->unfused)
+        cc_krylov_dots(k, 3, (const double *const[]){r, w, r}, (const double *const[]){u, u, r}, g);
     }
     CC_CALL(cc_krylov_iteration_end(k, it, &pipecg_state, state_vectors, sc));
   }

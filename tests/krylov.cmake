@@ -54,6 +54,9 @@ set(KRYLOV_FUSED $<TARGET_FILE:test_krylov_fused> --nx 8 --ny 6 --nz 7 --precond
 cc_add_mpi_test(NAME krylov_fused RANKS 1 2 4 COMMAND ${KRYLOV_FUSED} --replace 10)
 # 2 threads split the loops only past CC_OMP_CHUNK doubles: 18x18x17 nodes on one rank
 cc_add_mpi_test(NAME krylov_fused_threads RANKS 1 THREADS 2 COMMAND $<TARGET_FILE:test_krylov_fused>
-                --nx 18 --ny 18 --nz 17 --replace 10)
+                --nx 18 --ny 18 --nz 17 --replace 10 --only pipecg)
+cc_add_mpi_test(NAME krylov_fused_threads_gropp RANKS 1 THREADS 2
+                COMMAND $<TARGET_FILE:test_krylov_fused> --nx 18 --ny 18 --nz 17 --replace 10
+                --only gropp)
 cc_add_mpi_test(NAME krylov_fused_jacobi RANKS 2 COMMAND ${KRYLOV_FUSED} --precond jacobi
                 --replace 7)

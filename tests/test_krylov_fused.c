@@ -10,6 +10,7 @@
  *     exactly without replacement, and not below it with replacement (amortised extra work);
  *   - fused traffic <= unfused for every variant, and Alg.3's at most 2/3 of it (issue 15).
  * Options: --nx --ny --nz (8 6 7) --precond NAME (asdd) --replace N (10) --rtol (1e-12)
+ *          --only NAME (one variant)
  */
 #include "test_krylov_util.h"
 
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
   const char *precond = tk_arg(argc, argv, "--precond", "asdd");
   const int replace   = atoi(tk_arg(argc, argv, "--replace", "10"));
   const double rtol   = atof(tk_arg(argc, argv, "--rtol", "1e-12"));
+  const char *only    = tk_arg(argc, argv, "--only", NULL); /* one variant (large meshes) */
   tk_problem p;
   tk_problem_create_on(atoi(tk_arg(argc, argv, "--nx", "8")), atoi(tk_arg(argc, argv, "--ny", "6")),
                        atoi(tk_arg(argc, argv, "--nz", "7")), MPI_COMM_WORLD, &p);
@@ -85,7 +87,8 @@ int main(int argc, char **argv)
            p.params.nx, p.params.ny, p.params.nz, tk_size, precond, replace, rtol);
 
   for (int v = 0; cc_krylov_list[v]; v++) {
-    const cc_krylov *kv  = cc_krylov_list[v];
+    const cc_krylov *kv = cc_krylov_list[v];
+    if (only && strcmp(only, kv->name)) continue;
     cc_krylov_traffic tf = kv->vector_fused, tu = kv->vector_unfused;
     TEST_EXPECT(tf.reads + tf.writes <= tu.reads + tu.writes && tf.passes <= tu.passes,
                 "%s: fused traffic %d+%d in %d passes above unfused %d+%d in %d", kv->name,
