@@ -10,7 +10,7 @@
  *     exactly without replacement, and not below it with replacement (amortised extra work);
  *   - fused traffic <= unfused for every variant, and Alg.3's at most 2/3 of it (issue 15).
  * Options: --nx --ny --nz (8 6 7) --precond NAME (asdd) --replace N (10) --rtol (1e-12)
- *          --only NAME (one variant)
+ *          --only NAME (one variant) --tol (1e-8)
  */
 #include "test_krylov_util.h"
 
@@ -25,6 +25,8 @@ static double max_rel_diff(int n, const double *a, const double *b)
   return worst;
 }
 
+static double fz_tol = 1e-8;
+
 typedef struct {
   cc_solve_result res;
   double *history;
@@ -37,7 +39,7 @@ static void fz_solve(const tk_problem *p, cc_precond *pc, const cc_krylov *kv,
   const int maxit = 2000;
   cc_krylov_opts o;
   memset(&o, 0, sizeof o);
-  o.tol           = 1e-8;
+  o.tol           = fz_tol;
   o.maxit         = maxit;
   o.reduction     = mode;
   o.replace_every = replace;
@@ -75,6 +77,7 @@ int main(int argc, char **argv)
   const int replace   = atoi(tk_arg(argc, argv, "--replace", "10"));
   const double rtol   = atof(tk_arg(argc, argv, "--rtol", "1e-12"));
   const char *only    = tk_arg(argc, argv, "--only", NULL); /* one variant (large meshes) */
+  fz_tol              = atof(tk_arg(argc, argv, "--tol", "1e-8"));
   tk_problem p;
   tk_problem_create_on(atoi(tk_arg(argc, argv, "--nx", "8")), atoi(tk_arg(argc, argv, "--ny", "6")),
                        atoi(tk_arg(argc, argv, "--nz", "7")), MPI_COMM_WORLD, &p);
