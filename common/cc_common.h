@@ -366,5 +366,7 @@ void cc_json_string(cc_json *js, const char *key, const char *value);
 void cc_json_double(cc_json *js, const char *key, double value); /* non-finite -> null */
 void cc_json_int(cc_json *js, const char *key, int64_t value);
 void cc_json_bool(cc_json *js, const char *key, int value);
+/* %.17g (round-trips a double: residual histories compared across runs); non-finite -> null */
+void cc_json_double_exact(cc_json *js, const char *key, double value);
 
 #endif

@@ -97,3 +97,12 @@ void cc_json_bool(cc_json *js, const char *key, int value)
   json_key(js, key);
   fputs(value ? "true" : "false", js->out);
 }
+
+void cc_json_double_exact(cc_json *js, const char *key, double value)
+{
+  json_key(js, key);
+  if (isfinite(value))
+    fprintf(js->out, "%.17g", value);
+  else
+    fputs("null", js->out);
+}

@@ -223,6 +223,15 @@ typedef struct {
   /* Where the solve times and counts (zeroed when it starts; callbacks may read it while it
    * runs): NULL = a table of the solve's own. Never shared by two solves running at once. */
   cc_timers        *timers;
+  /* 1: the reference path, one pass over memory per Table-1 operation (each AXPY-type update and
+   * each local dot its own sweep; --fused 0). 0 (default): the fused passes of each variant (its
+   * updates and the local dots that follow them in one sweep, where the algorithm allows). Both
+   * compute the same values element by element and the dots with the same OpenMP reductions. */
+  int               unfused;
+  /* Recursive |r|/|b| of every iteration the solve checks (history[j] for iteration start + j;
+   * the last one is result->rel_residual), at most history_cap values; NULL = not recorded. */
+  double           *history;
+  int               history_cap;
 } cc_krylov_opts;
 
 typedef struct {
@@ -246,6 +255,11 @@ typedef struct {
    * the last completed iteration (set-up, the final convergence check and the true residual
    * excluded; residual replacement amortised): Table 1 as run. 0 with fewer than 2 iterations. */
   double  ops_per_iteration[CC_T_COUNT];
+  /* Vector traffic per iteration measured the same way (see cc_krylov_traffic): full-vector
+   * passes, doubles read and written per DOF by the vector kernels; residual replacement
+   * amortised. With replace_every 0 these are the registry's vector_fused / vector_unfused. */
+  double  vector_passes_per_iteration, vector_reads_per_iteration, vector_writes_per_iteration;
+  int     history_len; /* values written to opts->history (<= history_cap) */
 } cc_solve_result;
 
 /* Solve A x = b. x holds the initial guess on entry (used only when opts->restart is NULL and
@@ -270,13 +284,30 @@ typedef struct {
   int spmv, precond, dot, axpy, reductions;
 } cc_krylov_ops;
 
+/* Memory traffic of the Krylov vector kernels in one iteration (the AXPY-type updates and the
+ * local dot products; SpMV, the preconditioner, residual replacement and set-up excluded: their
+ * vectors belong to those kernels' own traffic). passes = sweeps over the vectors; reads / writes
+ * = full vectors streamed in / out, i.e. doubles per DOF (a vector read twice in one pass counts
+ * once). Bytes per iteration = 8 (reads + writes) x DOF of the rank. */
+typedef struct {
+  int passes, reads, writes;
+} cc_krylov_traffic;
+
 typedef struct {
   const char   *name;         /* "pcg", "cgcg", "pipecg", "gropp" */
   const char   *description;  /* "Alg.1 original PCG", ... */
   int           supports_iar; /* pcg: 0 (the only place that says so) */
   cc_krylov_fn  solve;
   cc_krylov_ops table1;
+  /* vector traffic per iteration of the fused passes (default) and of the unfused reference
+   * (cc_krylov_opts.unfused): read by the roofline traffic model */
+  cc_krylov_traffic vector_fused, vector_unfused;
 } cc_krylov;
+/* The traffic of a variant in the mode a solve ran (unfused = cc_krylov_opts.unfused). */
+static inline cc_krylov_traffic cc_krylov_vector_traffic(const cc_krylov *v, int unfused)
+{
+  return unfused ? v->vector_unfused : v->vector_fused;
+}
 
 /* Look up a variant by name; NULL if unknown. cc_krylov_list: NULL-terminated table. */
 const cc_krylov *cc_krylov_find(const char *name);

@@ -94,12 +94,15 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   k->n        = 3 * (int64_t)a->n_rows;
   k->n_alloc  = 3 * (int64_t)a->n_cols;
   k->first_it = k->last_it = -1;
+  k->unfused               = opts->unfused != 0;
+  CC_CHECK(!opts->history || opts->history_cap >= 0, CC_ERR_ARG, "%s: history_cap = %d < 0", solver,
+           opts->history_cap);
   CC_CHECK(isfinite(opts->inject_latency_us) && opts->inject_latency_us >= 0.0, CC_ERR_ARG,
            "%s: injected reduction latency %g us must be >= 0", solver, opts->inject_latency_us);
   k->timers = opts->timers ? opts->timers : &k->own_timers;
   cc_timers_init(k->timers, opts->count_only);
-  CC_CALL(cc_reducer_init(&k->reducer, comm->comm, opts->progress, opts->inject_latency_us,
-                          k->timers));
+  CC_CALL(
+      cc_reducer_init(&k->reducer, comm->comm, opts->progress, opts->inject_latency_us, k->timers));
   k->exec = (cc_exec){.timers = k->timers, .poll = cc_reduce_poll, .poll_ctx = &k->reducer};
   CC_CALL(krylov_inject_parse(k));
   if (opts->restart) {
@@ -199,6 +202,12 @@ cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
     for (int id = 0; id < CC_T_COUNT; id++)
       res->ops_per_iteration[id] =
           (double)(k->last_count[id] - k->first_count[id]) / (k->last_it - k->first_it);
+  if (k->last_it > k->first_it) {
+    const double its                 = k->last_it - k->first_it;
+    res->vector_passes_per_iteration = (double)(k->last_traffic[0] - k->first_traffic[0]) / its;
+    res->vector_reads_per_iteration  = (double)(k->last_traffic[1] - k->first_traffic[1]) / its;
+    res->vector_writes_per_iteration = (double)(k->last_traffic[2] - k->first_traffic[2]) / its;
+  }
   krylov_free(k);
   if (err == CC_ERR_INTERRUPTED && res->interrupted) {
     cc_error_clear(); /* the frames the variant's CC_CALL pushed: not an error */
@@ -227,15 +236,57 @@ cc_err cc_krylov_residual(cc_krylov_ctx *k, double *b, double *x, double *r)
 #pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) r[i] = b[i] - r[i];
   cc_timer_stop(k->timers, t0);
+  cc_krylov_traffic_add(k, 1, 2, 1); /* reads b, A x; writes r */
   return CC_OK;
+}
+
+/* distinct vectors among the count pairs (x[j], y[j]): what one pass over them streams in */
+static int krylov_distinct(int count, const double *const x[], const double *const y[])
+{
+  const double *seen[8];
+  int n = 0;
+  for (int j = 0; j < 2 * count && j < 8; j++) {
+    const double *v = j % 2 ? y[j / 2] : x[j / 2];
+    int dup         = 0;
+    for (int i = 0; i < n; i++) dup |= seen[i] == v;
+    if (!dup) seen[n++] = v;
+  }
+  return n;
 }
 
 void cc_krylov_dots(cc_krylov_ctx *k, int count, const double *const x[], const double *const y[],
                     double out[])
 {
   cc_timer_token t0 = cc_timer_start_n(k->timers, CC_T_DOT, 0);
-  cc_dot_local_multi(&k->exec, k->n, count, x, y, out); /* counts `count` CC_T_DOT */
+  if (k->unfused) {
+    /* the reference: one pass per dot product (each counts one CC_T_DOT) */
+    for (int j = 0; j < count; j++) {
+      out[j] = cc_dot_local(&k->exec, k->n, x[j], y[j]);
+      cc_krylov_traffic_add(k, 1, x[j] == y[j] ? 1 : 2, 0);
+    }
+  } else {
+    cc_dot_local_multi(&k->exec, k->n, count, x, y, out); /* counts `count` CC_T_DOT */
+    cc_krylov_traffic_add(k, 1, krylov_distinct(count, x, y), 0);
+  }
   cc_timer_stop(k->timers, t0);
+}
+
+void cc_krylov_axpy(cc_krylov_ctx *k, double alpha, const double *x, double *y)
+{
+  cc_vec_axpy(&k->exec, k->n, alpha, x, y); /* y <- y + alpha x */
+  cc_krylov_traffic_add(k, 1, 2, 1);
+}
+
+void cc_krylov_xpby(cc_krylov_ctx *k, const double *x, double beta, double *y)
+{
+  cc_vec_xpby(&k->exec, k->n, x, beta, y); /* y <- x + beta y */
+  cc_krylov_traffic_add(k, 1, 2, 1);
+}
+
+void cc_krylov_copy(cc_krylov_ctx *k, const double *x, double *y)
+{
+  cc_vec_copy(&k->exec, k->n, x, y); /* y <- x */
+  cc_krylov_traffic_add(k, 1, 1, 1);
 }
 
 cc_err cc_krylov_post(cc_krylov_ctx *k, double *values, int n, cc_reduction *red)
@@ -276,6 +327,11 @@ int cc_krylov_converged(cc_krylov_ctx *k, int iteration, double rr)
   /* |r|/|b|; with b = 0 the absolute |r| (x0 = 0 is then converged at once) */
   res->rel_residual = sqrt(fabs(rr)) / (k->bnorm > 0.0 ? k->bnorm : 1.0);
   res->iterations   = iteration;
+  const int64_t h   = (int64_t)iteration - k->start; /* one call per iteration checked */
+  if (k->opts->history && h >= 0 && h < k->opts->history_cap) {
+    k->opts->history[h] = res->rel_residual;
+    res->history_len    = (int)h + 1;
+  }
   if (!isfinite(rr)) {
     res->converged = 0;
     res->breakdown = 1;
@@ -357,6 +413,8 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_d
   }
   k->last_it = iteration;
   memcpy(k->last_count, k->timers->count, sizeof k->last_count);
+  if (k->first_it == iteration) memcpy(k->first_traffic, k->traffic, sizeof k->first_traffic);
+  memcpy(k->last_traffic, k->traffic, sizeof k->last_traffic);
   if (iteration == k->inject_it && k->comm->rank == 0 && decl->n_vectors > 1 &&
       strcmp(decl->vector_name[1], "r") == 0)
     vectors[1][0] = k->inject_value; /* test seam: poison r (see krylov_inject_parse) */

@@ -9,12 +9,22 @@ static const char *const cgcg_scalar_names[] = {"gamma", "alpha", "beta"};
 /* the state a checkpoint holds: the one declaration of its vectors and scalars */
 static const cc_state_decl cgcg_state = CC_STATE_DECL(cgcg_vector_names, cgcg_scalar_names);
 
-/* p <- u + beta p;  s <- w + beta s;  x <- x + alpha p;  r <- r - alpha s  (one pass, 4 updates) */
-static void cgcg_update(cc_timers *t, int64_t n, double alpha, double beta,
-                        const double *restrict u, const double *restrict w, double *restrict p,
-                        double *restrict s, double *restrict x, double *restrict r)
+/* p <- u + beta p;  s <- w + beta s;  x <- x + alpha p;  r <- r - alpha s  (one pass, 4 updates,
+ * timed CC_T_AXPY): reads u w p s x r, writes p s x r. The dots cannot join this pass: they need
+ * u = M^-1 r and w = A u of the r it writes. The reference (unfused) makes one pass per update. */
+static void cgcg_update(cc_krylov_ctx *k, double alpha, double beta, const double *restrict u,
+                        const double *restrict w, double *restrict p, double *restrict s,
+                        double *restrict x, double *restrict r)
 {
-  cc_timer_token t0 = cc_timer_start_n(t, CC_T_AXPY, 4);
+  if (k->unfused) {
+    cc_krylov_xpby(k, u, beta, p);   /* p_i = u_i + beta_i p_{i-1} */
+    cc_krylov_xpby(k, w, beta, s);   /* s_i = w_i + beta_i s_{i-1} */
+    cc_krylov_axpy(k, alpha, p, x);  /* x_{i+1} = x_i + alpha_i p_i */
+    cc_krylov_axpy(k, -alpha, s, r); /* r_{i+1} = r_i - alpha_i s_i */
+    return;
+  }
+  const int64_t n   = k->n;
+  cc_timer_token t0 = cc_timer_start_n(k->timers, CC_T_AXPY, 4);
 #pragma omp parallel for simd schedule(static) if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) {
     double pi = u[i] + beta * p[i];
@@ -24,7 +34,8 @@ static void cgcg_update(cc_timers *t, int64_t n, double alpha, double beta,
     x[i] += alpha * pi;
     r[i] -= alpha * si;
   }
-  cc_timer_stop(t, t0);
+  cc_timer_stop(k->timers, t0);
+  cc_krylov_traffic_add(k, 1, 6, 4);
 }
 
 /* {gamma, delta, |r|^2} = {(r,u), (w,u), (r,r)}: one reduction. With IAR it is posted and waited
@@ -50,7 +61,6 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
                  "one vector per declared name");
   const cc_bcrs *a          = k->a;
   const cc_comm_table *comm = k->comm;
-  const int64_t n           = k->n;
   const int maxit           = k->opts->maxit;
   double sc[3]; /* gamma_i, alpha_i, beta_i at the top of iteration i */
   int it = k->start, exact;
@@ -75,7 +85,7 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
 
   while (it < maxit) {
     /* p_i = u_i + beta_i p_{i-1}; s_i = w_i + beta_i s_{i-1}; x += alpha_i p_i; r -= alpha_i s_i */
-    cgcg_update(k->timers, n, sc[1], sc[2], u, w, p, s, x, r);
+    cgcg_update(k, sc[1], sc[2], u, w, p, s, x, r);
     it++;
     int replace = cc_krylov_replace_due(k, it);
     if (replace) CC_CALL(cc_krylov_residual(k, b, x, r));   /* r = b - A x */
@@ -110,8 +120,7 @@ static cc_err cgcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond
 }
 
 const cc_krylov cc_krylov_cgcg = {
-    "cgcg",
-    "Alg.2 Chronopoulos/Gear",
-    1,
-    cgcg_solve,
-    {1, 1, 3, 4, 1} /* Table 1: spmv, precond, dot, axpy, reductions */};
+    "cgcg",     "Alg.2 Chronopoulos/Gear", 1,
+    cgcg_solve, {1, 1, 3, 4, 1}, /* Table 1: spmv, precond, dot, axpy, reductions */
+    {2, 9, 4},                   /* fused: {p s x r}, {(r,u) (w,u) (r,r)} */
+    {7, 13, 4}};                 /* unfused: 4 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */

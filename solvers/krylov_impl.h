@@ -16,10 +16,10 @@ typedef struct {
   cc_precond *pc;
   const cc_krylov_opts *opts;
   cc_solve_result *result;
-  int64_t n;        /* 3 n_rows: internal DOFs the algorithm works on */
-  int64_t n_alloc;  /* 3 n_cols: vector length incl. halo scratch */
-  double bnorm;     /* |b| */
-  int start;        /* first iteration index (restart->iteration or 0) */
+  int64_t n;            /* 3 n_rows: internal DOFs the algorithm works on */
+  int64_t n_alloc;      /* 3 n_cols: vector length incl. halo scratch */
+  double bnorm;         /* |b| */
+  int start;            /* first iteration index (restart->iteration or 0) */
   cc_timers own_timers; /* the solve's timers when opts->timers is NULL */
   cc_timers *timers;    /* opts->timers or &own_timers: this solve's counts (result->seconds) */
   cc_timer_token solve_region; /* CC_T_SOLVE, started by begin, stopped by end */
@@ -28,6 +28,9 @@ typedef struct {
   double t0;
   int first_it, last_it; /* iterations whose end was recorded first / last */
   int64_t first_count[CC_T_COUNT], last_count[CC_T_COUNT];
+  int unfused;        /* opts->unfused: one pass per Table-1 operation */
+  int64_t traffic[3]; /* vector passes, reads, writes so far (cc_krylov_traffic units) */
+  int64_t first_traffic[3], last_traffic[3];
   int n_vec;
   double *vec[CC_KRYLOV_MAX_VECTORS];
   int inject_it;       /* test seam CUBECG_KRYLOV_INJECT: poison r after this iteration, -1 off */
@@ -53,9 +56,24 @@ CC_WUR cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err);
 /* r <- b - A x (one SpMV + one AXPY-type update; x's halo is exchanged). */
 CC_WUR cc_err cc_krylov_residual(cc_krylov_ctx *k, double *b, double *x, double *r);
 
-/* Timed dot region (CC_T_DOT): out[j] = (x[j], y[j]) locally, j < count. */
+/* Timed dot region (CC_T_DOT): out[j] = (x[j], y[j]) locally, j < count. Fused (default): one
+ * pass for all of them; unfused: one pass per dot. */
 void cc_krylov_dots(cc_krylov_ctx *k, int count, const double *const x[], const double *const y[],
                     double out[]);
+
+/* Vector traffic of a pass over the n internal DOFs (krylov_impl.h's ctx accounting, reported as
+ * result->vector_*_per_iteration): reads / writes = distinct vectors streamed in / out. */
+static inline void cc_krylov_traffic_add(cc_krylov_ctx *k, int passes, int reads, int writes)
+{
+  k->traffic[0] += passes;
+  k->traffic[1] += reads;
+  k->traffic[2] += writes;
+}
+/* One AXPY-type update per pass (the unfused reference path, and set-up), timed CC_T_AXPY and
+ * counted as one update: y <- y + alpha x;  y <- x + beta y;  y <- x. */
+void cc_krylov_axpy(cc_krylov_ctx *k, double alpha, const double *x, double *y);
+void cc_krylov_xpby(cc_krylov_ctx *k, const double *x, double beta, double *y);
+void cc_krylov_copy(cc_krylov_ctx *k, const double *x, double *y);
 
 /* A reduction "at the same place" for AR and IAR: post starts it (AR: completes it blocking), wait
  * completes it (AR: nothing left to do). Work between the two is what IAR can overlap. */

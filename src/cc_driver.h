@@ -35,7 +35,9 @@ typedef struct {
   int solver;    /* index into cc_krylov_list, CC_CHOICE_ALL = every variant */
   int reduction; /* cc_reduction_mode, CC_CHOICE_ALL = every one a variant has */
   int replace_every;
-  int progress; /* cc_progress_mode */
+  int fused;            /* 1 (default): fused vector passes; 0: one pass per operation */
+  int residual_history; /* 1: every iteration's |r|/|b| in the report */
+  int progress;         /* cc_progress_mode */
   double inject_latency_us;
   int precond;  /* index into cc_precond_list */
   int ordering; /* index into cc_ordering_list */
@@ -143,7 +145,11 @@ typedef struct {
   double triad_before, triad_after;
   int rl_windows, rl_every;
   double rl_window_fraction, rl_window_triad, rl_window_min, rl_window_max, rl_overhead_s;
+  int fused;                           /* the solve ran the fused vector passes (--fused) */
+  double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
 } cc_solve_record;
+/* --residual-history keeps at most this many iterations per solve (8 MiB) */
+#define CC_HISTORY_MAX (1 << 20)
 
 typedef struct {
   char name[CC_CHECK_NAME_MAX];

@@ -156,6 +156,14 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.count_only        = run->timers.count_only;
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
+    kopts.unfused = !opts->fused;
+    rec->fused    = opts->fused;
+    if (opts->residual_history) {
+      /* one value per iteration checked, iteration 0 included; kept until the process ends */
+      kopts.history_cap = opts->maxit < CC_HISTORY_MAX ? opts->maxit + 1 : CC_HISTORY_MAX;
+      SOLVES_CALL(cc_malloc((size_t)kopts.history_cap, sizeof(double), &rec->history));
+      kopts.history = rec->history;
+    }
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
     if (opts->restart[0]) {
       SOLVES_CALL(
@@ -321,7 +329,7 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_precond_params pparams = {.name       = cc_precond_list[opts->precond].name,
                                .asdd_iters = opts->asdd_iters,
                                .ordering   = &ord};
-  tok = cc_timer_start(timers, CC_T_SETUP);
+  tok                       = cc_timer_start(timers, CC_T_SETUP);
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
   cc_timer_stop(timers, tok);
 

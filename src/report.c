@@ -37,6 +37,17 @@ static void write_available(cc_json *js)
     cc_json_int(js, "axpy", k->table1.axpy);
     cc_json_int(js, "reductions", k->table1.reductions);
     cc_json_end_object(js);
+    /* vector traffic per iteration of the AXPY-type updates and dots (cc_krylov_traffic) */
+    cc_json_begin_object(js, "vector_traffic");
+    for (int unfused = 0; unfused < 2; unfused++) {
+      cc_krylov_traffic tr = cc_krylov_vector_traffic(k, unfused);
+      cc_json_begin_object(js, unfused ? "unfused" : "fused");
+      cc_json_int(js, "passes", tr.passes);
+      cc_json_int(js, "reads", tr.reads);
+      cc_json_int(js, "writes", tr.writes);
+      cc_json_end_object(js);
+    }
+    cc_json_end_object(js);
     cc_json_end_object(js);
   }
   cc_json_end_array(js);
@@ -146,6 +157,21 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_double(js, "reductions", rec->ops_per_iteration[CC_T_REDUCTION]);
   cc_json_double(js, "axpy", rec->ops_per_iteration[CC_T_AXPY]);
   cc_json_end_object(js);
+  /* measured beside the op counts, the same way: full-vector passes and doubles per DOF read /
+   * written by the vector kernels per iteration (docs/report-schema.md) */
+  cc_json_bool(js, "fused", rec->fused);
+  cc_json_begin_object(js, "vector_traffic");
+  cc_json_double(js, "passes", r->vector_passes_per_iteration);
+  cc_json_double(js, "reads", r->vector_reads_per_iteration);
+  cc_json_double(js, "writes", r->vector_writes_per_iteration);
+  cc_json_double(js, "bytes_per_dof",
+                 8.0 * (r->vector_reads_per_iteration + r->vector_writes_per_iteration));
+  cc_json_end_object(js);
+  if (rec->history) {
+    cc_json_begin_array(js, "residual_history");
+    for (int i = 0; i < r->history_len; i++) cc_json_double_exact(js, NULL, rec->history[i]);
+    cc_json_end_array(js);
+  }
   if (rec->ckpt_enabled) {
     cc_json_begin_object(js, "checkpoint");
     cc_json_string(js, "backend", rec->ckpt_backend);

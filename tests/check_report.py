@@ -8,6 +8,9 @@
                                                     analytic_max_rel_error and true_rel_residual agree
                                                     within relative R (default 1e-6)
 In expect, ncpus('0-3,8') counts the CPUs of a CPU list.
+  check_report.py same-history A B [--rtol R]       every solve in A has the iterations and, value by
+                                                    value, the residual_history (--residual-history)
+                                                    of the same solve in B within relative R (1e-12)
   check_report.py same-values A B KEY [KEY ...]     every solve in A has the same values of KEYs (as
                                                     written, 9 digits) as the same solve in B
 Exit 0 when every assertion holds, 1 otherwise (the failing assertion is printed)."""
@@ -84,6 +87,26 @@ def same_values(a, b, keys):
     return ok
 
 
+def same_history(a, b, rtol):
+    ra, rb = load(a), load(b)
+    index = {(s["solver"], s["reduction"]): s for s in rb["solves"]}
+    ok = len(ra["solves"]) > 0 and len(ra["solves"]) == len(rb["solves"])
+    for s in ra["solves"]:
+        other = index.get((s["solver"], s["reduction"]))
+        ha, hb = s.get("residual_history"), other.get("residual_history") if other else None
+        good = bool(ha) and hb is not None and len(ha) == len(hb) and \
+            s["iterations"] == other["iterations"] and len(ha) == s["iterations"] + 1
+        worst = max((abs(x - y) / max(abs(x), abs(y), 1e-300) for x, y in zip(ha or [], hb or [])),
+                    default=0.0)
+        good = good and worst <= rtol
+        print(f"{'PASS' if good else 'FAIL'} {s['solver']}/{s['reduction']}: "
+              f"{s['iterations']} vs {other['iterations'] if other else None} iterations, "
+              f"{len(ha or [])} vs {len(hb or [])} residuals, max relative difference {worst:.3g} "
+              f"(rtol {rtol})")
+        ok = ok and good
+    return ok
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "expect":
         return 0 if expect(argv[1], argv[2:]) else 1
@@ -94,6 +117,9 @@ def main(argv):
         opts = dict(zip(argv[3::2], argv[4::2]))
         return 0 if same_solution(argv[1], argv[2], int(opts.get("--within", 0)),
                                   float(opts.get("--rtol", 1e-6))) else 1
+    if len(argv) >= 3 and argv[0] == "same-history":
+        opts = dict(zip(argv[3::2], argv[4::2]))
+        return 0 if same_history(argv[1], argv[2], float(opts.get("--rtol", 1e-12))) else 1
     if len(argv) >= 4 and argv[0] == "same-values":
         return 0 if same_values(argv[1], argv[2], argv[3:]) else 1
     print(__doc__, file=sys.stderr)

@@ -352,3 +352,27 @@ if(Python3_FOUND)
   add_test(NAME jobs_variants_match
            COMMAND sh -c "cd '${CMAKE_CURRENT_BINARY_DIR}/registry' && OMP_NUM_THREADS=1 '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg>' --nx 4 --ny 4 --nz 4 --quiet --report variants.json > /dev/null && '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_variants.py' '${PROJECT_SOURCE_DIR}/jobs' variants.json")
 endif()
+
+# --fused 1|0 (issue 15.2): the fused vector passes and the one-pass-per-operation reference give
+# the same residual histories (--residual-history) and iterations, every variant x reduction with
+# residual replacement; the reports carry the measured and the registry's vector traffic.
+foreach(np 1 2 4)
+  foreach(f 0 1)
+    cc_add_mpi_test(NAME driver_fused${f} RANKS ${np}
+                    COMMAND ${CUBECG} --nx 8 --ny 7 --nz 6 --solver all --reduction all
+                            --replace-every 5 --fused ${f} --residual-history
+                            --report ${OUT}/fused${f}_np${np}.json --quiet)
+    set_tests_properties(driver_fused${f}_np${np} PROPERTIES FIXTURES_SETUP fused_np${np})
+  endforeach()
+  add_test(NAME driver_fused_same_history_np${np}
+           COMMAND ${CHECK} same-history ${OUT}/fused1_np${np}.json ${OUT}/fused0_np${np}.json
+                   --rtol 1e-12)
+  add_test(NAME driver_fused_report_np${np}
+           COMMAND ${CHECK} expect ${OUT}/fused1_np${np}.json
+                   "all(s['fused'] for s in r['solves']) and r['parameters']['fused'] == 1"
+                   "all(s['ops_per_iteration']['dot'] == 3 for s in r['solves'])"
+                   "all(s['vector_traffic']['reads'] >= v['vector_traffic']['fused']['reads'] for s in r['solves'] for v in r['available']['variants'] if v['name'] == s['solver'])"
+                   "all(v['vector_traffic']['fused']['reads'] + v['vector_traffic']['fused']['writes'] < v['vector_traffic']['unfused']['reads'] + v['vector_traffic']['unfused']['writes'] for v in r['available']['variants'])")
+  set_tests_properties(driver_fused_same_history_np${np} driver_fused_report_np${np}
+                       PROPERTIES FIXTURES_REQUIRED fused_np${np})
+endforeach()
