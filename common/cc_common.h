@@ -236,6 +236,12 @@ typedef struct {
   int64_t *l_ptr; /* [n_rows + 1] or NULL */
   int32_t *l_col;
   double *l_val;
+  /* Optional row classes for hiding the halo exchange behind rows that need no halo value
+   * (cc_bcrs_classify_rows in solvers/, after the last reordering): NULL, or the interior rows
+   * (every column internal) in row_class[0, n_interior), then the boundary rows (touching a halo
+   * column) in row_class[n_interior, n_rows), each class in ascending row order. */
+  int32_t *row_class; /* [n_rows] or NULL */
+  int n_interior;
 } cc_bcrs;
 void cc_bcrs_free(cc_bcrs *a);
 
@@ -272,14 +278,16 @@ typedef enum {
   CC_T_SETUP,        /* preconditioner set-up (diagonal inverses, ...) */
   CC_T_SOLVE,        /* whole Krylov solve */
   CC_T_SPMV,         /* SpMV including its halo exchange */
-  CC_T_HALO,         /* halo exchange of SpMV */
+  CC_T_HALO,         /* halo exchange of SpMV: its begin and end halves (rows overlapped excluded) */
   CC_T_PRECOND,      /* preconditioner application including ASDD halo exchange */
-  CC_T_PRECOND_HALO, /* halo exchange inside ASDD */
+  CC_T_PRECOND_HALO, /* halo exchange inside ASDD (as CC_T_HALO) */
   CC_T_AXPY,         /* vector updates (one count per AXPY-type vector update) */
   CC_T_DOT,          /* local dot products (one count per dot product) */
   CC_T_REDUCTION, /* AR: inside MPI_Allreduce; IAR: blocked in MPI_Wait (one count per reduction) */
   CC_T_CHECKPOINT, /* checkpoint time seen by the solver (stall) */
   CC_T_EXPORT,
+  CC_T_HALO_WAIT,         /* inside CC_T_HALO: blocked in MPI_Waitall for the halo messages */
+  CC_T_PRECOND_HALO_WAIT, /* inside CC_T_PRECOND_HALO: the same for ASDD's exchanges */
   CC_T_TOTAL,
   CC_T_COUNT
 } cc_timer_id;

@@ -90,6 +90,8 @@ void cc_bcrs_free(cc_bcrs *a)
   cc_free(&a->l_ptr);
   cc_free(&a->l_col);
   cc_free(&a->l_val);
+  cc_free(&a->row_class);
+  a->n_interior = 0;
   a->n_rows = a->n_cols = 0;
   a->n_blocks           = 0;
 }

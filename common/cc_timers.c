@@ -4,10 +4,10 @@
 
 const char *cc_timer_name(cc_timer_id id)
 {
-  static const char *names[CC_T_COUNT] = {"mesh",      "partition",    "assembly", "ordering",
-                                          "setup",     "solve",        "spmv",     "halo",
-                                          "precond",   "precond_halo", "axpy",     "dot",
-                                          "reduction", "checkpoint",   "export",   "total"};
+  static const char *names[CC_T_COUNT] = {
+      "mesh",   "partition", "assembly",          "ordering", "setup", "solve",     "spmv",
+      "halo",   "precond",   "precond_halo",      "axpy",     "dot",   "reduction", "checkpoint",
+      "export", "halo_wait", "precond_halo_wait", "total"};
   return (id >= 0 && id < CC_T_COUNT) ? names[id] : "?";
 }
 

@@ -42,9 +42,31 @@ static inline void cc_exec_poll(const cc_exec *ex)
 }
 
 /* Exchange the halo of x (3 doubles per node) with MPI_Isend/Irecv/Waitall, through the table's
- * own buffers (cc_comm_table_buffers). */
+ * own buffers (cc_comm_table_buffers): cc_halo_begin then cc_halo_end. */
 CC_WUR cc_err cc_halo_exchange(const cc_comm_table *comm, double *x);
-/* y = A x on the internal rows; exchanges x's halo first (timed CC_T_SPMV, halo CC_T_HALO). */
+/* The exchange in two halves, so that work needing no halo value runs while the messages fly:
+ * begin posts the receives, packs x's export nodes and posts the sends; end waits (the MPI_Waitall
+ * timed as wait_region in t; t NULL: not timed) and unpacks. In between, x's internal part must
+ * not change nor its halo part be read, and no other exchange may use the table's buffers. */
+CC_WUR cc_err cc_halo_begin(const cc_comm_table *comm, double *x);
+CC_WUR cc_err cc_halo_end(const cc_comm_table *comm, double *x, cc_timers *t,
+                          cc_timer_id wait_region);
+/* Row classes (a->row_class, a->n_interior; see cc_bcrs): interior rows read no halo column,
+ * boundary rows do; each class keeps the matrix's row order. Made once, after the last reordering
+ * (cc_ordering_apply drops them with the old rows); without them the SpMV waits for the whole
+ * halo before any row (--halo-overlap off). */
+CC_WUR cc_err cc_bcrs_classify_rows(cc_bcrs *a);
+void cc_bcrs_unclassify_rows(cc_bcrs *a);
+/* y = A x (b NULL) or the residual y = b - A x (b not NULL), on the internal rows, exchanging x's
+ * halo on the way. With a's row classes: begin the exchange, the interior rows (the main thread
+ * tests the halo messages and calls ex's poll hook every few thousand rows), wait, the boundary
+ * rows; without them: the whole exchange, then every row. The exchange's two halves are timed as
+ * halo_region (one count; the rows between them excluded), its MPI_Waitall also as wait_region.
+ * Every row is computed by the same code either way, so both give the same bits. */
+CC_WUR cc_err cc_spmv_halo(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *comm,
+                           double *x, const double *b, double *y, cc_timer_id halo_region,
+                           cc_timer_id wait_region);
+/* y = A x on the internal rows: cc_spmv_halo timed CC_T_SPMV, halo CC_T_HALO / CC_T_HALO_WAIT. */
 CC_WUR cc_err cc_spmv(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *comm, double *x,
                       double *y);
 void cc_spmv_local(const cc_exec *ex, const cc_bcrs *a, const double *x, double *y); /* no comm */
@@ -56,8 +78,9 @@ double cc_dot_local(const cc_exec *ex, int64_t n, const double *x, const double 
 void cc_dot_local_multi(const cc_exec *ex, int64_t n, int k, const double *const x[],
                         const double *const y[], double out[]);
 /* Note: cc_halo_exchange itself is not timed, so that each caller attributes it to its own region:
- * cc_spmv times it as CC_T_HALO, the preconditioner as CC_T_PRECOND_HALO. cc_spmv_local calls
- * the exec's poll hook from the main thread every few thousand rows. */
+ * cc_spmv times it as CC_T_HALO (wait CC_T_HALO_WAIT), ASDD as CC_T_PRECOND_HALO (wait
+ * CC_T_PRECOND_HALO_WAIT). cc_spmv_local calls the exec's poll hook from the main thread every few
+ * thousand rows. */
 
 /* Vector updates over n doubles (OpenMP static), timed CC_T_AXPY and counted as one AXPY-type
  * operation per vector written (Table 1). */

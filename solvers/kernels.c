@@ -1,19 +1,21 @@
 /* kernels.c: the distributed kernels of the CG variants: GeoFEM-style halo exchange
- * (Isend/Irecv/Waitall over the communication table), 3x3 block CRS SpMV (OpenMP + a plain
- * reference), local dot products and AXPY-type vector updates (Table 1 of the study counts them).
+ * (Isend/Irecv/Waitall over the communication table, in two halves so that the rows needing no
+ * halo value hide it), 3x3 block CRS SpMV (OpenMP + a plain reference), local dot products and
+ * AXPY-type vector updates (Table 1 of the study counts them).
  */
 #include "cc_solvers.h"
 
 #include <omp.h>
 
 #define HALO_TAG 7301
-/* the main thread calls the exec's poll hook every POLL_ROWS rows of SpMV */
+/* the main thread calls the exec's poll hook (and tests pending halo messages) every POLL_ROWS
+ * rows of SpMV */
 #define POLL_ROWS 4096
 
 /* ------------------------------------------------------------------------------------------------
  * Halo exchange
  * ---------------------------------------------------------------------------------------------- */
-cc_err cc_halo_exchange(const cc_comm_table *comm, double *x)
+cc_err cc_halo_begin(const cc_comm_table *comm, double *x)
 {
   const int nb = comm->n_neighbors;
   if (nb == 0) return CC_OK;
@@ -52,8 +54,20 @@ cc_err cc_halo_exchange(const cc_comm_table *comm, double *x)
   for (int i = 0; i < nb; i++)
     CC_MPI(MPI_Isend(send + 3 * (int64_t)exp_idx[i], 3 * (exp_idx[i + 1] - exp_idx[i]), MPI_DOUBLE,
                      comm->neighbor_rank[i], HALO_TAG, comm->comm, &h->req[nb + i]));
-  CC_MPI(MPI_Waitall(2 * nb, h->req, h->status));
+  return CC_OK;
+}
+
+cc_err cc_halo_end(const cc_comm_table *comm, double *x, cc_timers *t, cc_timer_id wait_region)
+{
+  const int nb = comm->n_neighbors;
+  if (nb == 0) return CC_OK;
+  const cc_halo_buffers *h = &comm->halo;
+  cc_timer_token t_wait    = cc_timer_start(t, wait_region);
+  int rc                   = MPI_Waitall(2 * nb, h->req, h->status);
+  cc_timer_stop(t, t_wait);
+  CC_MPI(rc);
   /* x[import node k] <- recv[3k..3k+2] */
+  const int *restrict imp_idx = comm->import_index, *restrict imp = comm->import_item;
   const double *restrict recv = h->recv;
   for (int i = 0; i < nb; i++)
     if (!h->direct[i])
@@ -66,10 +80,48 @@ cc_err cc_halo_exchange(const cc_comm_table *comm, double *x)
   return CC_OK;
 }
 
+cc_err cc_halo_exchange(const cc_comm_table *comm, double *x)
+{
+  CC_CALL(cc_halo_begin(comm, x));
+  CC_CALL(cc_halo_end(comm, x, NULL, CC_T_HALO_WAIT));
+  return CC_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Row classes: interior rows (all columns internal) can run while the halo messages fly.
+ * ---------------------------------------------------------------------------------------------- */
+/* 1 when row i reads no halo column (the split-off lower part holds internal columns only) */
+static int row_is_interior(const cc_bcrs *a, int i)
+{
+  for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+    if (a->col_idx[k] >= a->n_rows) return 0;
+  return 1;
+}
+
+cc_err cc_bcrs_classify_rows(cc_bcrs *a)
+{
+  cc_bcrs_unclassify_rows(a);
+  const int n    = a->n_rows;
+  int n_interior = 0;
+  for (int i = 0; i < n; i++) n_interior += row_is_interior(a, i);
+  CC_CALL(cc_malloc((size_t)n + 1, sizeof(int32_t), &a->row_class));
+  int next_interior = 0, next_boundary = n_interior;
+  for (int i = 0; i < n; i++) /* each class in ascending row order (the matrix's, for the cache) */
+    a->row_class[row_is_interior(a, i) ? next_interior++ : next_boundary++] = i;
+  a->n_interior = n_interior;
+  return CC_OK;
+}
+
+void cc_bcrs_unclassify_rows(cc_bcrs *a)
+{
+  cc_free(&a->row_class);
+  a->n_interior = 0;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * SpMV
  * ---------------------------------------------------------------------------------------------- */
-/* y_i = sum_k A_ik x_col(k) for rows [begin, end): streams 72 bytes of values + 4 bytes of column
+/* y_i = sum_k A_ik x_col(k) for row i: streams 72 bytes of values + 4 bytes of column
  * index per block; x is gathered (3 contiguous doubles per column, mostly cache resident).
  * The 9 products of a block go into independent accumulators laid out as the block's row-major
  * values, [a00 a01 a02 a10] [a11 a12 a20 a21] [a22], multiplied by [x0 x1 x2 x0] [x1 x2 x0 x1]
@@ -77,6 +129,7 @@ cc_err cc_halo_exchange(const cc_comm_table *comm, double *x)
  * (measured 1.4x faster than the 3 dot products per block in cache, about 1.1x from memory on AMD
  * EPYC). */
 #define SPMV_PREFETCH 16 /* blocks ahead: a small gain over the hardware prefetcher */
+#define SPMV_INLINE static inline __attribute__((always_inline))
 #if defined(__GNUC__)
 typedef double spmv_v4 __attribute__((vector_size(32)));
 /* accumulate blocks [K0, K1) of (COL, VAL) into the row's accumulators a, c, e (a macro, so the
@@ -96,25 +149,23 @@ typedef double spmv_v4 __attribute__((vector_size(32)));
     e += b[8] * x2;                                                                                \
   }
 
-static inline void spmv_rows(const cc_bcrs *m, const double *restrict x, double *restrict y,
-                             int begin, int end)
+/* out[0..2] <- (A x)_i */
+SPMV_INLINE void spmv_row(const cc_bcrs *m, const double *restrict x, int i, double out[3])
 {
   const int64_t *restrict rp = m->row_ptr, *restrict lp = m->l_ptr;
   const int32_t *restrict ci = m->col_idx, *restrict lc = m->l_col;
   const double *restrict va = m->val, *restrict lv = m->l_val;
-  for (int i = begin; i < end; i++) {
-    spmv_v4 a = {0.0, 0.0, 0.0, 0.0}, c = {0.0, 0.0, 0.0, 0.0};
-    double e = 0.0;
-    if (lp) SPMV_BLOCKS(lp[i], lp[i + 1], lc, lv) /* split-off lower part */
-    SPMV_BLOCKS(rp[i], rp[i + 1], ci, va)
-    y[3 * (int64_t)i]     = a[0] + a[1] + a[2]; /* row 0 of the blocks */
-    y[3 * (int64_t)i + 1] = a[3] + c[0] + c[1]; /* row 1 */
-    y[3 * (int64_t)i + 2] = c[2] + c[3] + e;    /* row 2 */
-  }
+  spmv_v4 a = {0.0, 0.0, 0.0, 0.0}, c = {0.0, 0.0, 0.0, 0.0};
+  double e = 0.0;
+  if (lp) SPMV_BLOCKS(lp[i], lp[i + 1], lc, lv) /* split-off lower part */
+  SPMV_BLOCKS(rp[i], rp[i + 1], ci, va)
+  out[0] = a[0] + a[1] + a[2]; /* row 0 of the blocks */
+  out[1] = a[3] + c[0] + c[1]; /* row 1 */
+  out[2] = c[2] + c[3] + e;    /* row 2 */
 }
 #else
-static inline void spmv_blocks(int64_t k0, int64_t k1, const int32_t *restrict col_idx,
-                               const double *restrict val, const double *restrict x, double *y3)
+SPMV_INLINE void spmv_blocks(int64_t k0, int64_t k1, const int32_t *restrict col_idx,
+                             const double *restrict val, const double *restrict x, double *y3)
 {
   for (int64_t k = k0; k < k1; k++) {
     const double *restrict b  = val + 9 * k;
@@ -126,38 +177,67 @@ static inline void spmv_blocks(int64_t k0, int64_t k1, const int32_t *restrict c
   }
 }
 
-static inline void spmv_rows(const cc_bcrs *m, const double *restrict x, double *restrict y,
-                             int begin, int end)
+SPMV_INLINE void spmv_row(const cc_bcrs *m, const double *restrict x, int i, double out[3])
 {
-  for (int i = begin; i < end; i++) {
-    double y3[3] = {0.0, 0.0, 0.0};
-    if (m->l_ptr) spmv_blocks(m->l_ptr[i], m->l_ptr[i + 1], m->l_col, m->l_val, x, y3);
-    spmv_blocks(m->row_ptr[i], m->row_ptr[i + 1], m->col_idx, m->val, x, y3);
-    y[3 * (int64_t)i] = y3[0], y[3 * (int64_t)i + 1] = y3[1], y[3 * (int64_t)i + 2] = y3[2];
-  }
+  out[0] = out[1] = out[2] = 0.0;
+  if (m->l_ptr) spmv_blocks(m->l_ptr[i], m->l_ptr[i + 1], m->l_col, m->l_val, x, out);
+  spmv_blocks(m->row_ptr[i], m->row_ptr[i + 1], m->col_idx, m->val, x, out);
 }
 #endif
 
-void cc_spmv_local(const cc_exec *ex, const cc_bcrs *a, const double *x, double *y)
+/* Rows rows[p] for p in [p0, p1) (rows NULL: rows p0..p1-1) of y = A x, or of the residual
+ * y = b - A x when b is not NULL. Every caller computes a row with this same code, so the split
+ * and the plain SpMV give the same bits. (Inlined with constant rows / b where they are.) */
+SPMV_INLINE void spmv_rows(const cc_bcrs *m, const int32_t *restrict rows, const double *restrict x,
+                           const double *restrict b, double *restrict y, int p0, int p1)
 {
-  const int n = a->n_rows;
+  for (int p = p0; p < p1; p++) {
+    const int i      = rows ? rows[p] : p;
+    const int64_t i3 = 3 * (int64_t)i;
+    double o[3];
+    spmv_row(m, x, i, o);
+    if (b) {
+      y[i3] = b[i3] - o[0], y[i3 + 1] = b[i3 + 1] - o[1], y[i3 + 2] = b[i3 + 2] - o[2]; /* b - Ax */
+    } else {
+      y[i3] = o[0], y[i3 + 1] = o[1], y[i3 + 2] = o[2];
+    }
+  }
+}
+
+/* The n rows of one class (rows NULL: rows 0..n-1) over the threads, each thread one contiguous
+ * range as schedule(static) (and the assembly's first touch) give it, so each thread streams the
+ * matrix rows it owns in memory. The main thread calls ex's poll hook every POLL_ROWS rows and,
+ * while halo is not NULL and its messages pending, tests them (progress of the halo behind the
+ * interior rows). Returns the first MPI error code of those tests (MPI_SUCCESS if none). */
+SPMV_INLINE int spmv_class(const cc_exec *ex, const cc_bcrs *a, const int32_t *rows, int n,
+                           const double *x, const double *b, double *y, const cc_comm_table *halo)
+{
+  int rc = MPI_SUCCESS;
 #pragma omp parallel if (n >= 512)
   {
-    /* the rows of schedule(static): thread t gets one contiguous range, as in the assembly's
-     * first-touch loop, so each thread streams the matrix rows it owns in memory */
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();
     const int q = n / nt, rem = n % nt;
     const int begin = t * q + (t < rem ? t : rem), end = begin + q + (t < rem);
     if (t == 0) {
-      /* the main thread drives a posted reduction between row blocks (progress = poll) */
-      for (int b = begin; b < end; b += POLL_ROWS) {
-        spmv_rows(a, x, y, b, b + POLL_ROWS < end ? b + POLL_ROWS : end);
+      /* the main thread drives MPI between row blocks: a posted reduction (progress = poll) and
+       * the halo messages, which move on only inside MPI calls */
+      int done = halo == NULL || halo->n_neighbors == 0;
+      for (int p = begin; p < end; p += POLL_ROWS) {
+        spmv_rows(a, rows, x, b, y, p, p + POLL_ROWS < end ? p + POLL_ROWS : end);
+        if (!done && rc == MPI_SUCCESS)
+          rc = MPI_Testall(2 * halo->n_neighbors, halo->halo.req, &done, halo->halo.status);
         cc_exec_poll(ex);
       }
     } else {
-      spmv_rows(a, x, y, begin, end);
+      spmv_rows(a, rows, x, b, y, begin, end);
     }
   }
+  return rc;
+}
+
+void cc_spmv_local(const cc_exec *ex, const cc_bcrs *a, const double *x, double *y)
+{
+  (void)spmv_class(ex, a, NULL, a->n_rows, x, NULL, y, NULL); /* no halo: no MPI error */
 }
 
 void cc_spmv_ref(const cc_bcrs *a, const double *x, double *y)
@@ -176,19 +256,38 @@ void cc_spmv_ref(const cc_bcrs *a, const double *x, double *y)
     }
 }
 
+cc_err cc_spmv_halo(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *comm, double *x,
+                    const double *b, double *y, cc_timer_id halo_region, cc_timer_id wait_region)
+{
+  cc_timers *t = cc_exec_timers(ex);
+  /* the exchange's own time is its two halves: counted once, the rows between them excluded */
+  cc_timer_token tok = cc_timer_start(t, halo_region);
+  cc_err err         = cc_halo_begin(comm, x);
+  cc_timer_stop(t, tok);
+  CC_CALL(err);
+  const int overlap = a->row_class != NULL && comm->n_neighbors > 0;
+  int rc            = MPI_SUCCESS;
+  if (overlap) /* interior rows while the messages fly: y_i <- (b_i -) (A x)_i */
+    rc = spmv_class(ex, a, a->row_class, a->n_interior, x, b, y, comm);
+  tok = cc_timer_start_n(t, halo_region, 0);
+  err = rc == MPI_SUCCESS ? cc_halo_end(comm, x, t, wait_region) : CC_OK;
+  cc_timer_stop(t, tok);
+  CC_MPI(rc); /* a failed test of the halo messages (they are still pending: abort-level) */
+  CC_CALL(err);
+  if (overlap) /* then the rows touching the halo */
+    spmv_class(ex, a, a->row_class + a->n_interior, a->n_rows - a->n_interior, x, b, y, NULL);
+  else
+    spmv_class(ex, a, NULL, a->n_rows, x, b, y, NULL);
+  return CC_OK;
+}
+
 cc_err cc_spmv(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *comm, double *x, double *y)
 {
   cc_timers *t          = cc_exec_timers(ex);
   cc_timer_token t_spmv = cc_timer_start(t, CC_T_SPMV);
-  cc_timer_token t_halo = cc_timer_start(t, CC_T_HALO);
-  cc_err err            = cc_halo_exchange(comm, x);
-  cc_timer_stop(t, t_halo);
-  if (err) {
-    cc_timer_stop(t, t_spmv);
-    CC_CALL(err);
-  }
-  cc_spmv_local(ex, a, x, y); /* y <- A x */
+  cc_err err            = cc_spmv_halo(ex, a, comm, x, NULL, y, CC_T_HALO, CC_T_HALO_WAIT);
   cc_timer_stop(t, t_spmv);
+  CC_CALL(err); /* y <- A x */
   return CC_OK;
 }
 

@@ -1,6 +1,7 @@
 /* precond_asdd.c: additive Schwarz domain decomposition (GeoFEM ASDD, Nakajima 2003) around the
  * localized SGS B = M_loc^-1: z = B r; then (asdd_iters - 1) times: exchange z's halo,
- * t = r - A z (all local columns, halo included), z <- z + B t. With asdd_iters = 1 it is the
+ * t = r - A z (all local columns, halo included; the interior rows while z's halo is in flight),
+ * z <- z + B t. With asdd_iters = 1 it is the
  * localized SGS; in general z = sum_{k<N} (I - B A)^k B r, symmetric since B is.
  */
 #include "cc_precond_impl.h"
@@ -21,14 +22,11 @@ static cc_err asdd_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z
   double *restrict t = ctx->t, *restrict w = ctx->w;
   cc_sgs_apply(&ctx->sgs, ex, r, z); /* z <- B r */
   for (int it = 1; it < ctx->iters; it++) {
-    cc_timer_token tok = cc_timer_start(cc_exec_timers(ex), CC_T_PRECOND_HALO);
-    cc_err err         = cc_halo_exchange(ctx->comm, z);
-    cc_timer_stop(cc_exec_timers(ex), tok);
-    CC_CHECK(err == CC_OK, err, "ASDD iteration %d: halo exchange of z", it);
-    cc_spmv_local(ex, ctx->a, z, t); /* t <- A z */
-#pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
-    for (int64_t i = 0; i < n; i++) t[i] = r[i] - t[i]; /* t <- r - A z */
-    cc_sgs_apply(&ctx->sgs, ex, t, w);                  /* w <- B t */
+    /* t <- r - A z in one pass, z's halo exchanged behind the interior rows (row classes) */
+    cc_err err =
+        cc_spmv_halo(ex, ctx->a, ctx->comm, z, r, t, CC_T_PRECOND_HALO, CC_T_PRECOND_HALO_WAIT);
+    CC_CHECK(err == CC_OK, err, "ASDD iteration %d: residual with the halo exchange of z", it);
+    cc_sgs_apply(&ctx->sgs, ex, t, w); /* w <- B t */
 #pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
     for (int64_t i = 0; i < n; i++) z[i] += w[i]; /* z <- z + w */
   }

@@ -24,6 +24,7 @@
 #define CC_CHOICE_ALL (-1)
 #define CC_CHOICE_NONE (-1)
 enum { CC_TIMING_OFF, CC_TIMING_ON };
+enum { CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON };
 #define CC_MAX_OPTIONS 96 /* entries of the option table (src/options.c) */
 
 /* One parameter struct with defaults (conventions item 9); echoed into the report. */
@@ -70,6 +71,7 @@ typedef struct {
   int version;
   int roofline; /* triad before and after each solve; the solves report roofline_fraction */
   char options_file[CC_PATH_MAX];
+  int halo_overlap; /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
   unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
 } cc_options;
 
@@ -114,11 +116,13 @@ typedef enum {
   CC_BRK_SPMV,    /* SpMV compute without its halo exchange */
   CC_BRK_PRECOND, /* preconditioner compute (SGS sweeps, ASDD residual) without ASDD halo */
   CC_BRK_PRECOND_HALO,
-  CC_BRK_HALO, /* SpMV halo exchange */
+  CC_BRK_HALO, /* SpMV halo exchange: post, pack, unpack (its wait apart, rows overlapped not) */
   CC_BRK_AXPY,
   CC_BRK_DOT,
   CC_BRK_REDUCTION,
   CC_BRK_CHECKPOINT,
+  CC_BRK_HALO_WAIT,         /* blocked in MPI_Waitall for SpMV's halo (apart from CC_BRK_HALO) */
+  CC_BRK_PRECOND_HALO_WAIT, /* the same for ASDD's halo (apart from CC_BRK_PRECOND_HALO) */
   CC_BRK_OTHER,
   CC_BRK_COUNT
 } cc_breakdown_id;
@@ -171,6 +175,7 @@ typedef struct {
   int64_t edge_cut;
   char ordering_used[CC_NAME_MAX];
   int colors_used;
+  double boundary_rows_fraction; /* rows reading a halo column / rows, max over ranks */
   cc_timers timers;           /* this rank's stage timers (the run's own; each solve has its own) */
   double timings[CC_T_COUNT]; /* max over ranks */
   double timings_min[CC_T_COUNT], timings_mean[CC_T_COUNT];

@@ -24,7 +24,8 @@ typedef enum {
   CHOICES_PRECOND,    /* cc_precond_list */
   CHOICES_ORDERING,   /* cc_ordering_list */
   CHOICES_CHECKPOINT, /* cc_io_backend_name() (built backends only), or CC_CHOICE_NONE */
-  CHOICES_TIMING      /* CC_TIMING_OFF, CC_TIMING_ON */
+  CHOICES_TIMING,     /* CC_TIMING_OFF, CC_TIMING_ON */
+  CHOICES_OVERLAP     /* CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON */
 } choice_list;
 
 typedef struct {
@@ -43,6 +44,10 @@ static const cc_mode_kind partition_list[] = {
 static const cc_mode_kind timing_list[] = {
     [CC_TIMING_OFF] = {"off", "operation counts only"},
     [CC_TIMING_ON]  = {"on", "per-kernel timers"},
+};
+static const cc_mode_kind halo_overlap_list[] = {
+    [CC_HALO_OVERLAP_OFF] = {"off", "wait for the whole halo before any row"},
+    [CC_HALO_OVERLAP_ON]  = {"on", "interior rows while the halo messages fly, then the others"},
 };
 #define LIST_LENGTH(list) ((int)(sizeof list / sizeof list[0]))
 
@@ -84,6 +89,10 @@ static const char *choice_name(choice_list list, int i, const char **description
     break;
   case CHOICES_TIMING:
     if (i < LIST_LENGTH(timing_list)) name = timing_list[i].name, text = timing_list[i].description;
+    break;
+  case CHOICES_OVERLAP:
+    if (i < LIST_LENGTH(halo_overlap_list))
+      name = halo_overlap_list[i].name, text = halo_overlap_list[i].description;
     break;
   }
   if (description) *description = text;
@@ -194,6 +203,8 @@ static const opt_spec option_table[] = {
     {"timing", OPT_CHOICE, OFF(timing), "on", CHOICES_TIMING, "per-kernel timers"},
     {"roofline", OPT_FLAG, OFF(roofline), "0", CHOICES_NONE,
      "STREAM triad (arrays 4x the LLC per node) before and after each solve: roofline_fraction"},
+    {"halo-overlap", OPT_CHOICE, OFF(halo_overlap), "on", CHOICES_OVERLAP,
+     "hide SpMV's and ASDD's halo exchange behind the rows that need no halo value"},
     {"analytic-tol", OPT_DOUBLE, OFF(analytic_tol), "1e-6", CHOICES_NONE,
      "built-in check: max relative error against the analytic solution"},
     {"memory-fraction", OPT_DOUBLE, OFF(memory_fraction), "0.8", CHOICES_NONE,

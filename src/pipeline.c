@@ -3,7 +3,8 @@
 #include "cc_driver.h"
 
 const char *const cc_breakdown_name[CC_BRK_COUNT] = {
-    "spmv", "precond", "precond_halo", "halo", "axpy", "dot", "reduction", "checkpoint", "other"};
+    "spmv",       "precond",   "precond_halo",      "halo", "axpy", "dot", "reduction",
+    "checkpoint", "halo_wait", "precond_halo_wait", "other"};
 
 /* The combinations asked for: --solver all --reduction all runs every variant with every reduction
  * it supports; pcg (Alg.1) is blocking only and always comes first as the baseline. */
@@ -32,15 +33,17 @@ static cc_err record_breakdown(MPI_Comm comm, const cc_solve_result *res, cc_sol
 {
   const double *t = res->seconds;
   double part[CC_BRK_COUNT];
-  part[CC_BRK_SPMV]         = t[CC_T_SPMV] - t[CC_T_HALO];
-  part[CC_BRK_PRECOND]      = t[CC_T_PRECOND] - t[CC_T_PRECOND_HALO];
-  part[CC_BRK_PRECOND_HALO] = t[CC_T_PRECOND_HALO];
-  part[CC_BRK_HALO]         = t[CC_T_HALO];
-  part[CC_BRK_AXPY]         = t[CC_T_AXPY];
-  part[CC_BRK_DOT]          = t[CC_T_DOT];
-  part[CC_BRK_REDUCTION]    = t[CC_T_REDUCTION];
-  part[CC_BRK_CHECKPOINT]   = t[CC_T_CHECKPOINT];
-  double accounted          = 0;
+  part[CC_BRK_SPMV]              = t[CC_T_SPMV] - t[CC_T_HALO];
+  part[CC_BRK_PRECOND]           = t[CC_T_PRECOND] - t[CC_T_PRECOND_HALO];
+  part[CC_BRK_PRECOND_HALO]      = t[CC_T_PRECOND_HALO] - t[CC_T_PRECOND_HALO_WAIT];
+  part[CC_BRK_HALO]              = t[CC_T_HALO] - t[CC_T_HALO_WAIT];
+  part[CC_BRK_HALO_WAIT]         = t[CC_T_HALO_WAIT];
+  part[CC_BRK_PRECOND_HALO_WAIT] = t[CC_T_PRECOND_HALO_WAIT];
+  part[CC_BRK_AXPY]              = t[CC_T_AXPY];
+  part[CC_BRK_DOT]               = t[CC_T_DOT];
+  part[CC_BRK_REDUCTION]         = t[CC_T_REDUCTION];
+  part[CC_BRK_CHECKPOINT]        = t[CC_T_CHECKPOINT];
+  double accounted               = 0;
   for (int i = 0; i < CC_BRK_OTHER; i++) accounted += part[i];
   part[CC_BRK_OTHER] = t[CC_T_SOLVE] - accounted;
   for (int i = 0; i < CC_BRK_COUNT; i++) {
@@ -151,10 +154,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                             .reduction     = plan[s].reduction,
                             .replace_every = opts->replace_every};
     /* the reduction settings and the timers belong to the solve (no process-wide state) */
-    kopts.progress = (cc_progress_mode)opts->progress; /* the registry index is the enum */
+    kopts.progress          = (cc_progress_mode)opts->progress; /* the registry index is the enum */
     kopts.inject_latency_us = opts->inject_latency_us;
     kopts.count_only        = run->timers.count_only;
-    cc_solve_record *rec = &run->solves[run->n_solves++];
+    cc_solve_record *rec    = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     kopts.unfused = !opts->fused;
     rec->fused    = opts->fused;
@@ -322,6 +325,13 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_timer_stop(timers, tok);
   snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
   run->colors_used = ord.n_colors;
+  /* rows reading no halo column run while the halo messages fly (--halo-overlap on) */
+  PIPELINE_CALL(cc_bcrs_classify_rows(&a));
+  cc_stat boundary;
+  PIPELINE_CALL(cc_stat_reduce(
+      comm, a.n_rows > 0 ? (double)(a.n_rows - a.n_interior) / a.n_rows : 0.0, &boundary));
+  run->boundary_rows_fraction = boundary.max;
+  if (opts->halo_overlap == CC_HALO_OVERLAP_OFF) cc_bcrs_unclassify_rows(&a);
 
   PIPELINE_CALL(stop_requested(run, comm));
   if (run->interrupted) goto finish;

@@ -244,6 +244,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_int(&js, "py", run->py);
   cc_json_int(&js, "pz", run->pz);
   cc_json_int(&js, "edge_cut", run->edge_cut);
+  cc_json_double(&js, "boundary_rows_fraction", run->boundary_rows_fraction);
   cc_json_end_object(&js);
 
   cc_json_begin_object(&js, "preconditioner");
@@ -363,9 +364,9 @@ void cc_summary_print(const cc_run *run, FILE *out)
 
   fprintf(out,
           "\n  %-7s %-4s %6s %9s %9s %9s %9s %6s | per iteration: %4s %4s %4s %4s %4s | "
-          "breakdown %% of solve: %5s %5s %5s %5s %5s %5s\n",
+          "breakdown %% of solve: %5s %5s %5s %5s %5s %5s %5s\n",
           "solver", "red", "iters", "|r|/|b|", "true", "u err", "ms/iter", "vs A1", "SpMV", "M^-1",
-          "dot", "red", "AXPY", "spmv", "prec", "halo", "red", "axpy", "other");
+          "dot", "red", "AXPY", "spmv", "prec", "halo", "wait", "red", "axpy", "other");
   double baseline = baseline_time_per_iter(run);
   for (int s = 0; s < run->n_solves; s++) {
     const cc_solve_record *rec = &run->solves[s];
@@ -376,13 +377,14 @@ void cc_summary_print(const cc_run *run, FILE *out)
     const double *b            = rec->breakdown_max;
     fprintf(out,
             "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6.3f | %14.2f %4.2f %4.2f %4.2f %4.2f | "
-            "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
+            "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
             r->solver, r->reduction, r->iterations, r->rel_residual, r->true_rel_residual,
             rec->analytic_error, per_iter * 1e3, baseline > 0 ? per_iter / baseline : 0,
             rec->ops_per_iteration[CC_T_SPMV], rec->ops_per_iteration[CC_T_PRECOND],
             rec->ops_per_iteration[CC_T_DOT], rec->ops_per_iteration[CC_T_REDUCTION],
-            rec->ops_per_iteration[CC_T_AXPY], b[CC_BRK_SPMV] / total,
-            (b[CC_BRK_PRECOND] + b[CC_BRK_PRECOND_HALO]) / total, b[CC_BRK_HALO] / total,
+            rec->ops_per_iteration[CC_T_AXPY], b[CC_BRK_SPMV] / total, b[CC_BRK_PRECOND] / total,
+            (b[CC_BRK_HALO] + b[CC_BRK_PRECOND_HALO]) / total,
+            (b[CC_BRK_HALO_WAIT] + b[CC_BRK_PRECOND_HALO_WAIT]) / total,
             b[CC_BRK_REDUCTION] / total, b[CC_BRK_AXPY] / total, b[CC_BRK_OTHER] / total,
             r->converged ? "" : "  NOT CONVERGED");
     if (!r->converged && r->failure[0]) fprintf(out, "          %s\n", r->failure);
@@ -407,7 +409,10 @@ void cc_summary_print(const cc_run *run, FILE *out)
               rec->ckpt_stall_s, rec->ckpt_last[0] ? rec->ckpt_last : "none");
   }
   fprintf(out,
-          "  (breakdown: max over ranks of each part; 'vs A1' = time per iteration / Alg.1-AR)\n");
+          "  (breakdown: max over ranks of each part; halo = SpMV + ASDD halo exchange work, wait ="
+          " blocked for\n   their messages (--halo-overlap %s, boundary rows %.1f %%); 'vs A1' ="
+          " time per iteration / Alg.1-AR)\n",
+          o->halo_overlap == CC_HALO_OVERLAP_ON ? "on" : "off", 100 * run->boundary_rows_fraction);
   int failed = 0;
   for (int i = 0; i < run->n_checks; i++)
     if (!run->checks[i].passed) {
