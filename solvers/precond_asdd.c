@@ -25,10 +25,14 @@ static cc_err asdd_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z
     cc_err err         = cc_halo_exchange(ctx->comm, z);
     cc_timer_stop(cc_exec_timers(ex), tok);
     CC_CHECK(err == CC_OK, err, "ASDD iteration %d: halo exchange of z", it);
-    cc_spmv_local(ex, ctx->a, z, t); /* t <- A z */
+    if (ctx->sgs.precision == CC_PRECISION_SINGLE) {
+      cc_sgs_residual_single(&ctx->sgs, ex, r, z, t, 0, ctx->a->n_rows); /* t <- r - A_f z */
+    } else {
+      cc_spmv_local(ex, ctx->a, z, t); /* t <- A z */
 #pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
-    for (int64_t i = 0; i < n; i++) t[i] = r[i] - t[i]; /* t <- r - A z */
-    cc_sgs_apply(&ctx->sgs, ex, t, w);                  /* w <- B t */
+      for (int64_t i = 0; i < n; i++) t[i] = r[i] - t[i]; /* t <- r - A z */
+    }
+    cc_sgs_apply(&ctx->sgs, ex, t, w); /* w <- B t */
 #pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
     for (int64_t i = 0; i < n; i++) z[i] += w[i]; /* z <- z + w */
   }
@@ -68,6 +72,12 @@ cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; i++) t[i] = w[i] = 0.0; /* first touch as in apply */
   for (int64_t i = n; i < n_all; i++) t[i] = w[i] = 0.0;
-  CC_CALL(cc_sgs_setup(a, params->ordering, comm, &ctx->sgs));
+  if (params->precision == CC_PRECISION_SINGLE) /* float blocks, residual too */
+    CC_CALL(cc_sgs_setup_single(a, params->ordering, comm, &ctx->sgs));
+  else
+    CC_CALL(cc_sgs_setup(a, params->ordering, comm, &ctx->sgs));
+  const int64_t vectors = 2 * n_all * (int64_t)sizeof(double); /* t, w */
+  pc->bytes             = cc_sgs_bytes(&ctx->sgs) + vectors;
+  pc->bytes_double      = cc_sgs_bytes_double(a, ctx->sgs.n_colors) + vectors;
   return CC_OK;
 }

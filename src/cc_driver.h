@@ -41,6 +41,7 @@ typedef struct {
   int ordering; /* index into cc_ordering_list */
   int colors;
   int asdd_iters;
+  int precond_precision; /* cc_precision of the preconditioner's blocks */
   char report[CC_PATH_MAX];
   char export_matrix[CC_PATH_MAX];
   char export_solution[CC_PATH_MAX];
@@ -171,6 +172,9 @@ typedef struct {
   int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
   int in_progress;       /* set while the pipeline runs: a report written now is partial */
   int signal;            /* which one */
+  /* the preconditioner's storage beyond the matrix, summed over ranks: as run, and what the
+   * double-precision one would hold (--precond-precision) */
+  int64_t precond_bytes, precond_bytes_double;
 } cc_run;
 
 /* Thread count (OMP_NUM_THREADS, else cores per host / ranks per host), placement and topology;

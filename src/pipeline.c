@@ -116,10 +116,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
                             .reduction     = plan[s].reduction,
                             .replace_every = opts->replace_every};
     /* the reduction settings and the timers belong to the solve (no process-wide state) */
-    kopts.progress = (cc_progress_mode)opts->progress; /* the registry index is the enum */
+    kopts.progress          = (cc_progress_mode)opts->progress; /* the registry index is the enum */
     kopts.inject_latency_us = opts->inject_latency_us;
     kopts.count_only        = run->timers.count_only;
-    cc_solve_record *rec = &run->solves[run->n_solves++];
+    cc_solve_record *rec    = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
     if (opts->restart[0]) {
@@ -191,6 +191,16 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
 #undef SOLVES_CALL
   cc_free(&x);
   cc_free(&u);
+  return CC_OK;
+}
+
+/* The preconditioner's storage (as run, and in double precision) summed over ranks. */
+static cc_err precond_memory(cc_run *run, const cc_precond *pc, MPI_Comm comm)
+{
+  int64_t bytes[2] = {pc->bytes, pc->bytes_double};
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_INT64_T, MPI_SUM, comm));
+  run->precond_bytes        = bytes[0];
+  run->precond_bytes_double = bytes[1];
   return CC_OK;
 }
 
@@ -274,10 +284,12 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_stage(run, "setup: preconditioner %s", cc_precond_list[opts->precond].name);
   cc_precond_params pparams = {.name       = cc_precond_list[opts->precond].name,
                                .asdd_iters = opts->asdd_iters,
-                               .ordering   = &ord};
-  tok = cc_timer_start(timers, CC_T_SETUP);
+                               .ordering   = &ord,
+                               .precision  = (cc_precision)opts->precond_precision};
+  tok                       = cc_timer_start(timers, CC_T_SETUP);
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
   cc_timer_stop(timers, tok);
+  PIPELINE_CALL(precond_memory(run, pc, comm));
 
   PIPELINE_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
   PIPELINE_CALL(run_solves(run, &mesh, &a, &ord, pc, b)); /* solves keep their own timers */
