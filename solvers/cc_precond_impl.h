@@ -63,15 +63,42 @@ typedef struct {
   double *u_val;
   double *dinv;      /* [9 n] inverted diagonal blocks */
   double *dinv_back; /* [9 n] sequential sweep only (else NULL) */
+  /* --precond-precision single (precond_sgs_single.c): float shadows of a's values sharing a's
+   * index arrays (row_ptr/col_idx/diag_pos, l_ptr/l_col), and D^-1 in float; dinv, the copies
+   * above and dinv_back stay NULL. The sweeps and ASDD's residual read these and accumulate in
+   * double (see precond_sgs_single.c for why). */
+  cc_precision precision;
+  float *val_f;   /* [9 a->n_blocks] float(a->val): diagonal, upper and external blocks */
+  float *l_val_f; /* [9 a->l_ptr[n]] float(a->l_val) with split storage, else NULL */
+  float *dinv_f;  /* [9 n] float(D_i^-1) */
+  /* Powers of 2 (exact): A = a_unscale val_f, D^-1 = d_unscale dinv_f, so that float's range
+   * holds the blocks in any units. 1 for double. */
+  double a_unscale, d_unscale;
 } cc_sgs;
 
 /* ord may be NULL (natural, sequential); a must already be permuted by ord (cc_ordering_apply). */
 CC_WUR cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm,
                            cc_sgs *s);
 /* z = M^-1 r on the internal DOFs (forward then backward sweep; z also holds the intermediate y).
- */
+ * Runs cc_sgs_apply_single when s was set up in single precision. */
 void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
 void cc_sgs_free(cc_sgs *s);
+/* Bytes the sweep holds beyond the matrix (D^-1, copies, float shadows, color table). */
+int64_t cc_sgs_bytes(const cc_sgs *s);
+/* Bytes cc_sgs_setup (double) would hold for a with n_colors colors (0: sequential copies). */
+int64_t cc_sgs_bytes_double(const cc_bcrs *a, int n_colors);
+
+/* Single precision (precond_sgs_single.c). The set-up keeps float copies of a's blocks and of
+ * D^-1 (a is still needed: SpMV reads it); the sweep is the same SGS of the float-rounded blocks.
+ */
+CC_WUR cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord,
+                                  const cc_comm_table *comm, cc_sgs *s);
+void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
+/* ASDD's inner residual t = r - A_f z on the internal rows over all local columns (z's halo
+ * exchanged by the caller), A_f = the float blocks of a set-up in single precision; rows
+ * [begin, end) so that an interior/boundary split can call it in two parts. */
+void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
+                            double *t, int begin, int end);
 /* Plain reference: sequential SGS over the full internal L/U of a in its current numbering. */
 CC_WUR cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z);
 

@@ -180,6 +180,8 @@ void          cc_ordering_free(cc_ordering *ord);
 /* The precision of the preconditioner's stored blocks and sweeps (--precond-precision). SpMV, the
  * Krylov vectors and every reduction stay double either way. */
 typedef enum { CC_PRECISION_DOUBLE = 0, CC_PRECISION_SINGLE, CC_PRECISION_COUNT } cc_precision;
+/* Their names ("double", "single"), indexed by the enum (precond.c). */
+extern const cc_mode_kind cc_precision_list[CC_PRECISION_COUNT];
 
 typedef struct {
   const char        *name;      /* "asdd", "sgs", "jacobi", "none" */
@@ -194,6 +196,9 @@ struct cc_precond {
   void *ctx;
   cc_err (*apply)(cc_precond *pc, const cc_exec *ex, double *r, double *z);
   void (*destroy)(cc_precond *pc);
+  /* Set by create: bytes this rank's preconditioner holds beyond the matrix, and what the same
+   * preconditioner in double precision would hold (equal for double). */
+  int64_t bytes, bytes_double;
 };
 
 /* The preconditioner registry (precond.c), the only list of their names; ends with a NULL name. */
@@ -203,6 +208,7 @@ typedef struct {
   const char          *name;
   const char          *description;
   cc_precond_create_fn create;
+  int                  has_single; /* 1: has a single-precision form (--precond-precision) */
 } cc_precond_kind;
 extern const cc_precond_kind cc_precond_list[];
 

@@ -10,11 +10,17 @@
 #include <stdlib.h>
 
 const cc_precond_kind cc_precond_list[] = {
-    {"none", "no preconditioner (plain CG)", cc_precond_create_none},
-    {"jacobi", "3x3 block Jacobi", cc_precond_create_jacobi},
-    {"sgs", "multicolor SGS over the whole rank (halo frozen)", cc_precond_create_sgs},
-    {"asdd", "additive Schwarz of multicolor SGS", cc_precond_create_asdd},
-    {NULL, NULL, NULL},
+    {"none", "no preconditioner (plain CG)", cc_precond_create_none, 0},
+    {"jacobi", "3x3 block Jacobi", cc_precond_create_jacobi, 0},
+    {"sgs", "multicolor SGS over the whole rank (halo frozen)", cc_precond_create_sgs, 1},
+    {"asdd", "additive Schwarz of multicolor SGS", cc_precond_create_asdd, 1},
+    {NULL, NULL, NULL, 0},
+};
+
+const cc_mode_kind cc_precision_list[CC_PRECISION_COUNT] = {
+    [CC_PRECISION_DOUBLE] = {"double", "blocks and sweeps in double (the paper's)"},
+    [CC_PRECISION_SINGLE] = {"single", "float copies of L, U, D^-1 (sgs, asdd); SpMV, vectors, "
+                                       "reductions stay double"},
 };
 
 cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
@@ -30,6 +36,13 @@ cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
     snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", cc_precond_list[i].name);
   }
   CC_CHECK(create, CC_ERR_ARG, "unknown preconditioner '%s' (known: %s)", params->name, known);
+  CC_CHECK(params->precision >= 0 && params->precision < CC_PRECISION_COUNT, CC_ERR_ARG,
+           "preconditioner '%s': precision %d unknown", params->name, (int)params->precision);
+  for (int i = 0; cc_precond_list[i].name; i++)
+    CC_CHECK(strcmp(params->name, cc_precond_list[i].name) ||
+                 params->precision == CC_PRECISION_DOUBLE || cc_precond_list[i].has_single,
+             CC_ERR_ARG, "preconditioner '%s' has no %s-precision form (only sgs and asdd)",
+             params->name, cc_precision_list[params->precision].name);
   if (params->ordering)
     CC_CHECK(params->ordering->n_nodes == a->n_rows, CC_ERR_ARG,
              "ordering '%s' has %d nodes but the matrix has %d internal rows",

@@ -47,5 +47,6 @@ cc_err cc_precond_create_jacobi(const cc_precond_params *params, const cc_bcrs *
   CC_CALL(cc_malloc(9 * (size_t)a->n_rows, sizeof(double), &ctx->dinv));
   /* first touch by the threads that apply it (same static schedule) */
   CC_CALL(cc_block3_invert_diagonal(a, 1, NULL, params->ordering, comm, ctx->dinv));
+  pc->bytes = pc->bytes_double = 9 * (int64_t)a->n_rows * (int64_t)sizeof(double);
   return CC_OK;
 }

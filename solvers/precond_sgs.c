@@ -104,6 +104,10 @@ static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *
 
 void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
+  if (s->precision == CC_PRECISION_SINGLE) { /* float blocks: precond_sgs_single.c */
+    cc_sgs_apply_single(s, ex, r, z);
+    return;
+  }
   const int n = s->n;
   if (s->n_colors == 0) {
     /* sequential sweep in the current numbering (natural or RCM): no independent sets */
@@ -215,9 +219,11 @@ static int sgs_fill_row(const cc_bcrs *a, cc_sgs *s, int64_t i)
 cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm, cc_sgs *s)
 {
   memset(s, 0, sizeof *s);
-  const int n = a->n_rows;
-  s->n        = n;
-  s->n_colors = ord ? ord->n_colors : 0;
+  const int n  = a->n_rows;
+  s->n         = n;
+  s->n_colors  = ord ? ord->n_colors : 0;
+  s->precision = CC_PRECISION_DOUBLE;
+  s->a_unscale = s->d_unscale = 1.0;
   if (ord) {
     CC_CHECK(ord->n_nodes == n, CC_ERR_ARG, "ordering '%s' has %d nodes, matrix has %d rows",
              ord->kind, ord->n_nodes, n);
@@ -280,6 +286,40 @@ void cc_sgs_free(cc_sgs *s)
   cc_free(&s->u_val);
   cc_free(&s->dinv);
   cc_free(&s->dinv_back);
+  cc_free(&s->val_f);
+  cc_free(&s->l_val_f);
+  cc_free(&s->dinv_f);
+}
+
+int64_t cc_sgs_bytes(const cc_sgs *s)
+{
+  const int64_t n = s->n, nl = s->l_ptr ? s->l_ptr[n] : 0, nu = s->u_ptr ? s->u_ptr[n] : 0;
+  int64_t bytes = ((int64_t)s->n_colors + 1) * (int64_t)sizeof(int);
+  if (s->l_ptr) bytes += 2 * (n + 1) * (int64_t)sizeof(int64_t);        /* l_ptr, u_ptr */
+  bytes += (nl + nu) * (int64_t)(sizeof(int32_t) + 9 * sizeof(double)); /* sequential copies */
+  bytes += (s->dinv ? 9 * n : 0) * (int64_t)sizeof(double);
+  bytes += (s->dinv_back ? 9 * n : 0) * (int64_t)sizeof(double);
+  if (s->precision == CC_PRECISION_SINGLE) /* float shadows of a's values and D^-1 */
+    bytes += 9 * (s->a->n_blocks + (s->a->l_ptr ? s->a->l_ptr[n] : 0) + n) * (int64_t)sizeof(float);
+  return bytes;
+}
+
+int64_t cc_sgs_bytes_double(const cc_bcrs *a, int n_colors)
+{
+  const int64_t n = a->n_rows;
+  int64_t bytes = ((int64_t)n_colors + 1) * (int64_t)sizeof(int) + 9 * n * (int64_t)sizeof(double);
+  if (n_colors > 0) return bytes; /* D^-1 only: the sweeps read a in place */
+  int64_t nlu = 0; /* sequential: copies of the internal L and U, and D^-1 backwards */
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k0, k1;
+    const int32_t *lcol;
+    const double *lval;
+    cc_bcrs_lower(a, i, &k0, &k1, &lcol, &lval);
+    nlu += k1 - k0;
+    for (int64_t k = a->diag_pos[i] + 1; k < a->row_ptr[i + 1]; k++) nlu += a->col_idx[k] < n;
+  }
+  return bytes + 2 * (n + 1) * (int64_t)sizeof(int64_t) +
+         nlu * (int64_t)(sizeof(int32_t) + 9 * sizeof(double)) + 9 * n * (int64_t)sizeof(double);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -307,6 +347,11 @@ cc_err cc_precond_create_sgs(const cc_precond_params *params, const cc_bcrs *a,
   pc->ctx     = s;
   pc->apply   = sgs_apply;
   pc->destroy = sgs_destroy;
-  CC_CALL(cc_sgs_setup(a, params->ordering, comm, s));
+  if (params->precision == CC_PRECISION_SINGLE)
+    CC_CALL(cc_sgs_setup_single(a, params->ordering, comm, s));
+  else
+    CC_CALL(cc_sgs_setup(a, params->ordering, comm, s));
+  pc->bytes        = cc_sgs_bytes(s);
+  pc->bytes_double = cc_sgs_bytes_double(a, s->n_colors);
   return CC_OK;
 }

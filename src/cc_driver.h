@@ -44,6 +44,7 @@ typedef struct {
   int ordering; /* index into cc_ordering_list */
   int colors;
   int asdd_iters;
+  int precond_precision; /* cc_precision of the preconditioner's blocks */
   char report[CC_PATH_MAX];
   char export_matrix[CC_PATH_MAX];
   char export_solution[CC_PATH_MAX];
@@ -198,6 +199,9 @@ typedef struct {
 #define CC_ROOFLINE_TRIADS 5
   double triad_node_bytes;     /* the three triad arrays of one node (4x its LLC) */
   int64_t triad_rank_elements; /* elements per array on rank 0 */
+  /* the preconditioner's storage beyond the matrix, summed over ranks: as run, and what the
+   * double-precision one would hold (--precond-precision) */
+  int64_t precond_bytes, precond_bytes_double;
 } cc_run;
 
 /* Thread count (OMP_NUM_THREADS, else cores per host / ranks per host), placement and topology;

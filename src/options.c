@@ -25,7 +25,8 @@ typedef enum {
   CHOICES_ORDERING,   /* cc_ordering_list */
   CHOICES_CHECKPOINT, /* cc_io_backend_name() (built backends only), or CC_CHOICE_NONE */
   CHOICES_TIMING,     /* CC_TIMING_OFF, CC_TIMING_ON */
-  CHOICES_OVERLAP     /* CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON */
+  CHOICES_OVERLAP,    /* CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON */
+  CHOICES_PRECISION   /* cc_precision_list (cc_precision) */
 } choice_list;
 
 typedef struct {
@@ -93,6 +94,10 @@ static const char *choice_name(choice_list list, int i, const char **description
   case CHOICES_OVERLAP:
     if (i < LIST_LENGTH(halo_overlap_list))
       name = halo_overlap_list[i].name, text = halo_overlap_list[i].description;
+    break;
+  case CHOICES_PRECISION:
+    if (i < CC_PRECISION_COUNT)
+      name = cc_precision_list[i].name, text = cc_precision_list[i].description;
     break;
   }
   if (description) *description = text;
@@ -169,6 +174,8 @@ static const opt_spec option_table[] = {
     {"colors", OPT_INT, OFF(colors), "10", CHOICES_NONE, "K of CM-RCM(K) / MC(K), >= 2"},
     {"asdd-iters", OPT_INT, OFF(asdd_iters), "2", CHOICES_NONE,
      "ASDD iterations (1 = localized block Jacobi SGS)"},
+    {"precond-precision", OPT_CHOICE, OFF(precond_precision), "double", CHOICES_PRECISION,
+     "precision of the preconditioner's stored blocks"},
     {"report", OPT_STRING, OFF(report), "", CHOICES_NONE, "JSON report file (rank 0 writes it)"},
     {"export-matrix", OPT_STRING, OFF(export_matrix), "", CHOICES_NONE,
      "write the global matrix (Matrix Market, global DOF numbering)"},
@@ -623,6 +630,12 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
            opts->replace_every);
   CC_CHECK(opts->colors >= 2, CC_ERR_ARG, "--colors %d must be >= 2", opts->colors);
   CC_CHECK(opts->asdd_iters >= 1, CC_ERR_ARG, "--asdd-iters %d must be >= 1", opts->asdd_iters);
+  CC_CHECK(opts->precond_precision == CC_PRECISION_DOUBLE ||
+               cc_precond_list[opts->precond].has_single,
+           CC_ERR_ARG,
+           "--precond-precision %s: preconditioner '%s' has no %s-precision form (sgs, asdd have)",
+           cc_precision_list[opts->precond_precision].name, cc_precond_list[opts->precond].name,
+           cc_precision_list[opts->precond_precision].name);
   CC_CHECK(opts->inject_latency_us >= 0 && opts->inject_latency_us <= 1e7, CC_ERR_ARG,
            "--inject-reduction-latency %g must be in [0, 1e7] microseconds",
            opts->inject_latency_us);

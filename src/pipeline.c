@@ -251,6 +251,16 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   return CC_OK;
 }
 
+/* The preconditioner's storage (as run, and in double precision) summed over ranks. */
+static cc_err precond_memory(cc_run *run, const cc_precond *pc, MPI_Comm comm)
+{
+  int64_t bytes[2] = {pc->bytes, pc->bytes_double};
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_INT64_T, MPI_SUM, comm));
+  run->precond_bytes        = bytes[0];
+  run->precond_bytes_double = bytes[1];
+  return CC_OK;
+}
+
 cc_err cc_run_pipeline(cc_run *run)
 {
   const cc_options *opts = &run->opts;
@@ -338,10 +348,12 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_stage(run, "setup: preconditioner %s", cc_precond_list[opts->precond].name);
   cc_precond_params pparams = {.name       = cc_precond_list[opts->precond].name,
                                .asdd_iters = opts->asdd_iters,
-                               .ordering   = &ord};
+                               .ordering   = &ord,
+                               .precision  = (cc_precision)opts->precond_precision};
   tok                       = cc_timer_start(timers, CC_T_SETUP);
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
   cc_timer_stop(timers, tok);
+  PIPELINE_CALL(precond_memory(run, pc, comm));
 
   PIPELINE_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
   PIPELINE_CALL(

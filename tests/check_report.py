@@ -13,6 +13,8 @@ In expect, ncpus('0-3,8') counts the CPUs of a CPU list.
                                                     of the same solve in B within relative R (1e-12)
   check_report.py same-values A B KEY [KEY ...]     every solve in A has the same values of KEYs (as
                                                     written, 9 digits) as the same solve in B
+  check_report.py iterations-within A B FRACTION    every solve in A converged in at most (1 + FRACTION)
+                                                    times the iterations of the same solve in B
 Exit 0 when every assertion holds, 1 otherwise (the failing assertion is printed)."""
 import json
 import sys
@@ -107,6 +109,19 @@ def same_history(a, b, rtol):
     return ok
 
 
+def iterations_within(a, b, fraction):
+    ra, rb = load(a), load(b)
+    index = {(s["solver"], s["reduction"]): s["iterations"] for s in rb["solves"]}
+    ok = len(ra["solves"]) > 0 and len(ra["solves"]) == len(rb["solves"])
+    for s in ra["solves"]:
+        key = (s["solver"], s["reduction"])
+        other = index.get(key)
+        good = s["converged"] and other is not None and s["iterations"] <= (1 + fraction) * other
+        print(f"{'PASS' if good else 'FAIL'} {key}: {s['iterations']} vs {other} (at most +{fraction:.0%})")
+        ok = ok and good
+    return ok
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "expect":
         return 0 if expect(argv[1], argv[2:]) else 1
@@ -120,6 +135,8 @@ def main(argv):
     if len(argv) >= 3 and argv[0] == "same-history":
         opts = dict(zip(argv[3::2], argv[4::2]))
         return 0 if same_history(argv[1], argv[2], float(opts.get("--rtol", 1e-12))) else 1
+    if len(argv) == 4 and argv[0] == "iterations-within":
+        return 0 if iterations_within(argv[1], argv[2], float(argv[3])) else 1
     if len(argv) >= 4 and argv[0] == "same-values":
         return 0 if same_values(argv[1], argv[2], argv[3:]) else 1
     print(__doc__, file=sys.stderr)

@@ -1,0 +1,282 @@
+/* precond_sgs_single.c: the localized SGS of precond_sgs.c and ASDD's inner residual with the
+ * blocks stored in float (--precond-precision single, issue 15 item 3): float copies of L, U (and
+ * the diagonal and external blocks, for the residual) and of D^-1 halve the bytes the
+ * preconditioner streams (36 instead of 72 B of values per 3x3 block), while SpMV, the Krylov
+ * vectors and every reduction stay double.
+ *
+ * Precision boundary: what streams from memory (the blocks) is float; what accumulates (r, z, the
+ * 3-vector sums) stays double. The sweep is then exactly the SGS of the float-rounded matrix
+ * A_f = float(A), M_f = (E + L_f) E^-1 (E + U_f) with E = (float(D^-1))^-1, evaluated in double:
+ * A symmetric => A_f symmetric (rounding is elementwise), float(D^-1) symmetric (the adjugate of a
+ * symmetric block is bitwise symmetric), so M_f^-1 is a fixed SPD operator, symmetric to double
+ * rounding: the built-in symmetry check keeps its double bound. A float work vector would round
+ * every y_i to float, make M^-1 nonlinear and asymmetric at the 1e-7 level, and save only 12 of
+ * about 350 bytes streamed per node.
+ */
+#include "cc_precond_impl.h"
+
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+
+/* Rows between two polls of a pending reduction (as in precond_sgs.c and SpMV). */
+#define CC_SGS_SINGLE_POLL_ROWS 4096
+
+/* ------------------------------------------------------------------------------------------------
+ * Block-row kernel: out = sum_k B_k v_col(k) over the blocks k in [k0, k1) whose column is below
+ * col_end (sorted columns: the first one at or past it ends the row), B_k = val[9k..9k+8] float
+ * row-major, widened to double on load.
+ * ---------------------------------------------------------------------------------------------- */
+#if defined(__GNUC__)
+typedef float sgsf_f4 __attribute__((vector_size(16)));
+typedef double sgsf_d4 __attribute__((vector_size(32)));
+/* SpMV's layout (kernels.c): the 9 products go into accumulators laid out like the block's values,
+ * [b00 b01 b02 b10] [b11 b12 b20 b21] [b22] times [v0 v1 v2 v0] [v1 v2 v0 v1] [v2]: two 4-wide
+ * float loads widened to double, two 4-wide multiply-adds and one scalar per block. */
+static inline void sgsf_block_row(int64_t k0, int64_t k1, const int32_t *restrict col,
+                                  const float *restrict val, int32_t col_end,
+                                  const double *restrict v, double out[3])
+{
+  sgsf_d4 a = {0.0, 0.0, 0.0, 0.0}, c = {0.0, 0.0, 0.0, 0.0};
+  double e = 0.0;
+  for (int64_t k = k0; k < k1 && col[k] < col_end; k++) {
+    const float *b   = val + 9 * k;
+    const double *vj = v + 3 * (int64_t)col[k];
+    const double v0 = vj[0], v1 = vj[1], v2 = vj[2];
+    sgsf_f4 b0, b1;
+    memcpy(&b0, b, sizeof b0); /* unaligned 4-wide loads */
+    memcpy(&b1, b + 4, sizeof b1);
+    const sgsf_d4 va = {v0, v1, v2, v0}, vb = {v1, v2, v0, v1};
+    a += __builtin_convertvector(b0, sgsf_d4) * va;
+    c += __builtin_convertvector(b1, sgsf_d4) * vb;
+    e += (double)b[8] * v2;
+  }
+  out[0] = a[0] + a[1] + a[2]; /* row 0 of the blocks */
+  out[1] = a[3] + c[0] + c[1]; /* row 1 */
+  out[2] = c[2] + c[3] + e;    /* row 2 */
+}
+#else
+static inline void sgsf_block_row(int64_t k0, int64_t k1, const int32_t *restrict col,
+                                  const float *restrict val, int32_t col_end,
+                                  const double *restrict v, double out[3])
+{
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+  for (int64_t k = k0; k < k1 && col[k] < col_end; k++) {
+    const float *b   = val + 9 * k;
+    const double *vj = v + 3 * (int64_t)col[k];
+    s0 += (double)b[0] * vj[0] + (double)b[1] * vj[1] + (double)b[2] * vj[2];
+    s1 += (double)b[3] * vj[0] + (double)b[4] * vj[1] + (double)b[5] * vj[2];
+    s2 += (double)b[6] * vj[0] + (double)b[7] * vj[1] + (double)b[8] * vj[2];
+  }
+  out[0] = s0, out[1] = s1, out[2] = s2;
+}
+#endif
+
+/* q = d s, d = float(D_i^-1) */
+static inline void sgsf_block_diag(const float *restrict d, const double s[3], double q[3])
+{
+  q[0] = (double)d[0] * s[0] + (double)d[1] * s[1] + (double)d[2] * s[2];
+  q[1] = (double)d[3] * s[0] + (double)d[4] * s[1] + (double)d[5] * s[2];
+  q[2] = (double)d[6] * s[0] + (double)d[7] * s[1] + (double)d[8] * s[2];
+}
+
+/* Row i's strictly lower float blocks: the split part (l_ptr) or the blocks before the diagonal. */
+static inline void sgsf_lower(const cc_sgs *s, int64_t i, int64_t *k0, int64_t *k1,
+                              const int32_t **col, const float **val)
+{
+  const cc_bcrs *a = s->a;
+  if (a->l_ptr) {
+    *k0 = a->l_ptr[i], *k1 = a->l_ptr[i + 1], *col = a->l_col, *val = s->l_val_f;
+  } else {
+    *k0 = a->row_ptr[i], *k1 = a->diag_pos[i], *col = a->col_idx, *val = s->val_f;
+  }
+}
+
+/* y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j); y is stored in z. */
+static inline void sgsf_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
+                                    double *restrict z)
+{
+  int64_t k0, k1;
+  const int32_t *col;
+  const float *val;
+  sgsf_lower(s, i, &k0, &k1, &col, &val);
+  double sum[3], q[3];
+  sgsf_block_row(k0, k1, col, val, INT32_MAX, z, sum); /* sum_j L_ij y_j (scaled) */
+  const double ua = s->a_unscale, ud = s->d_unscale;
+  const double acc[3] = {r[3 * i] - ua * sum[0], r[3 * i + 1] - ua * sum[1],
+                         r[3 * i + 2] - ua * sum[2]};
+  sgsf_block_diag(s->dinv_f + 9 * i, acc, q);
+  z[3 * i] = ud * q[0], z[3 * i + 1] = ud * q[1], z[3 * i + 2] = ud * q[2]; /* y_i = D_i^-1 s */
+}
+
+/* z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j over the internal columns (external ids >= n). */
+static inline void sgsf_backward_row(const cc_sgs *s, int64_t i, double *restrict z)
+{
+  const cc_bcrs *a = s->a;
+  double sum[3], q[3];
+  sgsf_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, s->val_f, s->n, z, sum);
+  sgsf_block_diag(s->dinv_f + 9 * i, sum, q);
+  const double u = s->a_unscale * s->d_unscale; /* exact: a power of 2 */
+  z[3 * i] -= u * q[0], z[3 * i + 1] -= u * q[1], z[3 * i + 2] -= u * q[2];
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Sweeps (the schedule of cc_sgs_apply: one parallel region, a static loop per color)
+ * ---------------------------------------------------------------------------------------------- */
+void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
+{
+  const int n = s->n;
+  if (s->n_colors == 0) {
+    /* sequential sweep in the current numbering: forward ascending, backward descending */
+    for (int lo = 0; lo < n; lo += CC_SGS_SINGLE_POLL_ROWS) {
+      int hi = lo + CC_SGS_SINGLE_POLL_ROWS < n ? lo + CC_SGS_SINGLE_POLL_ROWS : n;
+      for (int64_t i = lo; i < hi; i++) sgsf_forward_row(s, i, r, z);
+      cc_exec_poll(ex);
+    }
+    for (int hi = n; hi > 0; hi -= CC_SGS_SINGLE_POLL_ROWS) {
+      int lo = hi - CC_SGS_SINGLE_POLL_ROWS > 0 ? hi - CC_SGS_SINGLE_POLL_ROWS : 0;
+      for (int64_t i = hi - 1; i >= lo; i--) sgsf_backward_row(s, i, z);
+      cc_exec_poll(ex);
+    }
+    return;
+  }
+  const int nc  = s->n_colors;
+  const int *cp = s->color_ptr;
+#pragma omp parallel
+  {
+    for (int c = 0; c < nc; c++) {
+#pragma omp for schedule(static)
+      for (int i = cp[c]; i < cp[c + 1]; i++) sgsf_forward_row(s, i, r, z);
+#pragma omp master
+      cc_exec_poll(ex);
+    }
+    for (int c = nc - 1; c >= 0; c--) {
+#pragma omp for schedule(static)
+      for (int i = cp[c]; i < cp[c + 1]; i++) sgsf_backward_row(s, i, z);
+#pragma omp master
+      cc_exec_poll(ex);
+    }
+  }
+}
+
+/* t_i = r_i - sum_j A_f,ij z_j for rows [begin, end): lower part, then diagonal, upper and
+ * external blocks of the row storage. */
+static void sgsf_residual_rows(const cc_sgs *s, const double *restrict r, const double *restrict z,
+                               double *restrict t, int begin, int end)
+{
+  const cc_bcrs *a = s->a;
+  for (int64_t i = begin; i < end; i++) {
+    double lo[3] = {0.0, 0.0, 0.0}, up[3];
+    if (a->l_ptr)
+      sgsf_block_row(a->l_ptr[i], a->l_ptr[i + 1], a->l_col, s->l_val_f, INT32_MAX, z,
+                     lo); /* split-off lower part */
+    sgsf_block_row(a->row_ptr[i], a->row_ptr[i + 1], a->col_idx, s->val_f, INT32_MAX, z, up);
+    for (int c = 0; c < 3; c++) /* t = r - A_f z */
+      t[3 * i + c] = r[3 * i + c] - s->a_unscale * (lo[c] + up[c]);
+  }
+}
+
+void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
+                            double *t, int begin, int end)
+{
+  const int n = end - begin;
+#pragma omp parallel if (n >= 512)
+  {
+    /* one contiguous range per thread (SpMV's schedule); the main thread polls between blocks */
+    const int nt = omp_get_num_threads(), th = omp_get_thread_num();
+    const int q = n / nt, rem = n % nt;
+    const int lo = begin + th * q + (th < rem ? th : rem), hi = lo + q + (th < rem);
+    if (th == 0) {
+      for (int b = lo; b < hi; b += CC_SGS_SINGLE_POLL_ROWS) {
+        sgsf_residual_rows(s, r, z, t, b,
+                           b + CC_SGS_SINGLE_POLL_ROWS < hi ? b + CC_SGS_SINGLE_POLL_ROWS : hi);
+        cc_exec_poll(ex);
+      }
+    } else {
+      sgsf_residual_rows(s, r, z, t, lo, hi);
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Set-up: float shadows of a's values (sharing its index arrays) and of D^-1
+ * ---------------------------------------------------------------------------------------------- */
+
+/* dst[9k..] = float(scale src[9k..]) for the blocks of rows [i0, i1) of (ptr, ptr+1) */
+static void sgsf_copy_rows(const int64_t *ptr, const double *src, double scale, float *dst, int i0,
+                           int i1)
+{
+  for (int64_t k = 9 * ptr[i0]; k < 9 * ptr[i1]; k++) dst[k] = (float)(scale * src[k]);
+}
+
+/* 2^e with max|v| * 2^-e in [0.5, 1) (1 for an all-zero v). Scaling by a power of 2 before the
+ * rounding to float is exact and commutes with it (normal range), so float(2^-e a) 2^e = float(a)
+ * for any units: no overflow to Inf or flush to 0 however large or small E is. */
+static double sgsf_unscale(int64_t n, const double *v)
+{
+  double vmax = 0.0;
+#pragma omp parallel for reduction(max : vmax) schedule(static)
+  for (int64_t k = 0; k < n; k++) vmax = fmax(vmax, fabs(v[k]));
+  int e;
+  (void)frexp(vmax, &e);
+  return vmax > 0.0 ? ldexp(1.0, e) : 1.0;
+}
+
+cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm,
+                           cc_sgs *s)
+{
+  memset(s, 0, sizeof *s);
+  const int n  = a->n_rows;
+  s->n         = n;
+  s->n_colors  = ord ? ord->n_colors : 0;
+  s->a         = a;
+  s->precision = CC_PRECISION_SINGLE;
+  if (ord) {
+    CC_CHECK(ord->n_nodes == n, CC_ERR_ARG, "ordering '%s' has %d nodes, matrix has %d rows",
+             ord->kind, ord->n_nodes, n);
+    CC_CHECK(s->n_colors == 0 || (ord->color_ptr[0] == 0 && ord->color_ptr[s->n_colors] == n),
+             CC_ERR_ARG, "ordering '%s': colors cover [%d, %d), expected [0, %d)", ord->kind,
+             ord->color_ptr[0], ord->color_ptr[s->n_colors], n);
+  }
+  /* the lower-part test of sgsf_lower needs a's rows sorted with the diagonal at diag_pos */
+  CC_CHECK(a->l_ptr == NULL || a->l_ptr[0] == 0, CC_ERR_ARG, "split lower part starts at %lld",
+           (long long)a->l_ptr[0]);
+  CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));
+  s->color_ptr[0] = 0;
+  for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
+
+  CC_CALL(cc_malloc(9 * (size_t)a->n_blocks, sizeof(float), &s->val_f));
+  if (a->l_ptr) CC_CALL(cc_malloc(9 * (size_t)a->l_ptr[n], sizeof(float), &s->l_val_f));
+  CC_CALL(cc_malloc(9 * (size_t)n, sizeof(float), &s->dinv_f));
+  double *dinv = NULL; /* D^-1 in double, rounded once to float */
+  CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &dinv));
+  cc_err err =
+      cc_block3_invert_diagonal(a, s->n_colors, s->n_colors ? s->color_ptr : NULL, ord, comm, dinv);
+  if (err) {
+    cc_free(&dinv);
+    CC_CALL(err);
+  }
+  /* one power-of-2 scale for all of this rank's blocks (L, D, U and external alike: A_f stays
+   * symmetric across ranks, whatever each rank's scale), one for its D^-1 */
+  double amax = sgsf_unscale(9 * a->n_blocks, a->val);
+  if (a->l_ptr) amax = fmax(amax, sgsf_unscale(9 * a->l_ptr[n], a->l_val));
+  s->a_unscale    = amax;
+  s->d_unscale    = sgsf_unscale(9 * (int64_t)n, dinv);
+  const double sa = 1.0 / s->a_unscale, sd = 1.0 / s->d_unscale; /* exact */
+  /* first touch color by color with the sweeps' static schedule (one group: all rows) */
+  int one_group[2]   = {0, n};
+  const int *g       = s->n_colors ? s->color_ptr : one_group;
+  const int n_g      = s->n_colors ? s->n_colors : 1;
+  float *restrict df = s->dinv_f;
+#pragma omp parallel
+  for (int c = 0; c < n_g; c++) {
+#pragma omp for schedule(static) nowait
+    for (int i = g[c]; i < g[c + 1]; i++) {
+      sgsf_copy_rows(a->row_ptr, a->val, sa, s->val_f, i, i + 1);
+      if (a->l_ptr) sgsf_copy_rows(a->l_ptr, a->l_val, sa, s->l_val_f, i, i + 1);
+      for (int k = 0; k < 9; k++) df[9 * (int64_t)i + k] = (float)(sd * dinv[9 * (int64_t)i + k]);
+    }
+  }
+  cc_free(&dinv);
+  return CC_OK;
+}
