@@ -616,7 +616,8 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
     if (!every && all_dropped) { /* the first reason, from the lowest rank that has one */
       int who = ok ? size : rank;
       CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-      if (rank == who) snprintf(why, sizeof why, "rank %d: %s", rank, mine);
+      if (rank == who) /* a note: cut to fit (%.*s), the rank prefix kept */
+        snprintf(why, sizeof why, "rank %d: %.*s", rank, (int)sizeof why - 24, mine);
       CC_MPI(MPI_Bcast(why, sizeof why, MPI_CHAR, who, MPI_COMM_WORLD));
     }
     all_dropped &= every;
@@ -681,7 +682,8 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
       row->resident_max = k == 3 ? res_w : k == 4 ? res_c : -1;
       row->fio          = k < 3 ? fio_stat : (bench_stat){-1, -1, -1, -1};
       if (k == 4 && !all_dropped)
-        snprintf(row->cache_note, sizeof row->cache_note, "page cache not dropped: %s", why);
+        snprintf(row->cache_note, sizeof row->cache_note, "page cache not dropped: %.*s",
+                 (int)sizeof row->cache_note - 25, why); /* cut to fit the note */
       else if (k == 4)
         snprintf(row->cache_note, sizeof row->cache_note,
                  "posix_fadvise(DONTNEED) after fsync, <= 1%% resident (mincore) on every rank");
