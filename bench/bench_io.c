@@ -52,6 +52,7 @@ typedef struct {
   double stall_median, write_median;       /* offload: caller stall vs helper write */
   double resident_max;                     /* reads: page-cache share of the file before the read */
   bench_stat fio;                          /* write rows with --fio: the twin (mean < 0: none) */
+  double fio_ratio_median; /* median over repetitions of row / fio of the same one (< 0: none) */
 } bench_row;
 
 static int rank, size;
@@ -482,12 +483,35 @@ static cc_err make_row(const double *t0, const double *t1, int reps, size_t byte
   return CC_OK;
 }
 
-/* The fio twin of a backend (posix: psync + end_fsync; uring: io_uring + O_DIRECT + fixedbufs at
- * the same queue depth), or NULL when it has none. */
+/* The paired fio ratio: per repetition, the row's aggregate (as make_row) over the bandwidth of the
+ * fio twin run right after it (same machine load), and the median of those ratios, on rank 0.
+ * Collective. */
+static cc_err paired_fio_ratio(const double *t0, const double *t1, int reps, size_t bytes,
+                               bool span, const double *fio_bps, double *median)
+{
+  double ratio[1000]; /* --repeat <= 1000 */
+  for (int r = 0; r < reps; r++) {
+    double dt = t1[r] - t0[r], slowest, first, last;
+    CC_MPI(MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    CC_MPI(MPI_Allreduce(&t0[r], &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+    CC_MPI(MPI_Allreduce(&t1[r], &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    double wall = span ? last - first : slowest;
+    double agg  = (double)bytes * size / (wall > 0 ? wall : 1e-9); /* = make_row's aggregate */
+    ratio[r]    = fio_bps[r] > 0 ? agg / fio_bps[r] : 0;           /* fio_bps: rank 0 only */
+  }
+  *median = stat_of(ratio, reps).median;
+  return CC_OK;
+}
+
+/* The fio twin of a backend, doing the backend's work: posix = psync + end_fsync, buffered, no
+ * preallocation (fopen "wb" allocates as it goes; fio would fallocate the file first, untimed);
+ * uring = io_uring + O_DIRECT + fixedbufs at the same queue depth, file fallocate'd first (the
+ * backend's reserve). NULL when the backend has none. */
 static const char *fio_engine(const char *backend)
 {
-  if (!strcmp(backend, "posix")) return "--ioengine=psync --end_fsync=1";
-  if (!strcmp(backend, "uring")) return "--ioengine=io_uring --direct=1 --fixedbufs --end_fsync=1";
+  if (!strcmp(backend, "posix")) return "--ioengine=psync --end_fsync=1 --fallocate=none";
+  if (!strcmp(backend, "uring"))
+    return "--ioengine=io_uring --direct=1 --fixedbufs --end_fsync=1 --fallocate=native";
   return NULL;
 }
 
@@ -613,7 +637,8 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
     if (!every && all_dropped) { /* the first reason, from the lowest rank that has one */
       int who = ok ? size : rank;
       CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-      if (rank == who) snprintf(why, sizeof why, "rank %d: %s", rank, mine);
+      if (rank == who) /* a note: cut to fit (%.*s), the rank prefix kept */
+        snprintf(why, sizeof why, "rank %d: %.*s", rank, (int)sizeof why - 24, mine);
       CC_MPI(MPI_Bcast(why, sizeof why, MPI_CHAR, who, MPI_COMM_WORLD));
     }
     all_dropped &= every;
@@ -639,11 +664,14 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
   const char *returned = offload ? "handover" : "returned";
   for (int r = 0; r < R; r++) t0[r] = tw[r].started, t1[r] = tw[r].returned;
   CC_CALL(make_row(t0, t1, R, bytes, false, &w[0]));
+  if (fio) CC_CALL(paired_fio_ratio(t0, t1, R, bytes, false, fio_bps, &w[0].fio_ratio_median));
   for (int r = 0; r < R; r++) t1[r] = tw[r].completed;
   CC_CALL(make_row(t0, t1, R, bytes, false, &w[1]));
+  if (fio) CC_CALL(paired_fio_ratio(t0, t1, R, bytes, false, fio_bps, &w[1].fio_ratio_median));
   for (int r = 0; r < R; r++)
     t0[r] = tw[r].open, t1[r] = p->durable ? tw[r].completed : tw[r].closed;
   CC_CALL(make_row(t0, t1, R, bytes, true, &w[2]));
+  if (fio) CC_CALL(paired_fio_ratio(t0, t1, R, bytes, true, fio_bps, &w[2].fio_ratio_median));
   for (int r = 0; r < R; r++) t0[r] = warm[r].started, t1[r] = warm[r].done;
   CC_CALL(make_row(t0, t1, R, bytes, false, &w[3]));
   for (int r = 0; r < R; r++) t0[r] = cold[r].started, t1[r] = cold[r].done;
@@ -678,7 +706,8 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
       row->resident_max = k == 3 ? res_w : k == 4 ? res_c : -1;
       row->fio          = k < 3 ? fio_stat : (bench_stat){-1, -1, -1, -1};
       if (k == 4 && !all_dropped)
-        snprintf(row->cache_note, sizeof row->cache_note, "page cache not dropped: %s", why);
+        snprintf(row->cache_note, sizeof row->cache_note, "page cache not dropped: %.*s",
+                 (int)sizeof row->cache_note - 25, why); /* cut to fit the note */
       else if (k == 4)
         snprintf(row->cache_note, sizeof row->cache_note,
                  "posix_fadvise(DONTNEED) after fsync, <= 1%% resident (mincore) on every rank");
@@ -716,12 +745,15 @@ static void print_table(const bench_params *p, const bench_row *rows, int n, con
       "over repetitions\n",
       size, p->n_dirs, p->n_dirs == 1 ? "y" : "ies", p->mapping, p->repeat,
       p->durable ? " incl. fsync" : "");
-  if (p->fio) printf("  fio: %s\n", fio_state);
-  printf("%-14s %-5s %7s %6s %-16s %8s %8s %8s %8s %9s %6s  %s\n", "backend", "op", "size",
-         "buffer", "timing", "mean", "med", "min", "max", "s/rank", "fio", "path");
+  if (p->fio)
+    printf("  fio: %s; fio = row mean / twin mean, fio-med = median over repetitions of row / the "
+           "twin run right after it\n",
+           fio_state);
+  printf("%-14s %-5s %7s %6s %-16s %8s %8s %8s %8s %9s %6s %7s  %s\n", "backend", "op", "size",
+         "buffer", "timing", "mean", "med", "min", "max", "s/rank", "fio", "fio-med", "path");
   for (int i = 0; i < n; i++) {
     const bench_row *r = &rows[i];
-    char buf[24], fio[24] = "-", sz[24];
+    char buf[24], fio[24] = "-", fio_med[24] = "-", sz[24];
     if (r->size >= (1u << 20))
       snprintf(sz, sizeof sz, "%.0fM", (double)r->size / 1048576);
     else
@@ -731,9 +763,10 @@ static void print_table(const bench_params *p, const bench_row *rows, int n, con
     else
       snprintf(buf, sizeof buf, "-");
     if (r->fio.mean > 0) snprintf(fio, sizeof fio, "%.2fx", r->aggregate.mean / r->fio.mean);
-    printf("%-14s %-5s %7s %6s %-16s %8.3f %8.3f %8.3f %8.3f %9.4f %6s  %s", r->backend, r->op, sz,
-           buf, r->timing, r->per_rank.mean * size / 1e9, r->aggregate.median / 1e9,
-           r->aggregate.min / 1e9, r->aggregate.max / 1e9, r->seconds.mean, fio, r->path);
+    if (r->fio.mean > 0) snprintf(fio_med, sizeof fio_med, "%.2fx", r->fio_ratio_median);
+    printf("%-14s %-5s %7s %6s %-16s %8.3f %8.3f %8.3f %8.3f %9.4f %6s %7s  %s", r->backend, r->op,
+           sz, buf, r->timing, r->per_rank.mean * size / 1e9, r->aggregate.median / 1e9,
+           r->aggregate.min / 1e9, r->aggregate.max / 1e9, r->seconds.mean, fio, fio_med, r->path);
     if (!strncmp(r->backend, "offload", 7) && !strcmp(r->op, "write") && r->write_median > 0)
       printf(" (stall %.1f%% of write)", 100.0 * r->stall_median / r->write_median);
     if (r->resident_max >= 0) printf(" (cached before read: %.0f%%)", 100.0 * r->resident_max);
@@ -814,6 +847,7 @@ static cc_err write_report(const bench_params *p, const bench_row *rows, int n, 
       cc_json_double(&js, "fio_bytes_per_s_min", r->fio.min);
       cc_json_double(&js, "fio_bytes_per_s_max", r->fio.max);
       cc_json_double(&js, "fio_ratio", r->aggregate.mean / r->fio.mean);
+      cc_json_double(&js, "fio_ratio_median", r->fio_ratio_median);
     }
     cc_json_end_object(&js);
   }

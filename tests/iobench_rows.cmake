@@ -17,3 +17,11 @@ if(TARGET cubecg-iobench)
   # keeps the benchmark itself under ASan + UBSan
   set_property(TEST iosweep_analyze APPEND PROPERTY LABELS sanitize-skip)
 endif()
+# issue 13 item 5: the posix backend's write(2)/read(2) calls are shaped by --buffers (strace)
+if(TARGET cubecg-iobench)
+  add_test(NAME iobench_shape
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_iobench_shape.sh ${MPIEXEC_EXECUTABLE}
+                   $<TARGET_FILE:cubecg-iobench> ${CMAKE_CURRENT_BINARY_DIR}/iobench_shape)
+  set_tests_properties(iobench_shape PROPERTIES PROCESSORS 2 TIMEOUT 300 SKIP_RETURN_CODE 77
+                       ENVIRONMENT OMP_NUM_THREADS=1 LABELS "iobench;io")
+endif()

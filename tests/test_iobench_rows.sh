@@ -58,6 +58,7 @@ for (b, size, buf), t in rows.items():
             need(has and t[k]["fio_bytes_per_s"] > 0 and
                  abs(t[k]["fio_ratio"] - t[k]["aggregate_bytes_per_s"]["mean"] / t[k]["fio_bytes_per_s"]) < 1e-6 * t[k]["fio_ratio"],
                  f"{b} {k}: fio_bytes_per_s / fio_ratio")
+            need(t[k].get("fio_ratio_median", 0) > 0, f"{b} {k}: fio_ratio_median (paired)")
         else:
             need(not has, f"{b} {k}: fio fields without a fio run")
 need(r["page_cache_dropped"] == all("read-cold" in t for t in rows.values()), "page_cache_dropped")
