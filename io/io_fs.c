@@ -169,3 +169,21 @@ void io_inject_kill_point(void)
   fflush(stderr);
   raise(SIGKILL);
 }
+
+int io_inject_checkpoint_number(void)
+{
+  return inject_checkpoint_number;
+}
+
+void io_inject_kill_commit_point(int checkpoint_number)
+{
+  if (!cc_io_inject("kill-during-commit")) return;
+  const char *env = strstr(getenv("CUBECG_IO_INJECT"), "kill-during-commit");
+  int nth         = 1;
+  if (env[strlen("kill-during-commit")] == ':') nth = atoi(env + strlen("kill-during-commit") + 1);
+  if (checkpoint_number != nth) return;
+  fprintf(stderr, "cubecg: CUBECG_IO_INJECT=kill-during-commit: raising SIGKILL (checkpoint %d)\n",
+          checkpoint_number);
+  fflush(stderr);
+  raise(SIGKILL);
+}

@@ -106,6 +106,7 @@ CC_WUR cc_err cc_mpi_start(int *argc, char ***argv, cc_mpi_info *info);
 const char *cc_thread_level_name(int level);
 
 /* One solve's outcome as reported (reduced over ranks). */
+#define CC_MAX_CKPT_RECORDS 64 /* checkpoints of one solve listed in the report */
 /* Disjoint parts of the solve time (they add up to it on each rank). */
 typedef enum {
   CC_BRK_SPMV,    /* SpMV compute without its halo exchange */
@@ -133,6 +134,13 @@ typedef struct {
   double ckpt_stall_s, ckpt_write_s, ckpt_finish_s;
   char ckpt_last[CC_CKPT_PATH_MAX];    /* DIR/ckpt.<it> of the newest checkpoint, "" if none */
   char restart_from[CC_CKPT_PATH_MAX]; /* checkpoint this solve resumed from, "" if none */
+  /* per checkpoint (the first CC_MAX_CKPT_RECORDS; ckpt_records_dropped counts the rest): stall,
+   * wait, write max over ranks, commit rank 0's, committed on every rank (issue 13) */
+  int ckpt_n_records, ckpt_records_dropped;
+  struct {
+    int iteration, committed;
+    double stall_s, wait_s, write_s, commit_s;
+  } ckpt_records[CC_MAX_CKPT_RECORDS];
 } cc_solve_record;
 
 typedef struct {
@@ -233,6 +241,8 @@ CC_WUR cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh,
                                     const cc_ordering *ord, const char *solver, const char *subdir,
                                     cc_driver_ckpt **out);
 CC_WUR cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *state); /* cc_checkpoint_fn */
+/* Once per iteration on every rank: moves an offloaded checkpoint's commit on, never blocks. */
+CC_WUR cc_err cc_driver_ckpt_poll(cc_driver_ckpt *dc);
 CC_WUR cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts,
                                     cc_solve_record *rec);
 void cc_driver_ckpt_destroy(cc_driver_ckpt **dc);

@@ -78,6 +78,21 @@ static cc_err report_rewrite(cc_run *run, MPI_Comm comm)
   return CC_OK;
 }
 
+/* The solver's per-iteration hook: the monitor, and before it a poll that moves an offloaded
+ * checkpoint's commit on (non-blocking; io/cc_io.h "Offload commit"). */
+typedef struct {
+  cc_monitor *monitor;
+  cc_driver_ckpt *ckpt;
+} solve_hook;
+
+static cc_err hook_iteration(void *ctx, int iteration, double rel_residual, int *stop)
+{
+  solve_hook *hook = ctx;
+  CC_CALL(cc_driver_ckpt_poll(hook->ckpt));
+  CC_CALL(cc_monitor_iteration(hook->monitor, iteration, rel_residual, stop));
+  return CC_OK;
+}
+
 static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, const cc_ordering *ord,
                          cc_precond *pc, double *b)
 {
@@ -143,6 +158,11 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_monitor_init(&monitor, run, mesh->comm.comm, label);
     kopts.monitor     = cc_monitor_iteration; /* also where a signal is noticed: always on */
     kopts.monitor_ctx = &monitor;
+    solve_hook hook   = {&monitor, ckpt};
+    if (ckpt) { /* an offloaded checkpoint's commit moves on once per iteration */
+      kopts.monitor     = hook_iteration;
+      kopts.monitor_ctx = &hook;
+    }
     SOLVES_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
     if (ckpt) SOLVES_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
     cc_driver_ckpt_destroy(&ckpt);
