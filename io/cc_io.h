@@ -73,7 +73,9 @@
  *   first dataset); "kill-during-write:N" does so during the N-th checkpoint of the process;
  *   "kill-during-commit[:N]" = the committing rank raises SIGKILL inside the commit of the N-th
  *   checkpoint (default 1), after its manifest is written and its directory renamed, before latest
- *   moves (offload: on the helper thread);
+ *   moves (offload: on the helper thread); "enospc-in-commit[:N]" = writing the manifest of the
+ *   N-th checkpoint (default 1) fails with ENOSPC (offload: on rank 0's helper, after every rank's
+ *   file is durable);
  *   "enospc-after=BYTES" = once BYTES bytes of the current checkpoint are written by this process,
  *   writes fail with ENOSPC (posix/fortran: the stream's write; uring: the completion or pwrite;
  *   hdf5: this rank's block of a dataset, before the collective transfer), on every rank or, with

@@ -436,7 +436,10 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char
     }
   if (!err) {
     snprintf(path, sizeof path, "%s/manifest.json", ck->tmp);
-    err = io_manifest_write(path, &m, durable);
+    err = io_inject_commit_enospc(ck->checkpoint_number) /* test seam: the disk fills up here */
+              ? cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
+                              "writing %s failed: %s (injected)", path, strerror(ENOSPC))
+              : io_manifest_write(path, &m, durable);
   }
   cc_free(&m.files);
   CC_CALL(err);

@@ -84,6 +84,8 @@ void io_inject_kill_point(void);
  * process, after the manifest is written and the directory renamed, before latest is replaced. */
 void io_inject_kill_commit_point(int checkpoint_number);
 int io_inject_checkpoint_number(void); /* checkpoints begun by this process so far */
+/* "enospc-in-commit[:N]": the manifest of checkpoint N (default 1) cannot be written (ENOSPC). */
+bool io_inject_commit_enospc(int checkpoint_number);
 /* Called once per checkpoint write (main thread): numbers the checkpoints for
  * "kill-during-write:N", restarts the byte count of "enospc-after", notes the rank. */
 void io_inject_next_checkpoint(void);
