@@ -62,6 +62,8 @@
  *   them at different iterations without meeting the solver's reductions. A failed or killed
  *   offload never replaces the previous checkpoint (latest moves only after every rank's file is
  *   durable and the manifest and directory are); the next checkpoint waits for the previous one.
+ *   The helper runs under SCHED_BATCH (not with CUBECG_OFFLOAD_SCHED_OTHER=1): waking it never
+ *   preempts the solver thread, which on a busy core made a 1 ms staging copy cost 10-90 ms.
  * - HDF5 1.10 cannot close a file whose metadata cannot be written (ENOSPC): such a file is
  *   abandoned, not closed (closing twice crashes HDF5 at exit); its temporary directory is removed.
  * - Test seam: the environment variable CUBECG_IO_INJECT (comma-separated) makes io/ misbehave on

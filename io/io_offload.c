@@ -8,6 +8,8 @@
 #include "io_internal.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -71,6 +73,12 @@ static cc_err helper_write(io_offload_engine *engine, cc_io_file_info *info)
 static void *helper_main(void *arg)
 {
   io_offload_engine *engine = arg;
+  /* background work: SCHED_BATCH threads do not preempt the thread that wakes them, so handing a
+   * job over (a cond broadcast) no longer costs the solver a time slice on a busy core; best
+   * effort (the policy is only a hint to the scheduler, a refusal changes nothing else) */
+  struct sched_param sp = {0};
+  if (getenv("CUBECG_OFFLOAD_SCHED_OTHER") == NULL)
+    (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
   pthread_mutex_lock(&engine->lock);
   for (;;) {
     while (engine->state != JOB_PENDING && !engine->quit)
