@@ -46,10 +46,24 @@
  *   ENOSPC on one rank only and leave the others inside HDF5.
  * - io/ starts no timer of cc_common.h: the solver times its checkpoint callback (CC_T_CHECKPOINT);
  *   cc_io_checkpointer_stats reports stall, write and commit seconds of this rank.
- * - Offload commit: MPI stays on the main thread (MPI_THREAD_FUNNELED is enough). The helper thread
- *   writes and fsyncs the files; the collective commit (agreement, manifest, rename, latest) of
- *   checkpoint k runs on the main thread at checkpoint k+1 or at cc_io_checkpointer_finish. A run
- *   killed between the two keeps checkpoint k-1 as latest.
+ * - Offload commit (issue 13): after the state is copied into the staging buffer the caller never
+ *   waits on the file system. Phase 1, each rank's helper thread: create DIR/ckpt.<it>.tmp (no
+ *   agreement first), write + fsync the rank file. Phase 2, main thread, non-blocking: once the
+ *   helper is done (backend ready()), MPI_Igather of every rank's outcome (ok or the error text,
+ *   size, CRC32C) to rank 0. Phase 3, rank 0's helper thread: when every rank wrote, the manifest,
+ *   fsyncs, rename, latest and retention (publish), else the temporary is removed; rank 0 then
+ *   MPI_Ibcasts the verdict. cc_io_checkpointer_poll (the driver calls it once per iteration)
+ *   tests the requests and hands phase 3 to the helper; the next write or finish waits for the
+ *   rest (its stall) and returns a failure there, agreed, naming the rank and the cause.
+ *   Why non-blocking collectives and not MPI_THREAD_MULTIPLE from the helper: the driver asks for
+ *   MPI_THREAD_FUNNELED unless the MPICH progress thread is on, and MULTIPLE makes MPICH lock every
+ *   call of the solver too, which would change what the study measures. The non-blocking
+ *   collectives run on a private MPI_Comm_dup of the layout's communicator, so that ranks may post
+ *   them at different iterations without meeting the solver's reductions. A failed or killed
+ *   offload never replaces the previous checkpoint (latest moves only after every rank's file is
+ *   durable and the manifest and directory are); the next checkpoint waits for the previous one.
+ *   The helper runs under SCHED_BATCH (not with CUBECG_OFFLOAD_SCHED_OTHER=1): waking it never
+ *   preempts the solver thread, which on a busy core made a 1 ms staging copy cost 10-90 ms.
  * - HDF5 1.10 cannot close a file whose metadata cannot be written (ENOSPC): such a file is
  *   abandoned, not closed (closing twice crashes HDF5 at exit); its temporary directory is removed.
  * - Test seam: the environment variable CUBECG_IO_INJECT (comma-separated) makes io/ misbehave on
@@ -59,6 +73,11 @@
  *   completes only half (the rest is resubmitted); "uring-eio" = uring completions fail with EIO;
  *   "kill-during-write" = a writer raises SIGKILL after writing part of its file (hdf5: after the
  *   first dataset); "kill-during-write:N" does so during the N-th checkpoint of the process;
+ *   "kill-during-commit[:N]" = the committing rank raises SIGKILL inside the commit of the N-th
+ *   checkpoint (default 1), after its manifest is written and its directory renamed, before latest
+ *   moves (offload: on the helper thread); "enospc-in-commit[:N]" = writing the manifest of the
+ *   N-th checkpoint (default 1) fails with ENOSPC (offload: on rank 0's helper, after every rank's
+ *   file is durable);
  *   "enospc-after=BYTES" = once BYTES bytes of the current checkpoint are written by this process,
  *   writes fail with ENOSPC (posix/fortran: the stream's write; uring: the completion or pwrite;
  *   hdf5: this rank's block of a dataset, before the collective transfer), on every rank or, with
@@ -188,6 +207,9 @@ typedef struct {
    * file must hold exactly that many vectors */
   cc_err (*read_vectors)(void *ctx, cc_io_state *state, cc_io_file_info *info);
   cc_err (*close)(void *ctx); /* frees ctx; removes nothing */
+  /* asynchronous backends: whether commit would return at once (the data is written and synced,
+   * or the write failed); never blocks. NULL: commit never waits. */
+  bool (*ready)(void *ctx);
 } cc_io_backend_ops;
 
 /* "posix", "uring", "offload[-posix|-uring]", "hdf5", "fortran"; NULL if unknown or not built.
@@ -231,7 +253,8 @@ typedef struct {
   int count;               /* checkpoints committed */
   double stall_s;          /* time the caller was blocked in write + finish (this rank) */
   double write_s;          /* time writing + syncing the files (this rank; offload: helper) */
-  double commit_s;         /* time in the collective commit (part of stall_s) */
+  double commit_s;         /* time the caller spent in the commit (part of stall_s; offload: the
+                              wait for the previous checkpoint at the next write or finish) */
   int64_t bytes;           /* bytes written by this rank (all checkpoints) */
   int64_t bytes_all_ranks; /* bytes of all ranks (all checkpoints) */
   char path_used[48];      /* see cc_io_file_info */
@@ -240,6 +263,18 @@ typedef struct {
 } cc_io_checkpoint_stats;
 
 typedef struct cc_io_checkpointer cc_io_checkpointer;
+
+/* One checkpoint, as this rank saw it (cc_io_checkpointer_records). */
+typedef struct {
+  int iteration;
+  bool committed;  /* false: failed and discarded, or not concluded yet */
+  double stall_s;  /* the caller blocked because of it: write (offload: the staging copy), polls,
+                      and the wait for its commit at the next write or finish */
+  double wait_s;   /* offload: the part of stall_s waiting for its helper or the agreement */
+  double write_s;  /* writing + syncing this rank's file (offload: on the helper) */
+  double commit_s; /* rank 0: manifest, fsyncs, rename, latest, retention (offload: on its
+                      helper); 0 on the other ranks */
+} cc_io_checkpoint_record;
 
 /* Collective. Validates params, creates dir, removes stale dir/ckpt.*.tmp of an interrupted run.
  * When dir already holds checkpoints (dir/latest, else the newest ckpt.<n>), their manifest is
@@ -256,7 +291,17 @@ CC_WUR cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params,
 CC_WUR cc_err cc_io_checkpointer_write(cc_io_checkpointer *ckpt, const cc_io_state *state);
 /* Collective. Waits for an offloaded checkpoint and commits it. */
 CC_WUR cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ckpt);
+/* Never blocks; main thread. Moves an offloaded checkpoint's commit on (tests its non-blocking
+ * agreement, hands the commit to rank 0's helper). Every rank should call it now and then (the
+ * driver: once per iteration), not necessarily at the same iterations; no-op for other backends
+ * and when nothing is pending. Returns only MPI errors; failures of the checkpoint itself come
+ * from the next write or finish. */
+CC_WUR cc_err cc_io_checkpointer_poll(cc_io_checkpointer *ckpt);
 void cc_io_checkpointer_stats(const cc_io_checkpointer *ckpt, cc_io_checkpoint_stats *stats);
+/* This rank's record of every checkpoint written so far, oldest first; valid until the next write
+ * or destroy. */
+void cc_io_checkpointer_records(const cc_io_checkpointer *ckpt,
+                                const cc_io_checkpoint_record **records, int *n);
 /* Not collective: joins the helper thread; an uncommitted offloaded checkpoint is abandoned. */
 void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt);
 

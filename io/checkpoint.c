@@ -9,7 +9,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* What one rank's commit wrote (cc_io_file_info), gathered on rank 0 for the manifest; offload:
+ * also whether its write failed, and why (the agreement of phase 2). */
+typedef struct {
+  int64_t bytes; /* of name[0] */
+  uint32_t crc;
+  int has_crc, n_files;
+  char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
+  int err;                          /* offload: this rank's write failed (cc_err) */
+  char message[IO_MESSAGE_MAX / 2]; /* ... with this innermost message */
+  double write_s;                   /* offload: the helper's write + fsync */
+} rank_file;
+
+/* Offload: what rank 0 tells every rank once the commit is decided (phase 3's outcome). */
+typedef struct {
+  int32_t err;       /* CC_OK: committed */
+  int32_t committed; /* the new checkpoint is latest */
+  int64_t total;     /* bytes of all ranks */
+  double commit_s;   /* rank 0's helper: manifest, fsyncs, renames, latest, retention */
+  char message[IO_MESSAGE_MAX];
+} ckpt_outcome;
+
+/* Offload commit phases of the pending checkpoint (cc_io.h, "Offload commit"). */
+typedef enum {
+  PHASE_IDLE,       /* nothing pending */
+  PHASE_WRITING,    /* 1: the helper writes + fsyncs this rank's file */
+  PHASE_AGREEING,   /* 2: MPI_Igather of every rank's outcome to rank 0 posted */
+  PHASE_COMMITTING, /* 3: rank 0's helper publishes (or discards) the checkpoint */
+  PHASE_OUTCOME     /* MPI_Ibcast of rank 0's verdict posted */
+} ckpt_phase;
 
 struct cc_io_checkpointer {
   cc_io_checkpoint_params params;
@@ -28,6 +59,19 @@ struct cc_io_checkpointer {
   char tmp[CC_IO_CKPT_DIR_MAX];
   cc_io_file_info info;
   cc_io_checkpoint_stats stats;
+  int checkpoint_number; /* of this process (test seams) */
+  /* per checkpoint, oldest first */
+  cc_io_checkpoint_record *records;
+  int n_records, records_capacity;
+  /* offload (ops->asynchronous): the pending checkpoint's commit, advanced without blocking by
+   * cc_io_checkpointer_poll and completed by the next write or finish */
+  MPI_Comm comm; /* private duplicate of layout.comm: only these collectives, in order */
+  ckpt_phase phase;
+  MPI_Request request;
+  rank_file mine;       /* Igather's send buffer */
+  rank_file *all;       /* rank 0: every rank's (Igather's receive buffer) */
+  ckpt_outcome outcome; /* Ibcast's buffer */
+  int failed_rank;      /* rank 0: the lowest rank whose write failed (-1: none) */
 };
 
 void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
@@ -258,7 +302,17 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
                                                   (size_t)layout->n_local_nodes *
                                                   (size_t)layout->values_per_node * sizeof(double));
   cc_err err = cc_agree(layout->comm, local);
+  ck->comm   = MPI_COMM_NULL;
+  if (!err && ck->ops->asynchronous) { /* the offload commit's own communicator (cc_io.h) */
+    err = MPI_Comm_dup(layout->comm, &ck->comm) == MPI_SUCCESS
+              ? CC_OK
+              : cc_error_push(CC_ERR_MPI, __FILE__, __LINE__, __func__, "MPI_Comm_dup failed");
+    if (!err && ck->rank == 0) err = cc_calloc((size_t)ck->size, sizeof *ck->all, &ck->all);
+    err = cc_agree(layout->comm, err);
+  }
   if (err) {
+    if (ck->comm != MPI_COMM_NULL) MPI_Comm_free(&ck->comm);
+    cc_free(&ck->all);
     io_resources_destroy(&ck->resources);
     cc_free(&ck);
   }
@@ -333,14 +387,6 @@ static cc_err retention(const cc_io_checkpointer *ck)
   return CC_OK;
 }
 
-/* What one rank's commit wrote (cc_io_file_info), gathered on rank 0 for the manifest. */
-typedef struct {
-  int64_t bytes; /* of name[0] */
-  uint32_t crc;
-  int has_crc, n_files;
-  char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
-} rank_file;
-
 /* Rank 0: manifest, fsyncs, rename, latest, retention. Knows no backend: the files are those the
  * ranks' commits listed (side files included, written by the backend), the backend name the one
  * they were written as. */
@@ -390,7 +436,10 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char
     }
   if (!err) {
     snprintf(path, sizeof path, "%s/manifest.json", ck->tmp);
-    err = io_manifest_write(path, &m, durable);
+    err = io_inject_commit_enospc(ck->checkpoint_number) /* test seam: the disk fills up here */
+              ? cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
+                              "writing %s failed: %s (injected)", path, strerror(ENOSPC))
+              : io_manifest_write(path, &m, durable);
   }
   cc_free(&m.files);
   CC_CALL(err);
@@ -420,6 +469,9 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char
              strerror(errno));
   if (durable) CC_CALL(io_fsync_path(dir));
 
+  /* test seam: killed here, the new checkpoint is complete under its name but latest still names
+   * the previous one, which a restart takes */
+  io_inject_kill_commit_point(ck->checkpoint_number);
   /* latest: write a temporary, make it durable, rename over the old pointer (atomic) */
   char tmp_latest[IO_PATH_MAX], new_latest[IO_PATH_MAX];
   snprintf(tmp_latest, sizeof tmp_latest, "%s/latest.tmp", dir);
@@ -437,6 +489,47 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char
   return CC_OK;
 }
 
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts); /* not MPI_Wtime: also read on the offload helper */
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* The record of the checkpoint being written (appended by begin). */
+static cc_io_checkpoint_record *current_record(cc_io_checkpointer *ck)
+{
+  return ck->n_records ? &ck->records[ck->n_records - 1] : NULL;
+}
+
+static cc_err add_record(cc_io_checkpointer *ck, int iteration)
+{
+  if (ck->n_records == ck->records_capacity) { /* grow: twice the records */
+    int capacity                    = ck->records_capacity ? 2 * ck->records_capacity : 16;
+    cc_io_checkpoint_record *bigger = NULL;
+    CC_CALL(cc_calloc((size_t)capacity, sizeof *bigger, &bigger));
+    if (ck->n_records) memcpy(bigger, ck->records, (size_t)ck->n_records * sizeof *bigger);
+    cc_free(&ck->records);
+    ck->records          = bigger;
+    ck->records_capacity = capacity;
+  }
+  cc_io_checkpoint_record *r = &ck->records[ck->n_records++];
+  memset(r, 0, sizeof *r);
+  r->iteration = iteration;
+  return CC_OK;
+}
+
+/* The error of a failed checkpoint, the same on every rank: the previous one stays latest. */
+static cc_err failed_error(cc_io_checkpointer *ck, cc_err err, const char *why)
+{
+  char latest[IO_NAME_MAX] = "none";
+  if (ck->stats.last_iteration >= 0)
+    snprintf(latest, sizeof latest, "ckpt.%d", ck->stats.last_iteration);
+  CC_FAIL(err ? err : CC_ERR_IO,
+          "checkpoint of iteration %d failed and was discarded; %s/%s remains the latest%s%s",
+          ck->iteration, ck->params.dir, latest, why ? ": " : "", why ? why : "");
+}
+
 static void discard(cc_io_checkpointer *ck)
 {
   MPI_Barrier(ck->layout.comm); /* every rank has closed its files */
@@ -445,11 +538,11 @@ static void discard(cc_io_checkpointer *ck)
   }
 }
 
+/* Synchronous backends: every rank has written and synced its file; agree, gather, publish. */
 static cc_err complete(cc_io_checkpointer *ck)
 {
   double t0  = MPI_Wtime();
   cc_err err = ck->pending_err;
-  if (!err && ck->ops->asynchronous) err = ck->ops->commit(ck->ctx, &ck->info);
   if (ck->ctx) {
     cc_err cerr = ck->ops->close(ck->ctx);
     if (!err) err = cerr;
@@ -458,15 +551,14 @@ static cc_err complete(cc_io_checkpointer *ck)
   ck->pending = false;
   if (cc_agree(ck->layout.comm, err)) {
     discard(ck);
-    char latest[IO_NAME_MAX] = "none";
-    if (ck->stats.last_iteration >= 0)
-      snprintf(latest, sizeof latest, "ckpt.%d", ck->stats.last_iteration);
-    CC_FAIL(err ? err : CC_ERR_IO,
-            "checkpoint of iteration %d failed and was discarded; %s/%s "
-            "remains the latest",
-            ck->iteration, ck->params.dir, latest);
+    CC_CALL(failed_error(ck, err, NULL));
   }
-  rank_file mine = {ck->info.bytes, ck->info.crc32c, ck->info.has_crc, ck->info.n_files, {""}};
+  rank_file mine;
+  memset(&mine, 0, sizeof mine);
+  mine.bytes   = ck->info.bytes;
+  mine.crc     = ck->info.crc32c;
+  mine.has_crc = ck->info.has_crc;
+  mine.n_files = ck->info.n_files;
   CC_CHECK(mine.n_files >= 0 && mine.n_files <= CC_IO_MAX_FILES, CC_ERR_IO,
            "backend %s listed %d files (at most %d)", ck->params.backend, mine.n_files,
            CC_IO_MAX_FILES);
@@ -476,7 +568,9 @@ static cc_err complete(cc_io_checkpointer *ck)
   CC_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, ck->layout.comm));
   int64_t total;
   CC_MPI(MPI_Allreduce(&ck->info.bytes, &total, 1, MPI_INT64_T, MPI_SUM, ck->layout.comm));
+  double p0    = now_s();
   cc_err local = ck->rank == 0 ? publish(ck, all, ck->info.written_as) : CC_OK;
+  double p1    = now_s();
   cc_free(&all);
   if (cc_agree(ck->layout.comm, local)) {
     if (ck->rank == 0 && io_remove_tree(ck->tmp)) { /* if the rename did not happen */
@@ -484,6 +578,10 @@ static cc_err complete(cc_io_checkpointer *ck)
     CC_FAIL(local ? local : CC_ERR_IO, "committing checkpoint %d in %s failed", ck->iteration,
             ck->params.dir);
   }
+  cc_io_checkpoint_record *rec = current_record(ck);
+  rec->committed               = true;
+  rec->write_s                 = ck->info.write_s;
+  rec->commit_s                = ck->rank == 0 ? p1 - p0 : 0.0;
   ck->stats.count++;
   ck->stats.write_s += ck->info.write_s;
   ck->stats.bytes += ck->info.bytes;
@@ -495,50 +593,252 @@ static cc_err complete(cc_io_checkpointer *ck)
   return CC_OK;
 }
 
+/* ---- offload: the commit without a stall
+ * --------------------------------------------------------- Phase 1 (each rank's helper): write +
+ * fsync the rank file. Phase 2 (main thread, non-blocking): MPI_Igather of every rank's outcome to
+ * rank 0 on the checkpointer's own communicator. Phase 3 (rank 0's helper): manifest, fsyncs,
+ * rename, latest, retention when every rank succeeded, else the temporary is removed; rank 0 then
+ * MPI_Ibcasts the verdict. advance() moves through the phases as far as it can without blocking
+ * (wait: to the end). */
+
+/* Phase 3 on rank 0's helper thread: no MPI, nothing of ck changes meanwhile (the next checkpoint
+ * waits for this one). */
+static cc_err commit_task(void *arg)
+{
+  cc_io_checkpointer *ck = arg;
+  double t0              = now_s();
+  cc_err err =
+      ck->failed_rank >= 0 ? io_remove_tree(ck->tmp) : publish(ck, ck->all, ck->info.written_as);
+  if (err && ck->failed_rank < 0 && io_remove_tree(ck->tmp)) { /* if the rename did not happen */
+  }
+  ck->outcome.commit_s = now_s() - t0;
+  return err;
+}
+
+/* Phase 1 is over on this rank: collect the helper's result into ck->mine (its error as text, the
+ * local chain cleared: the verdict comes from rank 0 for every rank alike). */
+static void collect_write(cc_io_checkpointer *ck)
+{
+  cc_err err = ck->pending_err;
+  if (!err) err = ck->ops->commit(ck->ctx, &ck->info);
+  if (ck->ctx) {
+    cc_err cerr = ck->ops->close(ck->ctx);
+    if (!err) err = cerr;
+    ck->ctx = NULL;
+  }
+  rank_file *m = &ck->mine;
+  memset(m, 0, sizeof *m);
+  if (!err && (ck->info.n_files < 0 || ck->info.n_files > CC_IO_MAX_FILES))
+    err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
+                        "backend %s listed %d files (at most %d)", ck->params.backend,
+                        ck->info.n_files, CC_IO_MAX_FILES);
+  m->err = err;
+  if (err) {
+    const char *inner = strstr(cc_error_message(), "(): ");
+    snprintf(m->message, sizeof m->message, "%s", inner ? inner + 4 : cc_error_message());
+    cc_error_clear();
+  } else {
+    m->bytes   = ck->info.bytes;
+    m->crc     = ck->info.crc32c;
+    m->has_crc = ck->info.has_crc;
+    m->n_files = ck->info.n_files;
+    memcpy(m->name, ck->info.name, sizeof m->name);
+  }
+  m->write_s                  = ck->info.write_s;
+  current_record(ck)->write_s = ck->info.write_s;
+  ck->pending_err             = CC_OK;
+}
+
+/* Test (or wait for) the posted request; *done says whether it completed. */
+static cc_err request_done(cc_io_checkpointer *ck, bool wait, bool *done)
+{
+  int flag = 1;
+  if (wait)
+    CC_MPI(MPI_Wait(&ck->request, MPI_STATUS_IGNORE));
+  else
+    CC_MPI(MPI_Test(&ck->request, &flag, MPI_STATUS_IGNORE));
+  *done = flag != 0;
+  return CC_OK;
+}
+
+/* Rank 0, after the Igather: the verdict of phase 2, then phase 3 handed to the helper. */
+static cc_err decide(cc_io_checkpointer *ck)
+{
+  memset(&ck->outcome, 0, sizeof ck->outcome);
+  ck->failed_rank = -1;
+  for (int r = 0; r < ck->size; r++) {
+    ck->outcome.total += ck->all[r].bytes;
+    if (ck->all[r].err && ck->failed_rank < 0) ck->failed_rank = r;
+  }
+  if (ck->failed_rank >= 0) {
+    ck->outcome.err = ck->all[ck->failed_rank].err;
+    snprintf(ck->outcome.message, sizeof ck->outcome.message, "rank %d: %s", ck->failed_rank,
+             ck->all[ck->failed_rank].message);
+  }
+  CC_CALL(io_offload_task_submit(ck->resources, commit_task, ck));
+  return CC_OK;
+}
+
+/* The verdict is known on this rank: statistics, or the failure kept for write/finish. */
+static void conclude(cc_io_checkpointer *ck)
+{
+  cc_io_checkpoint_record *rec = current_record(ck);
+  rec->commit_s                = ck->rank == 0 ? ck->outcome.commit_s : 0.0;
+  ck->pending                  = false;
+  ck->phase                    = PHASE_IDLE;
+  if (ck->outcome.err) return; /* reported by the next write or finish (take_failure) */
+  rec->committed = true;
+  ck->stats.count++;
+  ck->stats.write_s += ck->info.write_s;
+  ck->stats.bytes += ck->info.bytes;
+  ck->stats.bytes_all_ranks += ck->outcome.total;
+  ck->stats.last_iteration = ck->iteration;
+  snprintf(ck->stats.path_used, sizeof ck->stats.path_used, "%s", ck->info.path_used);
+  snprintf(ck->stats.detail, sizeof ck->stats.detail, "%s", ck->info.detail);
+}
+
+/* Move the pending offloaded checkpoint on as far as possible; wait: until it is concluded. Main
+ * thread; the MPI calls are on ck->comm only, in the same order on every rank. */
+static cc_err advance(cc_io_checkpointer *ck, bool wait)
+{
+  bool done = true;
+  if (ck->phase == PHASE_WRITING) {
+    if (!wait && ck->ctx && ck->ops->ready && !ck->ops->ready(ck->ctx)) return CC_OK;
+    collect_write(ck);
+    CC_MPI(MPI_Igather(&ck->mine, sizeof ck->mine, MPI_BYTE, ck->all, sizeof ck->mine, MPI_BYTE, 0,
+                       ck->comm, &ck->request));
+    ck->phase = PHASE_AGREEING;
+  }
+  if (ck->phase == PHASE_AGREEING) {
+    CC_CALL(request_done(ck, wait, &done));
+    if (!done) return CC_OK;
+    if (ck->rank == 0) CC_CALL(decide(ck));
+    ck->phase = PHASE_COMMITTING;
+  }
+  if (ck->phase == PHASE_COMMITTING) {
+    if (ck->rank == 0) {
+      cc_err err                   = CC_OK;
+      char message[IO_MESSAGE_MAX] = "";
+      if (!io_offload_task_done(ck->resources, wait, &err, message, sizeof message)) return CC_OK;
+      if (err && !ck->outcome.err) {
+        ck->outcome.err = err;
+        snprintf(ck->outcome.message, sizeof ck->outcome.message, "committing it: %s", message);
+      } else if (err) /* the discard failed too: the temporary stays, the next run removes it */
+        fprintf(stderr, "cubecg: warning: removing %s: %s\n", ck->tmp, message);
+      ck->outcome.committed = !ck->outcome.err;
+    }
+    CC_MPI(MPI_Ibcast(&ck->outcome, sizeof ck->outcome, MPI_BYTE, 0, ck->comm, &ck->request));
+    ck->phase = PHASE_OUTCOME;
+  }
+  if (ck->phase == PHASE_OUTCOME) {
+    CC_CALL(request_done(ck, wait, &done));
+    if (!done) return CC_OK;
+    conclude(ck);
+  }
+  return CC_OK;
+}
+
+/* A concluded offloaded checkpoint that failed: its error, on every rank (agreed, so that the job
+ * ends with MPI_Finalize); CC_OK when it committed. */
+static cc_err take_failure(cc_io_checkpointer *ck)
+{
+  if (!ck->outcome.err) return CC_OK;
+  cc_err err      = (cc_err)ck->outcome.err;
+  ck->outcome.err = CC_OK;
+  cc_err failed   = failed_error(ck, err, ck->outcome.message);
+  CC_CALL(cc_agree(ck->layout.comm, failed)); /* the same verdict everywhere: marks it agreed */
+  return CC_OK;
+}
+
+/* The pending offloaded checkpoint to its end (the next checkpoint or finish): the time waited is
+ * its stall. */
+static cc_err settle(cc_io_checkpointer *ck)
+{
+  if (ck->phase == PHASE_IDLE) return take_failure(ck);
+  double t0                    = MPI_Wtime();
+  cc_io_checkpoint_record *rec = current_record(ck);
+  cc_err err                   = advance(ck, true);
+  double waited                = MPI_Wtime() - t0;
+  rec->wait_s += waited;
+  rec->stall_s += waited;
+  ck->stats.stall_s += waited;
+  ck->stats.commit_s += waited;
+  CC_CALL(err);
+  CC_CALL(take_failure(ck));
+  return CC_OK;
+}
+
 static cc_err begin(cc_io_checkpointer *ck, const cc_io_state *state)
 {
   CC_CHECK(state->iteration >= 0 && state->n_vectors >= 0 && state->n_vectors <= CC_IO_MAX_VECTORS,
            CC_ERR_ARG, "checkpoint state: iteration %d, %d vectors", state->iteration,
            state->n_vectors);
   snprintf(ck->tmp, sizeof ck->tmp, "%s/ckpt.%d.tmp", ck->params.dir, state->iteration);
-  cc_err local = CC_OK;
-  if (ck->rank == 0) {
-    local = io_remove_tree(ck->tmp);
-    if (!local && mkdir(ck->tmp, 0755) != 0)
-      local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s",
-                            ck->tmp, strerror(errno));
+  CC_CALL(add_record(ck, state->iteration));
+  if (!ck->ops->asynchronous) { /* offload: each rank's helper creates the directory */
+    cc_err local = CC_OK;
+    if (ck->rank == 0) {
+      local = io_remove_tree(ck->tmp);
+      if (!local && mkdir(ck->tmp, 0755) != 0)
+        local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s",
+                              ck->tmp, strerror(errno));
+    }
+    CC_CALL(cc_agree(ck->layout.comm, local));
   }
-  CC_CALL(cc_agree(ck->layout.comm, local));
   ck->pending   = true;
   ck->iteration = state->iteration;
   ck->n_vectors = state->n_vectors;
   for (int v = 0; v < state->n_vectors; v++)
     snprintf(ck->vector_name[v], CC_IO_NAME_LEN, "%s", state->vector_name[v]);
   memset(&ck->info, 0, sizeof ck->info);
-  /* failures are kept for complete(): every rank must reach the agreement */
+  /* failures are kept for complete() / the agreement: every rank must reach it */
   cc_err err = ck->ops->open(&ck->opt, &ck->layout, ck->tmp, CC_IO_WRITE, &ck->ctx);
   if (err) ck->ctx = NULL;
   if (!err) err = ck->ops->write_vectors(ck->ctx, state);
   if (!err && !ck->ops->asynchronous) err = ck->ops->commit(ck->ctx, &ck->info);
   ck->pending_err = err;
+  if (ck->ops->asynchronous) ck->phase = PHASE_WRITING;
   return CC_OK;
 }
 
 cc_err cc_io_checkpointer_write(cc_io_checkpointer *ck, const cc_io_state *state)
 {
-  double t0 = MPI_Wtime();
-  io_inject_next_checkpoint();
   cc_err err = CC_OK;
-  if (ck->pending) err = complete(ck); /* offload: the previous checkpoint */
-  if (!err) err = begin(ck, state);
+  if (ck->ops->asynchronous) err = settle(ck); /* the previous checkpoint; its wait is its stall */
+  double t0    = MPI_Wtime();
+  int n_before = ck->n_records;
+  if (!err) {
+    io_inject_next_checkpoint();
+    ck->checkpoint_number = io_inject_checkpoint_number();
+    err                   = begin(ck, state);
+  }
   if (!err && !ck->ops->asynchronous) err = complete(ck);
-  ck->stats.stall_s += MPI_Wtime() - t0;
+  double stalled = MPI_Wtime() - t0;
+  ck->stats.stall_s += stalled;
+  if (ck->n_records > n_before) current_record(ck)->stall_s += stalled; /* begin's record */
+  CC_CALL(err);
+  return CC_OK;
+}
+
+cc_err cc_io_checkpointer_poll(cc_io_checkpointer *ck)
+{
+  if (!ck || ck->phase == PHASE_IDLE) return CC_OK;
+  double t0                    = MPI_Wtime();
+  cc_io_checkpoint_record *rec = current_record(ck);
+  cc_err err                   = advance(ck, false);
+  double spent                 = MPI_Wtime() - t0;
+  rec->stall_s += spent;
+  ck->stats.stall_s += spent;
   CC_CALL(err);
   return CC_OK;
 }
 
 cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ck)
 {
+  if (ck->ops->asynchronous) { /* settle counts its wait as stall */
+    CC_CALL(settle(ck));
+    return CC_OK;
+  }
   if (!ck->pending) return CC_OK;
   double t0  = MPI_Wtime();
   cc_err err = complete(ck);
@@ -552,6 +852,13 @@ void cc_io_checkpointer_stats(const cc_io_checkpointer *ck, cc_io_checkpoint_sta
   *stats = ck->stats;
 }
 
+void cc_io_checkpointer_records(const cc_io_checkpointer *ck, const cc_io_checkpoint_record **rec,
+                                int *n)
+{
+  *rec = ck->records;
+  *n   = ck->n_records;
+}
+
 void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt)
 {
   cc_io_checkpointer *ck = *ckpt;
@@ -559,7 +866,14 @@ void cc_io_checkpointer_destroy(cc_io_checkpointer **ckpt)
   if (ck->ctx) { /* abandoned: its temporary directory is removed by the next create */
     if (ck->ops->close(ck->ctx)) cc_error_clear();
   }
+  /* an offloaded commit in phase 3 runs to its end on rank 0's helper (the checkpoint is complete
+   * on every rank); requests of phase 2 still posted are abandoned with the communicator */
   io_resources_destroy(&ck->resources); /* this checkpointer's helper and ring only */
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  if (ck->comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&ck->comm);
+  cc_free(&ck->all);
+  cc_free(&ck->records);
   cc_free(ckpt);
 }
 

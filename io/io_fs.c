@@ -169,3 +169,32 @@ void io_inject_kill_point(void)
   fflush(stderr);
   raise(SIGKILL);
 }
+
+int io_inject_checkpoint_number(void)
+{
+  return inject_checkpoint_number;
+}
+
+/* "WHAT[:N]" in CUBECG_IO_INJECT and checkpoint_number is N (default 1) */
+static bool inject_at(const char *what, int checkpoint_number)
+{
+  if (!cc_io_inject(what)) return false;
+  const char *env = strstr(getenv("CUBECG_IO_INJECT"), what);
+  int nth         = 1;
+  if (env[strlen(what)] == ':') nth = atoi(env + strlen(what) + 1);
+  return checkpoint_number == nth;
+}
+
+bool io_inject_commit_enospc(int checkpoint_number)
+{
+  return inject_at("enospc-in-commit", checkpoint_number);
+}
+
+void io_inject_kill_commit_point(int checkpoint_number)
+{
+  if (!inject_at("kill-during-commit", checkpoint_number)) return;
+  fprintf(stderr, "cubecg: CUBECG_IO_INJECT=kill-during-commit: raising SIGKILL (checkpoint %d)\n",
+          checkpoint_number);
+  fflush(stderr);
+  raise(SIGKILL);
+}

@@ -80,6 +80,12 @@ CC_WUR cc_err io_remove_tree(const char *path); /* a flat directory (or a file) 
 CC_WUR cc_err io_read_text(const char *path, char **text, size_t *n);
 /* Inject a kill: raises SIGKILL when "kill-during-write[:N]" matches checkpoint number count. */
 void io_inject_kill_point(void);
+/* "kill-during-commit[:N]": raises SIGKILL inside the commit of checkpoint N (default 1) of this
+ * process, after the manifest is written and the directory renamed, before latest is replaced. */
+void io_inject_kill_commit_point(int checkpoint_number);
+int io_inject_checkpoint_number(void); /* checkpoints begun by this process so far */
+/* "enospc-in-commit[:N]": the manifest of checkpoint N (default 1) cannot be written (ENOSPC). */
+bool io_inject_commit_enospc(int checkpoint_number);
 /* Called once per checkpoint write (main thread): numbers the checkpoints for
  * "kill-during-write:N", restarts the byte count of "enospc-after", notes the rank. */
 void io_inject_next_checkpoint(void);
@@ -134,6 +140,13 @@ void io_resources_destroy(io_resources **res); /* joins the helper, frees stagin
 /* Offload (io_offload.c): allocate and touch the owner's staging buffer now. */
 CC_WUR cc_err io_offload_reserve(io_resources *res, size_t bytes);
 void io_offload_engine_destroy(io_offload_engine **engine);
+/* Offload: run fn(arg) on the owner's helper thread (created if needed), which must be idle (its
+ * write collected by commit). No MPI inside fn. io_offload_task_done says whether it finished
+ * (wait: blocks until it has); when it has, *err and message (its innermost error text) get the
+ * outcome and the helper is idle again. Main thread only. */
+typedef cc_err (*io_offload_task_fn)(void *arg);
+CC_WUR cc_err io_offload_task_submit(io_resources *res, io_offload_task_fn fn, void *arg);
+bool io_offload_task_done(io_resources *res, bool wait, cc_err *err, char *message, size_t n);
 void io_uring_cache_destroy(io_uring_cache **cache);
 void io_h5_cache_destroy(io_h5_cache **cache); /* frees an MPI datatype: before MPI_Finalize */
 

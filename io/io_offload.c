@@ -1,14 +1,20 @@
 /* io_offload.c: the "VH offload" backend of the seeds on a Linux node: the caller copies the
  * snapshot into a staging buffer (the only stall) and a helper pthread writes and fsyncs it
- * through posix or uring while the solver iterates; commit waits for the helper. The helper makes
- * no MPI call (MPI_THREAD_FUNNELED suffices): the collective commit of the checkpoint happens on
- * the main thread, at the next checkpoint or at cc_io_checkpointer_finish (see cc_io.h). */
+ * through posix or uring while the solver iterates; commit waits for the helper, ready says
+ * whether it would. The same helper runs the owner's file-system tasks (io_offload_task_*: the
+ * checkpoint manager's manifest, fsyncs, renames, retention) so that they never stall the caller.
+ * The helper makes no MPI call (MPI_THREAD_FUNNELED suffices): the agreement of the ranks is a
+ * non-blocking collective on the main thread (see cc_io.h, "Offload commit"). */
 #include "io_internal.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 
 typedef enum { JOB_NONE, JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
+typedef enum { JOB_WRITE, JOB_TASK } job_kind;
 
 /* One engine per owner (io_resources of a checkpointer or a handle): one helper thread, one staging
  * buffer kept between checkpoints so the stall is a plain memcpy into memory already mapped. */
@@ -18,6 +24,9 @@ struct io_offload_engine {
   pthread_t thread;
   bool started, quit;
   job_state state;
+  job_kind kind;
+  io_offload_task_fn task; /* JOB_TASK: run on the helper, its cc_err is the job's outcome */
+  void *task_arg;
   double *staging;
   size_t staging_bytes;
   /* the job */
@@ -45,6 +54,10 @@ static cc_err helper_write(io_offload_engine *engine, cc_io_file_info *info)
 {
   void *ctx;
   double t0 = now_s();
+  /* each rank's helper creates the checkpoint's temporary directory itself (no agreement on the
+   * main thread first); the checkpoint manager removed stale ones when it was created */
+  CC_CHECK(mkdir(engine->dir, 0755) == 0 || errno == EEXIST, CC_ERR_SYS,
+           "cannot create directory %s: %s", engine->dir, strerror(errno));
   CC_CALL(io_rankfile_open_as(engine->stream, &engine->opt, engine->rank, engine->n_ranks,
                               engine->n_local, engine->n_global, engine->vpn, engine->gid_crc,
                               engine->dir, CC_IO_WRITE, &ctx));
@@ -60,6 +73,12 @@ static cc_err helper_write(io_offload_engine *engine, cc_io_file_info *info)
 static void *helper_main(void *arg)
 {
   io_offload_engine *engine = arg;
+  /* background work: SCHED_BATCH threads do not preempt the thread that wakes them, so handing a
+   * job over (a cond broadcast) no longer costs the solver a time slice on a busy core; best
+   * effort (the policy is only a hint to the scheduler, a refusal changes nothing else) */
+  struct sched_param sp = {0};
+  if (getenv("CUBECG_OFFLOAD_SCHED_OTHER") == NULL)
+    (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
   pthread_mutex_lock(&engine->lock);
   for (;;) {
     while (engine->state != JOB_PENDING && !engine->quit)
@@ -70,7 +89,8 @@ static void *helper_main(void *arg)
 
     cc_io_file_info info;
     memset(&info, 0, sizeof info);
-    cc_err err                   = helper_write(engine, &info);
+    cc_err err =
+        engine->kind == JOB_TASK ? engine->task(engine->task_arg) : helper_write(engine, &info);
     char message[IO_MESSAGE_MAX] = "";
     if (err) { /* the error chain is per thread: hand its innermost message to the main thread */
       const char *m     = cc_error_message();
@@ -80,8 +100,8 @@ static void *helper_main(void *arg)
     }
 
     pthread_mutex_lock(&engine->lock);
-    engine->err  = err;
-    engine->info = info;
+    engine->err = err;
+    if (engine->kind == JOB_WRITE) engine->info = info;
     memcpy(engine->message, message, sizeof message);
     engine->state = JOB_DONE;
     pthread_cond_broadcast(&engine->changed);
@@ -142,6 +162,43 @@ cc_err io_offload_reserve(io_resources *res, size_t bytes)
   CC_CALL(engine_get(res, &engine));
   CC_CALL(engine_reserve(engine, bytes));
   return CC_OK;
+}
+
+/* ---- tasks on the helper (the checkpoint manager's commit) ----------------------------------- */
+cc_err io_offload_task_submit(io_resources *res, io_offload_task_fn fn, void *arg)
+{
+  io_offload_engine *engine = NULL;
+  CC_CALL(engine_get(res, &engine));
+  pthread_mutex_lock(&engine->lock);
+  bool idle = engine->state == JOB_NONE;
+  if (idle) {
+    engine->kind     = JOB_TASK;
+    engine->task     = fn;
+    engine->task_arg = arg;
+    engine->state    = JOB_PENDING;
+    pthread_cond_broadcast(&engine->changed);
+  }
+  pthread_mutex_unlock(&engine->lock);
+  CC_CHECK(idle, CC_ERR_ARG, "offload: a task submitted while the helper holds another job");
+  return CC_OK;
+}
+
+bool io_offload_task_done(io_resources *res, bool wait, cc_err *err, char *message, size_t n)
+{
+  io_offload_engine *engine = res ? res->offload : NULL;
+  if (!engine) return true;
+  pthread_mutex_lock(&engine->lock);
+  if (wait)
+    while (engine->state == JOB_PENDING || engine->state == JOB_RUNNING)
+      pthread_cond_wait(&engine->changed, &engine->lock);
+  bool done = engine->state == JOB_DONE && engine->kind == JOB_TASK;
+  if (done) {
+    *err = engine->err;
+    snprintf(message, n, "%s", engine->message);
+    engine->state = JOB_NONE; /* the helper is free for the next checkpoint */
+  }
+  pthread_mutex_unlock(&engine->lock);
+  return done;
 }
 
 void io_offload_engine_destroy(io_offload_engine **engine_p)
@@ -237,6 +294,7 @@ static cc_err offload_write(void *ctx, const cc_io_state *state)
   size_t need               = count * sizeof(double) * (size_t)state->n_vectors;
   CC_CALL(engine_reserve(engine, need)); /* no-op once the staging buffer is large enough */
   engine->snapshot = *state;
+  engine->kind     = JOB_WRITE;
   for (int v = 0; v < state->n_vectors; v++) { /* the stall: one copy per vector */
     engine->snapshot.vector[v] = engine->staging + (size_t)v * count;
     if (count) memcpy(engine->snapshot.vector[v], state->vector[v], count * sizeof(double));
@@ -265,6 +323,17 @@ static cc_err offload_commit(void *ctx, cc_io_file_info *info)
   snprintf(info->written_as, sizeof info->written_as, "offload-%s", engine->opt.inner);
   CC_CHECK(engine->err == CC_OK, engine->err, "offload helper: %s", engine->message);
   return CC_OK;
+}
+
+/* Whether commit would return without waiting: the helper finished this handle's write. */
+static bool offload_ready(void *ctx)
+{
+  offload_ctx *o = ctx;
+  if (!o->submitted) return true;
+  pthread_mutex_lock(&o->engine->lock);
+  bool done = o->engine->state == JOB_DONE;
+  pthread_mutex_unlock(&o->engine->lock);
+  return done;
 }
 
 static cc_err offload_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
@@ -299,4 +368,5 @@ const cc_io_backend_ops io_backend_offload = {
     .commit        = offload_commit,
     .read_vectors  = offload_read,
     .close         = offload_close,
+    .ready         = offload_ready,
 };

@@ -112,6 +112,7 @@ CC_WUR cc_err cc_mpi_start(int *argc, char ***argv, cc_mpi_info *info);
 const char *cc_thread_level_name(int level);
 
 /* One solve's outcome as reported (reduced over ranks). */
+#define CC_MAX_CKPT_RECORDS 64 /* checkpoints of one solve listed in the report */
 /* Disjoint parts of the solve time (they add up to it on each rank). */
 typedef enum {
   CC_BRK_SPMV,    /* SpMV compute without its halo exchange */
@@ -152,6 +153,13 @@ typedef struct {
   double rl_window_fraction, rl_window_triad, rl_window_min, rl_window_max, rl_overhead_s;
   int fused;                           /* the solve ran the fused vector passes (--fused) */
   double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
+  /* per checkpoint (the first CC_MAX_CKPT_RECORDS; ckpt_records_dropped counts the rest): stall,
+   * wait, write max over ranks, commit rank 0's, committed on every rank (issue 13) */
+  int ckpt_n_records, ckpt_records_dropped;
+  struct {
+    int iteration, committed;
+    double stall_s, wait_s, write_s, commit_s;
+  } ckpt_records[CC_MAX_CKPT_RECORDS];
 } cc_solve_record;
 /* --residual-history keeps at most this many iterations per solve (8 MiB) */
 #define CC_HISTORY_MAX (1 << 20)
@@ -264,6 +272,8 @@ CC_WUR cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh,
                                     const cc_ordering *ord, const char *solver, const char *subdir,
                                     cc_driver_ckpt **out);
 CC_WUR cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *state); /* cc_checkpoint_fn */
+/* Once per iteration on every rank: moves an offloaded checkpoint's commit on, never blocks. */
+CC_WUR cc_err cc_driver_ckpt_poll(cc_driver_ckpt *dc);
 CC_WUR cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts,
                                     cc_solve_record *rec);
 void cc_driver_ckpt_destroy(cc_driver_ckpt **dc);

@@ -167,13 +167,60 @@ cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *st)
   double started = MPI_Wtime();
   CC_CALL(cc_io_checkpointer_write(dc->ckpt, st)); /* one state type: handed on as it is */
   if (dc->verbose) {
-    /* offload: this one is only staged (committed at the next checkpoint or at the end) */
+    /* offload: this one is only staged (its commit runs behind the solver, polled each iteration)
+     */
     cc_io_checkpointer_stats(dc->ckpt, &after);
-    int staged = after.last_iteration != st->iteration;
-    printf("  checkpoint %d -> %s/ckpt.%d (%s, %.1f MB, %.3f s%s)\n", st->iteration, dc->dir,
-           st->iteration, dc->backend, (after.bytes_all_ranks - before.bytes_all_ranks) / 1e6,
-           MPI_Wtime() - started, staged ? ", staged; bytes of the previous commit" : "");
+    int staged      = after.last_iteration != st->iteration;
+    char latest[32] = "none";
+    if (after.last_iteration >= 0) snprintf(latest, sizeof latest, "ckpt.%d", after.last_iteration);
+    if (staged) /* its commit goes on behind the solver; the bytes are known once it is agreed */
+      printf("  checkpoint %d -> %s/ckpt.%d (%s, staged in %.3f s; latest committed: %s)\n",
+             st->iteration, dc->dir, st->iteration, dc->backend, MPI_Wtime() - started, latest);
+    else
+      printf("  checkpoint %d -> %s/ckpt.%d (%s, %.1f MB, %.3f s)\n", st->iteration, dc->dir,
+             st->iteration, dc->backend, (after.bytes_all_ranks - before.bytes_all_ranks) / 1e6,
+             MPI_Wtime() - started);
     fflush(stdout);
+  }
+  return CC_OK;
+}
+
+cc_err cc_driver_ckpt_poll(cc_driver_ckpt *dc)
+{
+  if (dc && dc->ckpt) CC_CALL(cc_io_checkpointer_poll(dc->ckpt));
+  return CC_OK;
+}
+
+/* The per-checkpoint list of the report: times max over ranks (rank 0's commit), committed on all.
+ * Collective; every rank holds the same number of records. */
+static cc_err records_reduce(cc_driver_ckpt *dc, cc_solve_record *rec)
+{
+  const cc_io_checkpoint_record *r;
+  int n;
+  cc_io_checkpointer_records(dc->ckpt, &r, &n);
+  int listed                = n < CC_MAX_CKPT_RECORDS ? n : CC_MAX_CKPT_RECORDS;
+  rec->ckpt_n_records       = listed;
+  rec->ckpt_records_dropped = n - listed;
+  double t[4 * CC_MAX_CKPT_RECORDS];
+  int committed[CC_MAX_CKPT_RECORDS];
+  for (int i = 0; i < listed; i++) {
+    t[4 * i]     = r[i].stall_s;
+    t[4 * i + 1] = r[i].wait_s;
+    t[4 * i + 2] = r[i].write_s;
+    t[4 * i + 3] = r[i].commit_s;
+    committed[i] = r[i].committed;
+  }
+  if (listed) {
+    CC_MPI(MPI_Allreduce(MPI_IN_PLACE, t, 4 * listed, MPI_DOUBLE, MPI_MAX, dc->layout.comm));
+    CC_MPI(MPI_Allreduce(MPI_IN_PLACE, committed, listed, MPI_INT, MPI_MIN, dc->layout.comm));
+  }
+  for (int i = 0; i < listed; i++) {
+    rec->ckpt_records[i].iteration = r[i].iteration;
+    rec->ckpt_records[i].committed = committed[i];
+    rec->ckpt_records[i].stall_s   = t[4 * i];
+    rec->ckpt_records[i].wait_s    = t[4 * i + 1];
+    rec->ckpt_records[i].write_s   = t[4 * i + 2];
+    rec->ckpt_records[i].commit_s  = t[4 * i + 3];
   }
   return CC_OK;
 }
@@ -199,6 +246,7 @@ cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solv
   rec->ckpt_finish_s = finish_s;
   if (stats.last_iteration >= 0)
     snprintf(rec->ckpt_last, sizeof rec->ckpt_last, "%s/ckpt.%d", dc->dir, stats.last_iteration);
+  CC_CALL(records_reduce(dc, rec));
   return CC_OK;
 }
 

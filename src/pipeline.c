@@ -102,6 +102,22 @@ static cc_err record_traffic(MPI_Comm comm, const cc_traffic *tm, const cc_krylo
   return CC_OK;
 }
 
+/* The solver's per-iteration hook: the monitor, and before it a poll that moves an offloaded
+ * checkpoint's commit on (non-blocking; io/cc_io.h "Offload commit"). */
+typedef struct {
+  cc_monitor_fn next; /* the monitor (or the roofline's hook around it) */
+  void *next_ctx;
+  cc_driver_ckpt *ckpt;
+} solve_hook;
+
+static cc_err hook_iteration(void *ctx, int iteration, double rel_residual, int *stop)
+{
+  solve_hook *hook = ctx;
+  CC_CALL(cc_driver_ckpt_poll(hook->ckpt));
+  CC_CALL(hook->next(hook->next_ctx, iteration, rel_residual, stop));
+  return CC_OK;
+}
+
 static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, const cc_ordering *ord,
                          cc_precond *pc, const cc_precond_params *pparams, double *b)
 {
@@ -190,11 +206,16 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.monitor     = cc_monitor_iteration; /* also where a signal is noticed: always on */
     kopts.monitor_ctx = &monitor;
     if (opts->roofline) { /* triads before, inside (windows, from the monitor hook) and after */
-      SOLVES_CALL(cc_roofline_begin(roofline, &triad, &tm, plan[s].variant, &monitor,
-                                    mesh->comm.comm));
+      SOLVES_CALL(
+          cc_roofline_begin(roofline, &triad, &tm, plan[s].variant, &monitor, mesh->comm.comm));
       kopts.monitor     = cc_roofline_iteration;
       kopts.monitor_ctx = roofline;
       kopts.timers      = &roofline->timers;
+    }
+    solve_hook hook = {kopts.monitor, kopts.monitor_ctx, ckpt};
+    if (ckpt) { /* an offloaded checkpoint's commit moves on once per iteration */
+      kopts.monitor     = hook_iteration;
+      kopts.monitor_ctx = &hook;
     }
     SOLVES_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
     if (opts->roofline) SOLVES_CALL(cc_roofline_end(roofline, rec));

@@ -181,6 +181,19 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_double(js, "write_s", rec->ckpt_write_s);
     cc_json_int(js, "bytes", rec->ckpt_bytes);
     cc_json_string(js, "last", rec->ckpt_last);
+    cc_json_begin_array(js, "per_checkpoint"); /* issue 13: stall against write, each one */
+    for (int i = 0; i < rec->ckpt_n_records; i++) {
+      cc_json_begin_object(js, NULL);
+      cc_json_int(js, "iteration", rec->ckpt_records[i].iteration);
+      cc_json_bool(js, "committed", rec->ckpt_records[i].committed);
+      cc_json_double(js, "stall_s", rec->ckpt_records[i].stall_s);
+      cc_json_double(js, "wait_s", rec->ckpt_records[i].wait_s);
+      cc_json_double(js, "write_s", rec->ckpt_records[i].write_s);
+      cc_json_double(js, "commit_s", rec->ckpt_records[i].commit_s);
+      cc_json_end_object(js);
+    }
+    cc_json_end_array(js);
+    cc_json_int(js, "per_checkpoint_dropped", rec->ckpt_records_dropped);
     cc_json_end_object(js);
   } else {
     cc_json_string(js, "checkpoint", NULL);

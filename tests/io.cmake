@@ -176,3 +176,34 @@ endforeach()
 cc_add_mpi_test(NAME io_retention_many RANKS 1
                 COMMAND $<TARGET_FILE:test_io_integrity> retention-many posix
                         ${CC_IO_TEST_DIR}/retention_many)
+
+# Issue 13: the offload commit runs on the helper threads. A manifest that cannot be written (ENOSPC
+# on rank 0's helper) and a kill inside the commit (after the rename, before latest moves) leave the
+# previous checkpoint latest and restartable exactly; posix takes the same path synchronously.
+foreach(backend offload offload-uring posix)
+  cc_add_mpi_test(NAME io_enospc_commit_${backend} RANKS 1 2 4
+                  COMMAND $<TARGET_FILE:test_io_integrity> enospc-commit ${backend}
+                          ${CC_IO_TEST_DIR}/enospc_commit_${backend})
+  foreach(np 1 2)
+    add_test(NAME io_kill_commit_${backend}_np${np}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/io_kill_commit.sh ${MPIEXEC_EXECUTABLE} ${np}
+                     $<TARGET_FILE:test_io_integrity> ${backend}
+                     ${CC_IO_TEST_DIR}/kill_commit_${backend}_np${np})
+    set_tests_properties(io_kill_commit_${backend}_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 300
+                         ENVIRONMENT "OMP_NUM_THREADS=1")
+  endforeach()
+endforeach()
+# A solve checkpointing every 10 iterations through offload restarts exactly from a middle one.
+foreach(backend offload offload-uring)
+  foreach(np 1 2 4)
+    if(np GREATER CC_TEST_MAX_PROCS)
+      continue()
+    endif()
+    add_test(NAME io_offload_restart_exact_${backend}_np${np}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/io_offload_restart.sh ${Python3_EXECUTABLE}
+                     ${MPIEXEC_EXECUTABLE} ${np} $<TARGET_FILE:cubecg> ${backend}
+                     ${CC_IO_TEST_DIR}/offload_restart_${backend}_np${np})
+    set_tests_properties(io_offload_restart_exact_${backend}_np${np} PROPERTIES PROCESSORS ${np}
+                         TIMEOUT 300 ENVIRONMENT "OMP_NUM_THREADS=1")
+  endforeach()
+endforeach()

@@ -10,6 +10,13 @@
  *   seams       uring-eperm / register-enomem: clear errors; with fallback the chain's next step
  *   kill-write  write ckpt 10, then 20 (run with CUBECG_IO_INJECT=kill-during-write:2: dies)
  *   kill-check  after kill-write: ckpt 10 is latest and loads, the temporary is cleaned up
+ *   enospc-commit  CUBECG_IO_INJECT=enospc-in-commit:2: the 2nd checkpoint's manifest cannot be
+ *               written (offload: on rank 0's helper, issue 13): it fails on every rank naming the
+ *               cause, the 1st stays latest and loads exactly, the next checkpoint succeeds
+ *   kill-commit-write  write ckpt 10, then 20 (run with CUBECG_IO_INJECT=kill-during-commit:2:
+ *               rank 0 dies inside the commit, after the rename, before latest moves)
+ *   kill-commit-check  after kill-commit-write: latest still names ckpt 10, which loads exactly;
+ *               the directory takes new checkpoints
  *   ranks-write write a checkpoint (fixture for ranks-read; DIR used as is)
  *   ranks-read  read it at another rank count: per-rank backends refuse, hdf5 gives the values */
 #include "test_io_util.h"
@@ -168,6 +175,58 @@ static void mode_enospc_inject(const char *backend, const char *dir)
   TIO_OK(write_one(ck, 50)); /* nothing left half-done: the next checkpoint succeeds */
   cc_io_checkpointer_destroy(&ck);
   expect_loads(dir, 50);
+}
+
+static void mode_enospc_commit(const char *backend, const char *dir)
+{
+  cc_io_checkpointer *ck = make(backend, dir, false);
+  TIO_OK(write_one(ck, 10));
+  setenv("CUBECG_IO_INJECT", "enospc-in-commit:2", 1);
+  expect_refused2(write_one(ck, 20), "No space left on device", "manifest.json",
+                  "ENOSPC writing the manifest");
+  unsetenv("CUBECG_IO_INJECT");
+  cc_io_checkpoint_stats stats;
+  cc_io_checkpointer_stats(ck, &stats);
+  TIO_CHECK(stats.count == 1 && stats.last_iteration == 10, "stats after failure: %d, %d",
+            stats.count, stats.last_iteration);
+  const cc_io_checkpoint_record *rec;
+  int n;
+  cc_io_checkpointer_records(ck, &rec, &n);
+  TIO_CHECK(n == 2 && rec[0].committed && !rec[1].committed && rec[1].iteration == 20,
+            "records after failure: %d", n);
+  if (rank == 0)
+    TIO_CHECK(!tio_exists(dir, "ckpt.20") && !tio_exists(dir, "ckpt.20.tmp"),
+              "failed checkpoint left behind");
+  expect_loads(dir, 10);
+  TIO_OK(write_one(ck, 30)); /* nothing left half-done */
+  cc_io_checkpointer_destroy(&ck);
+  expect_loads(dir, 30);
+}
+
+static void mode_kill_commit_write(const char *backend, const char *dir)
+{
+  cc_io_checkpointer *ck = make(backend, dir, false);
+  TIO_OK(write_one(ck, 10));
+  TIO_OK(write_one(ck, 20)); /* CUBECG_IO_INJECT=kill-during-commit:2 dies in here */
+  cc_io_checkpointer_destroy(&ck);
+}
+
+static void mode_kill_commit_check(const char *backend, const char *dir)
+{
+  if (rank == 0) {
+    char path[2048], name[64] = "";
+    snprintf(path, sizeof path, "%s/latest", dir);
+    FILE *f = fopen(path, "r");
+    TIO_CHECK(f != NULL && fscanf(f, "%63s", name) == 1, "cannot read %s", path);
+    fclose(f);
+    TIO_CHECK(!strcmp(name, "ckpt.10"), "latest names %s after a kill inside the commit of 20",
+              name);
+  }
+  expect_loads(dir, 10);
+  cc_io_checkpointer *ck = make(backend, dir, false);
+  TIO_OK(write_one(ck, 30));
+  cc_io_checkpointer_destroy(&ck);
+  expect_loads(dir, 30);
 }
 
 static void mode_odirect(const char *backend, const char *dir)
@@ -333,7 +392,8 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s", argv[3]);
   else
     snprintf(dir, sizeof dir, "%s_np%d", argv[3], size);
-  if (strcmp(mode, "kill-check") && strcmp(mode, "ranks-read")) tio_clean_dir(MPI_COMM_WORLD, dir);
+  if (strcmp(mode, "kill-check") && strcmp(mode, "kill-commit-check") && strcmp(mode, "ranks-read"))
+    tio_clean_dir(MPI_COMM_WORLD, dir);
   int64_t *ids;
   tio_layout(MPI_COMM_WORLD, 1237, 42, &layout, &ids);
 
@@ -345,6 +405,12 @@ int main(int argc, char **argv)
     mode_enospc(backend, dir);
   else if (!strcmp(mode, "enospc-inject"))
     mode_enospc_inject(backend, dir);
+  else if (!strcmp(mode, "enospc-commit"))
+    mode_enospc_commit(backend, dir);
+  else if (!strcmp(mode, "kill-commit-write"))
+    mode_kill_commit_write(backend, dir);
+  else if (!strcmp(mode, "kill-commit-check"))
+    mode_kill_commit_check(backend, dir);
   else if (!strcmp(mode, "odirect"))
     mode_odirect(backend, dir);
   else if (!strcmp(mode, "seams"))
