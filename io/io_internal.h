@@ -70,6 +70,8 @@ CC_WUR cc_err io_rankfile_commit(void *ctx, cc_io_file_info *info);
 CC_WUR cc_err io_rankfile_read(void *ctx, cc_io_state *state, cc_io_file_info *info);
 CC_WUR cc_err io_rankfile_close(void *ctx);
 uint32_t io_global_id_crc(const cc_io_layout *layout);
+/* memcpy(dst, src, n) and crc = CRC32C chained over those bytes, in one pass (io_crc32c.c) */
+uint32_t io_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t n);
 
 /* ------------------------------------------------------------------------------------------------
  * File system (io_fs.c)
