@@ -248,6 +248,7 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   CC_MPI(MPI_Comm_size(layout->comm, &ck->size));
   cc_err local      = io_resources_create(&ck->resources);
   ck->opt.resources = ck->resources;
+  if (!local) ck->resources->keep_gas = true; /* gas: one store for all its checkpoints */
   if (!local && ck->rank == 0) {
     local = io_mkdir_p(params->dir);
     if (!local) local = remove_stale_temporaries(params->dir);
@@ -539,6 +540,7 @@ cc_err cc_io_checkpointer_write(cc_io_checkpointer *ck, const cc_io_state *state
 
 cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ck)
 {
+  CC_CALL(io_gas_release(ck->resources)); /* the gas backend's store (collective) */
   if (!ck->pending) return CC_OK;
   double t0  = MPI_Wtime();
   cc_err err = complete(ck);

@@ -246,9 +246,14 @@ static cc_err ssd_open_file(gas_ssd *s, bool direct)
   return CC_OK;
 }
 
-static cc_err ssd_open_impl(gas_ssd *s, int qd, bool fallback)
+/* The file part of an open: O_DIRECT unless an earlier file already fell back to buffered. */
+static cc_err ssd_open_path(gas_ssd *s, bool fallback)
 {
-  CC_CALL(ssd_setup_ring(s, qd, fallback));
+  if (s->kind == PATH_BUFFERED) {
+    CC_CALL(ssd_open_file(s, false));
+    CC_CHECK(s->fd >= 0, CC_ERR_IO, "cannot open %s: %s", s->path, strerror(errno));
+    return CC_OK;
+  }
   CC_CALL(ssd_open_file(s, true));
   if (s->fd < 0 && errno == EINVAL) {
     CC_CHECK(fallback, CC_ERR_URING,
@@ -279,6 +284,26 @@ static cc_err ssd_open_impl(gas_ssd *s, int qd, bool fallback)
       CC_SYS(ftruncate(s->fd, 0));
     }
   }
+  return CC_OK;
+}
+
+static cc_err ssd_open_impl(gas_ssd *s, int qd, bool fallback)
+{
+  CC_CALL(ssd_setup_ring(s, qd, fallback));
+  CC_CALL(ssd_open_path(s, fallback));
+  return CC_OK;
+}
+
+cc_err gas_ssd_reopen(gas_ssd *s, const char *path, bool fallback)
+{
+  CC_CALL(ssd_wait_all(s));
+  int rc = s->fd >= 0 ? close(s->fd) : 0;
+  s->fd  = -1;
+  CC_CHECK(rc == 0 || s->mode != CC_IO_WRITE, CC_ERR_SYS, "close(%s): %s", s->path,
+           strerror(errno));
+  int n = snprintf(s->path, sizeof s->path, "%s", path);
+  CC_CHECK(n > 0 && (size_t)n < sizeof s->path, CC_ERR_ARG, "page file path too long: %s", path);
+  CC_CALL(ssd_open_path(s, fallback));
   return CC_OK;
 }
 

@@ -447,6 +447,52 @@ cc_err cc_gas_destroy(cc_gas **gp)
   return CC_OK;
 }
 
+void cc_gas_abandon(cc_gas **gp)
+{
+  cc_gas *gas = *gp;
+  if (!gas) return;
+  free_local(gas); /* the window's memory and the communicator belong to MPI until it finalizes */
+  cc_free(gp);
+}
+
+cc_err cc_gas_reuse(cc_gas *gas, const cc_gas_params *p, int64_t pages_per_rank, bool *reused)
+{
+  const cc_gas_params *q = &gas->p;
+  *reused                = q->page_bytes == p->page_bytes && q->dram_bytes == p->dram_bytes &&
+            q->coop == p->coop && q->fallback == p->fallback && q->queue_depth == p->queue_depth &&
+            gas->pages_per_rank == pages_per_rank;
+  if (!*reused) return CC_OK;   /* the same on every rank: the inputs are */
+  CC_CALL(cc_gas_barrier(gas)); /* no transfer in flight, every done message handled */
+  cc_err err = CC_OK;
+  for (int s = 0; s < gas->n_slots && !err; s++) {
+    if (gas->slot[s].pins > 0)
+      err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
+                          "slot %d of rank %d still pinned at reuse", s, gas->rank);
+    gas->slot[s] = (gas_slot){.page = -1};
+  }
+  for (int64_t i = 0; i < gas->n_owned; i++) gas->dir[i] = (gas_dir){.slot = -1};
+  if (!err && gas->ssd) {
+    if (!gas->p.keep_files) unlink(gas->ssd_path);
+    char name[64], path[CC_IO_PATH_MAX];
+    cc_gas_file_name(gas->rank, name, sizeof name);
+    int n = snprintf(path, sizeof path, "%s/%s", p->ssd_dir, name);
+    if (n <= 0 || (size_t)n >= sizeof path)
+      err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__, "--gas-ssd-dir too long: %s",
+                          p->ssd_dir);
+    if (!err) err = io_mkdir_p(p->ssd_dir);
+    if (!err) err = gas_ssd_reopen(gas->ssd, path, p->fallback);
+    if (!err) snprintf(gas->ssd_path, sizeof gas->ssd_path, "%s", path);
+    if (!err)
+      gas_ssd_describe(gas->ssd, gas->stats.ssd_path_used, sizeof gas->stats.ssd_path_used,
+                       gas->stats.ssd_detail, sizeof gas->stats.ssd_detail);
+  }
+  snprintf(gas->p.ssd_dir, sizeof gas->p.ssd_dir, "%s", p->ssd_dir);
+  gas->p.durable    = p->durable;
+  gas->p.keep_files = p->keep_files;
+  CC_CALL(cc_agree(gas->comm, err));
+  return CC_OK;
+}
+
 /* ---- slots ----------------------------------------------------------------------------------- */
 static char *slot_ptr(cc_gas *gas, int s)
 {
