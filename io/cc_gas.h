@@ -99,6 +99,19 @@ CC_WUR cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages
                             cc_gas **gas);
 /* Collective: frees the window (after a barrier), closes (and unless keep_files removes) the file.
  */
+/* Collective: a new global segment in a store created with the same geometry (page, DRAM budget,
+ * coop, fallback, queue depth and pages_per_rank): every page is forgotten (DRAM slots emptied;
+ * the page file closed, and removed unless keep_files: drain first to keep it complete), the page
+ * files go to p->ssd_dir, durable and keep_files are taken from p; the window, the node map and the
+ * SSD ring with its registered buffers are kept (a checkpointer's store lives across its
+ * checkpoints: creating one costs 0.02-0.2 s on a loaded machine). If the geometry differs nothing
+ * happens and *reused is false: destroy and create instead. */
+/* Not collective: frees what is this rank's alone (memory, the page file: closed and kept), for
+ * an error path where the other ranks may not call cc_gas_destroy; the window and the duplicated
+ * communicator are left to MPI_Finalize. */
+void cc_gas_abandon(cc_gas **gas);
+CC_WUR cc_err cc_gas_reuse(cc_gas *gas, const cc_gas_params *p, int64_t pages_per_rank,
+                           bool *reused);
 CC_WUR cc_err cc_gas_destroy(cc_gas **gas);
 
 int cc_gas_owner(const cc_gas *gas, int64_t page);

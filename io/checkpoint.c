@@ -292,6 +292,7 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   CC_MPI(MPI_Comm_size(layout->comm, &ck->size));
   cc_err local      = io_resources_create(&ck->resources);
   ck->opt.resources = ck->resources;
+  if (!local) ck->resources->keep_gas = true; /* gas: one store for all its checkpoints */
   if (!local && ck->rank == 0) {
     local = io_mkdir_p(params->dir);
     if (!local) local = remove_stale_temporaries(params->dir);
@@ -835,6 +836,7 @@ cc_err cc_io_checkpointer_poll(cc_io_checkpointer *ck)
 
 cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ck)
 {
+  CC_CALL(io_gas_release(ck->resources)); /* the gas backend's store (collective) */
   if (ck->ops->asynchronous) { /* settle counts its wait as stall */
     CC_CALL(settle(ck));
     return CC_OK;

@@ -16,6 +16,9 @@ CC_WUR cc_err gas_ssd_open(const char *path, cc_io_mode mode, int queue_depth, b
 CC_WUR cc_err gas_ssd_write(gas_ssd *s, int64_t offset, const void *data, size_t n);
 CC_WUR cc_err gas_ssd_read(gas_ssd *s, int64_t offset, void *data, size_t n);
 CC_WUR cc_err gas_ssd_sync(gas_ssd *s);
+/* Closes the current file and opens path in the same mode, keeping the ring and its registered
+ * buffers (a store kept across checkpoints moves to each checkpoint's page file). */
+CC_WUR cc_err gas_ssd_reopen(gas_ssd *s, const char *path, bool fallback);
 CC_WUR cc_err gas_ssd_close(gas_ssd **s);
 void gas_ssd_describe(const gas_ssd *s, char *path_used, size_t n_path, char *detail,
                       size_t n_detail);

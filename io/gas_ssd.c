@@ -16,7 +16,8 @@
 #define SSD_MAX_QD 16
 
 typedef struct {
-  char *buf;
+  char *buf; /* the registered bounce buffer */
+  char *mem; /* where this request's bytes are: buf, or the caller's memory (in place) */
   bool busy;
   size_t len, done; /* request length and bytes completed (short transfers resubmitted) */
   int64_t offset;
@@ -42,14 +43,14 @@ struct gas_ssd {
 static cc_err ssd_submit(gas_ssd *s, int i)
 {
   ssd_slot *sl = &s->slot[i];
-  char *buf    = sl->buf + sl->done;
+  char *buf    = sl->mem + sl->done;
   size_t len   = sl->len - sl->done;
   int64_t off  = sl->offset + (int64_t)sl->done;
   if (s->kind == PATH_FIXED_DIRECT || s->kind == PATH_URING_DIRECT) {
     struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
     CC_CHECK(sqe != NULL, CC_ERR_URING, "%s: submission queue full", s->path);
     bool w = s->mode == CC_IO_WRITE;
-    if (s->kind == PATH_FIXED_DIRECT) {
+    if (s->kind == PATH_FIXED_DIRECT && sl->mem == sl->buf) {
       if (w)
         io_uring_prep_write_fixed(sqe, s->fd, buf, len, off, i);
       else
@@ -122,12 +123,16 @@ static cc_err ssd_wait_all(gas_ssd *s)
   return CC_OK;
 }
 
-/* One pass over [offset, offset + n): chunk by chunk through the bounce buffers, nbuf in flight. */
+/* One pass over [offset, offset + n): chunk by chunk, nbuf in flight. Through the bounce buffers,
+ * or, when data and n are multiples of 4096 (whole pages in the store's page-aligned slots), in
+ * place: O_DIRECT straight between the slot and the disk (unregistered requests: the kernel pins
+ * the slot's pages per request, cheaper than a bounce copy of every page). */
 static cc_err ssd_transfer(gas_ssd *s, int64_t offset, char *data, size_t n)
 {
   CC_CHECK(offset % SSD_ALIGN == 0, CC_ERR_ARG, "%s: offset %lld not a multiple of %d", s->path,
            (long long)offset, SSD_ALIGN);
   size_t padded = (n + SSD_ALIGN - 1) / SSD_ALIGN * SSD_ALIGN;
+  bool in_place = (uintptr_t)data % SSD_ALIGN == 0 && n % SSD_ALIGN == 0;
   int next      = 0;
   for (size_t pos = 0; pos < padded; pos += s->chunk) {
     int i = next;
@@ -139,7 +144,10 @@ static cc_err ssd_transfer(gas_ssd *s, int64_t offset, char *data, size_t n)
     sl->len      = len;
     sl->done     = 0;
     sl->offset   = offset + (int64_t)pos;
-    if (s->mode == CC_IO_WRITE) {
+    sl->mem      = in_place ? data + pos : sl->buf;
+    if (in_place)
+      sl->dest = NULL;
+    else if (s->mode == CC_IO_WRITE) {
       memcpy(sl->buf, data + pos, valid);
       if (valid < len) memset(sl->buf + valid, 0, len - valid);
       sl->dest = NULL;
@@ -238,9 +246,14 @@ static cc_err ssd_open_file(gas_ssd *s, bool direct)
   return CC_OK;
 }
 
-static cc_err ssd_open_impl(gas_ssd *s, int qd, bool fallback)
+/* The file part of an open: O_DIRECT unless an earlier file already fell back to buffered. */
+static cc_err ssd_open_path(gas_ssd *s, bool fallback)
 {
-  CC_CALL(ssd_setup_ring(s, qd, fallback));
+  if (s->kind == PATH_BUFFERED) {
+    CC_CALL(ssd_open_file(s, false));
+    CC_CHECK(s->fd >= 0, CC_ERR_IO, "cannot open %s: %s", s->path, strerror(errno));
+    return CC_OK;
+  }
   CC_CALL(ssd_open_file(s, true));
   if (s->fd < 0 && errno == EINVAL) {
     CC_CHECK(fallback, CC_ERR_URING,
@@ -271,6 +284,26 @@ static cc_err ssd_open_impl(gas_ssd *s, int qd, bool fallback)
       CC_SYS(ftruncate(s->fd, 0));
     }
   }
+  return CC_OK;
+}
+
+static cc_err ssd_open_impl(gas_ssd *s, int qd, bool fallback)
+{
+  CC_CALL(ssd_setup_ring(s, qd, fallback));
+  CC_CALL(ssd_open_path(s, fallback));
+  return CC_OK;
+}
+
+cc_err gas_ssd_reopen(gas_ssd *s, const char *path, bool fallback)
+{
+  CC_CALL(ssd_wait_all(s));
+  int rc = s->fd >= 0 ? close(s->fd) : 0;
+  s->fd  = -1;
+  CC_CHECK(rc == 0 || s->mode != CC_IO_WRITE, CC_ERR_SYS, "close(%s): %s", s->path,
+           strerror(errno));
+  int n = snprintf(s->path, sizeof s->path, "%s", path);
+  CC_CHECK(n > 0 && (size_t)n < sizeof s->path, CC_ERR_ARG, "page file path too long: %s", path);
+  CC_CALL(ssd_open_path(s, fallback));
   return CC_OK;
 }
 

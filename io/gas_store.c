@@ -55,6 +55,8 @@ struct cc_gas {
   MPI_Win win;
   char *slots;         /* page-aligned start of the slot area inside the window */
   MPI_Aint *slot_disp; /* [size]: where each rank's slot area starts in its window */
+  char **peer_slots;   /* [size]: every rank's slot area mapped here (one node: shared window,
+                          load/store), or NULL (MPI_Put / MPI_Get) */
   int n_slots;
   gas_slot *slot;
   gas_dir *dir; /* [n_owned] */
@@ -320,6 +322,7 @@ static void free_local(cc_gas *gas)
   cc_free(&gas->partner);
   cc_free(&gas->home_index);
   cc_free(&gas->slot_disp);
+  cc_free(&gas->peer_slots);
 }
 
 cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_rank, cc_gas **out)
@@ -366,12 +369,33 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
     gas->n_slots = gas->n_owned > 0 ? (int)gas->n_owned : 1;
   cc_err err = cc_agree(gas->comm, local);
   if (!err) {
-    /* the window: one page of slack so the slot area starts page-aligned (O_DIRECT, memcpy) */
+    /* the window: one page of slack so the slot area starts page-aligned (O_DIRECT, memcpy).
+     * On one node it is a shared-memory window: a transfer is then one load/store pass that also
+     * computes the CRC32C (io_crc32c_copy), as GASNet's PSHM does within a node, instead of an
+     * MPI_Get/MPI_Put copy followed by a second pass for the CRC. */
     char *base     = NULL;
     MPI_Aint bytes = (MPI_Aint)gas->n_slots * (MPI_Aint)p->page_bytes + 4096;
-    rc             = MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, gas->comm, &base, &gas->win);
+    bool shared    = gas->n_nodes == 1 && gas->size > 1;
+    if (shared) {
+      MPI_Info info = MPI_INFO_NULL;
+      rc            = MPI_Info_create(&info);
+      if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
+      if (rc == MPI_SUCCESS)
+        rc = MPI_Win_allocate_shared(bytes, 1, info, gas->comm, &base, &gas->win);
+      if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+      if (rc == MPI_SUCCESS) {
+        err = cc_calloc((size_t)gas->size, sizeof *gas->peer_slots, &gas->peer_slots);
+        for (int r = 0; !err && rc == MPI_SUCCESS && r < gas->size; r++) {
+          MPI_Aint peer_bytes;
+          int unit;
+          rc = MPI_Win_shared_query(gas->win, r, &peer_bytes, &unit, &gas->peer_slots[r]);
+        }
+      }
+    } else
+      rc = MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, gas->comm, &base, &gas->win);
     if (rc != MPI_SUCCESS)
-      err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Win_allocate");
+      err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__,
+                              shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate");
     else {
       MPI_Win_set_errhandler(gas->win, MPI_ERRORS_RETURN);
       /* one passive-target epoch for the store's lifetime: a transfer is MPI_Put/Get + flush,
@@ -385,6 +409,8 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
       if (!err) rc = MPI_Allgather(&mine, 1, MPI_AINT, gas->slot_disp, 1, MPI_AINT, gas->comm);
       if (!err && rc != MPI_SUCCESS)
         err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Allgather");
+      for (int r = 0; !err && gas->peer_slots && r < gas->size; r++)
+        gas->peer_slots[r] += gas->slot_disp[r];
     }
     err = cc_agree(gas->comm, err);
   }
@@ -421,10 +447,64 @@ cc_err cc_gas_destroy(cc_gas **gp)
   return CC_OK;
 }
 
+void cc_gas_abandon(cc_gas **gp)
+{
+  cc_gas *gas = *gp;
+  if (!gas) return;
+  free_local(gas); /* the window's memory and the communicator belong to MPI until it finalizes */
+  cc_free(gp);
+}
+
+cc_err cc_gas_reuse(cc_gas *gas, const cc_gas_params *p, int64_t pages_per_rank, bool *reused)
+{
+  const cc_gas_params *q = &gas->p;
+  *reused                = q->page_bytes == p->page_bytes && q->dram_bytes == p->dram_bytes &&
+            q->coop == p->coop && q->fallback == p->fallback && q->queue_depth == p->queue_depth &&
+            gas->pages_per_rank == pages_per_rank;
+  if (!*reused) return CC_OK;   /* the same on every rank: the inputs are */
+  CC_CALL(cc_gas_barrier(gas)); /* no transfer in flight, every done message handled */
+  cc_err err = CC_OK;
+  for (int s = 0; s < gas->n_slots && !err; s++) {
+    if (gas->slot[s].pins > 0)
+      err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
+                          "slot %d of rank %d still pinned at reuse", s, gas->rank);
+    gas->slot[s] = (gas_slot){.page = -1};
+  }
+  for (int64_t i = 0; i < gas->n_owned; i++) gas->dir[i] = (gas_dir){.slot = -1};
+  if (!err && gas->ssd) {
+    if (!gas->p.keep_files) unlink(gas->ssd_path);
+    char name[64], path[CC_IO_PATH_MAX];
+    cc_gas_file_name(gas->rank, name, sizeof name);
+    int n = snprintf(path, sizeof path, "%s/%s", p->ssd_dir, name);
+    if (n <= 0 || (size_t)n >= sizeof path)
+      err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__, "--gas-ssd-dir too long: %s",
+                          p->ssd_dir);
+    if (!err) err = io_mkdir_p(p->ssd_dir);
+    if (!err) err = gas_ssd_reopen(gas->ssd, path, p->fallback);
+    if (!err) snprintf(gas->ssd_path, sizeof gas->ssd_path, "%s", path);
+    if (!err)
+      gas_ssd_describe(gas->ssd, gas->stats.ssd_path_used, sizeof gas->stats.ssd_path_used,
+                       gas->stats.ssd_detail, sizeof gas->stats.ssd_detail);
+  }
+  snprintf(gas->p.ssd_dir, sizeof gas->p.ssd_dir, "%s", p->ssd_dir);
+  gas->p.durable    = p->durable;
+  gas->p.keep_files = p->keep_files;
+  CC_CALL(cc_agree(gas->comm, err));
+  return CC_OK;
+}
+
 /* ---- slots ----------------------------------------------------------------------------------- */
 static char *slot_ptr(cc_gas *gas, int s)
 {
   return gas->slots + (size_t)s * gas->p.page_bytes;
+}
+
+/* Slot s of rank r as a local address: always for this rank, for the others on one node (shared
+ * window); NULL otherwise (MPI_Put / MPI_Get). */
+static char *peer_page(cc_gas *gas, int r, int s)
+{
+  if (r == gas->rank) return slot_ptr(gas, s);
+  return gas->peer_slots ? gas->peer_slots[r] + (size_t)s * gas->p.page_bytes : NULL;
 }
 
 static cc_err send_msg(cc_gas *gas, int dest, gas_msg *m, int tag);
@@ -741,11 +821,13 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
   CC_CHECK(r->status != GR_UNWRITTEN, CC_ERR_IO, "page %lld (owner %d) was never written",
            (long long)op->page, op->owner);
   MPI_Aint disp = gas->slot_disp[r->source] + (MPI_Aint)r->slot * (MPI_Aint)gas->p.page_bytes;
+  char *mapped  = peer_page(gas, r->source, r->slot); /* NULL: only through MPI RMA */
   if (op->put) {
-    if (r->source == gas->rank) {
-      memcpy(slot_ptr(gas, r->slot), op->buf, op->len);
+    if (mapped) { /* slot <- buf and its CRC32C in one pass, then visible to the owner */
+      op->crc = io_crc32c_copy(0, mapped, op->buf, op->len);
       CC_MPI(MPI_Win_sync(gas->win));
     } else { /* complete at the target before the owner hears it is done */
+      op->crc = cc_io_crc32c(0, op->buf, op->len); /* while the request was out: not before */
       CC_MPI(MPI_Put(op->buf, (int)op->len, MPI_BYTE, r->source, disp, (int)op->len, MPI_BYTE,
                      gas->win));
       CC_MPI(MPI_Win_flush(r->source, gas->win));
@@ -766,15 +848,19 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
     CC_FAIL(CC_ERR_IO, "page %lld (owner %d) holds %llu bytes, %zu requested", (long long)op->page,
             op->owner, (unsigned long long)r->len, op->len);
   }
-  char *dest = r->len == op->len ? op->buf : gas->scratch;
-  if (r->source == gas->rank) {
-    CC_MPI(MPI_Win_sync(gas->win)); /* remote puts into this window visible here */
-    memcpy(dest, slot_ptr(gas, r->slot), r->len);
+  char *dest            = r->len == op->len || mapped ? op->buf : gas->scratch;
+  const char *page_data = dest; /* the whole page, for a cooperative copy */
+  uint32_t crc;
+  if (mapped) { /* buf <- slot and the CRC32C in one pass (the rest of a longer page: CRC only) */
+    CC_MPI(MPI_Win_sync(gas->win)); /* the owner's (or remote puts') stores visible here */
+    crc       = io_crc32c_copy(0, dest, mapped, op->len);
+    crc       = cc_io_crc32c(crc, mapped + op->len, r->len - op->len);
+    page_data = mapped;
   } else {
     CC_MPI(MPI_Get(dest, (int)r->len, MPI_BYTE, r->source, disp, (int)r->len, MPI_BYTE, gas->win));
     CC_MPI(MPI_Win_flush(r->source, gas->win));
+    crc = cc_io_crc32c(0, dest, r->len);
   }
-  uint32_t crc = cc_io_crc32c(0, dest, r->len);
   if (crc != r->crc) {
     if (r->from == FROM_COOP || r->from == FROM_LOCAL) {
       /* the copy was replaced under us: drop it from the directory, ask the owner itself */
@@ -796,7 +882,7 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
   if (dest != op->buf) memcpy(op->buf, dest, op->len);
   if (r->from == FROM_DRAM || r->from == FROM_SSD) {
     int s;
-    CC_CALL(cache_copy(gas, op, dest, &s));
+    CC_CALL(cache_copy(gas, op, page_data, &s));
     if (s >= 0) done.status = 1, done.source = s;
   }
   CC_CALL(send_done(gas, op->owner, &done));
@@ -814,7 +900,6 @@ static cc_err launch(cc_gas *gas, cc_gas_handle *h)
 {
   while (h->n_started < h->n_ops && h->n_started - h->n_done < GAS_IN_FLIGHT) {
     gas_op *op = &h->op[h->n_started++];
-    if (op->put) op->crc = cc_io_crc32c(0, op->buf, op->len);
     CC_CALL(op_request(gas, op));
     while (!op->done && !op->waiting) CC_CALL(op_complete(gas, op));
     if (op->done) h->n_done++;

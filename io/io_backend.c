@@ -90,6 +90,7 @@ void io_resources_destroy(io_resources **res)
   io_offload_engine_destroy(&(*res)->offload); /* first: its helper may hold a uring stream */
   io_uring_cache_destroy(&(*res)->uring);
   io_h5_cache_destroy(&(*res)->hdf5);
+  io_gas_abandon(*res);
   pthread_mutex_destroy(&(*res)->lock);
   cc_free(res);
 }

@@ -262,6 +262,40 @@ static cc_err ssd_retention(const gas_ctx *g)
   return CC_OK;
 }
 
+/* The store of this checkpoint: the checkpointer's, kept from its previous checkpoint when the
+ * geometry is the same, else a new one (kept for the next checkpoint when the owner allows it). */
+static cc_err store_for(gas_ctx *g, const cc_gas_params *p, int64_t P, cc_gas **gas)
+{
+  io_resources *res = g->opt.resources;
+  bool keep         = res && res->keep_gas;
+  if (keep && res->gas) {
+    bool reused = false;
+    cc_err err  = cc_gas_reuse(res->gas, p, P, &reused);
+    if (!err && reused) {
+      *gas = res->gas;
+      return CC_OK;
+    }
+    cc_err derr = cc_gas_destroy(&res->gas); /* another geometry, or the reuse failed (agreed) */
+    CC_CALL(err);
+    CC_CALL(derr);
+  }
+  CC_CALL(cc_gas_create(g->layout.comm, p, P, gas));
+  if (keep) res->gas = *gas;
+  return CC_OK;
+}
+
+cc_err io_gas_release(io_resources *res)
+{
+  if (!res || !res->gas) return CC_OK;
+  CC_CALL(cc_gas_destroy(&res->gas));
+  return CC_OK;
+}
+
+void io_gas_abandon(io_resources *res)
+{
+  if (res && res->gas) cc_gas_abandon(&res->gas);
+}
+
 /* The collective part: the staged bytes into the partner's pages, drained to its page file. */
 static cc_err put_partner_copy(gas_ctx *g, cc_err local)
 {
@@ -281,8 +315,9 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   CC_MPI(MPI_Allreduce(&bytes, &max_bytes, 1, MPI_INT64_T, MPI_MAX, comm));
   CC_CALL(cc_gas_check_capacity(comm, &p, max_bytes));
   int64_t P = (max_bytes + (int64_t)p.page_bytes - 1) / (int64_t)p.page_bytes;
+  P         = P > 0 ? P : 1;
   cc_gas *gas;
-  CC_CALL(cc_gas_create(comm, &p, P > 0 ? P : 1, &gas));
+  CC_CALL(store_for(g, &p, P, &gas));
   int64_t home = (int64_t)g->rank * P * (int64_t)p.page_bytes;
   cc_err err   = CC_OK;
   if (bytes > 0) err = cc_gas_put(gas, home, g->stage.data, (size_t)bytes);
@@ -290,6 +325,11 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   if (!err) err = berr;
   err = cc_agree(comm, err);
   if (!err) err = cc_gas_drain(gas);
+  bool kept = g->opt.resources && g->opt.resources->gas == gas;
+  if (err && kept) { /* agreed (cc_agree, drain): every rank frees it, the next one starts anew */
+    g->opt.resources->gas = NULL;
+    kept                  = false;
+  }
   if (!err) { /* the receipt: where the partner copy is, page by page */
     int owner         = cc_gas_partner(gas, g->rank);
     receipt_header *r = &g->rh;
@@ -324,7 +364,7 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
     cc_gas_get_stats(gas, &g->gstats);
     snprintf(r->path_used, sizeof r->path_used, "%s", g->gstats.ssd_path_used);
   }
-  cc_err derr = cc_gas_destroy(&gas);
+  cc_err derr = kept ? CC_OK : cc_gas_destroy(&gas); /* kept: freed at the checkpointer's finish */
   if (!err) err = derr;
   if (!err && separate) err = ssd_retention(g);
   CC_CALL(err);

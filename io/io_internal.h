@@ -70,6 +70,8 @@ CC_WUR cc_err io_rankfile_commit(void *ctx, cc_io_file_info *info);
 CC_WUR cc_err io_rankfile_read(void *ctx, cc_io_state *state, cc_io_file_info *info);
 CC_WUR cc_err io_rankfile_close(void *ctx);
 uint32_t io_global_id_crc(const cc_io_layout *layout);
+/* memcpy(dst, src, n) and crc = CRC32C chained over those bytes, in one pass (io_crc32c.c) */
+uint32_t io_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t n);
 
 /* ------------------------------------------------------------------------------------------------
  * File system (io_fs.c)
@@ -134,6 +136,9 @@ struct io_resources {
   io_offload_engine *offload; /* created by the first offload open */
   io_uring_cache *uring;      /* idle ring kept between uring opens */
   io_h5_cache *hdf5;          /* redistribution of the last layout (main thread only) */
+  struct cc_gas *gas;         /* io_gas.c: the global memory store, kept across the owner's
+                                 checkpoints when keep_gas (freed by io_gas_release) */
+  bool keep_gas;              /* set by a checkpointer: its finish is collective */
 };
 CC_WUR cc_err io_resources_create(io_resources **res);
 void io_resources_destroy(io_resources **res); /* joins the helper, frees staging, exits the ring */
@@ -149,6 +154,12 @@ CC_WUR cc_err io_offload_task_submit(io_resources *res, io_offload_task_fn fn, v
 bool io_offload_task_done(io_resources *res, bool wait, cc_err *err, char *message, size_t n);
 void io_uring_cache_destroy(io_uring_cache **cache);
 void io_h5_cache_destroy(io_h5_cache **cache); /* frees an MPI datatype: before MPI_Finalize */
+/* Collective (io_gas.c): frees the owner's kept store (cc_io_checkpointer_finish). */
+CC_WUR cc_err io_gas_release(io_resources *res);
+/* Not collective: a store still kept (no finish, an error path) is abandoned: its local memory and
+ * file are freed, its window and communicator are left to MPI_Finalize (freeing them would need
+ * every rank). */
+void io_gas_abandon(io_resources *res);
 
 /* Checkpoint manifest (io_manifest.c): JSON written by rank 0, parsed by every rank. */
 typedef struct {

@@ -1,6 +1,7 @@
 /* test_io_crc32c.c: CRC32C against published check values (RFC 3720 B.4, "123456789" ->
  * 0xE3069283), the SSE4.2 and table versions against each other on random data at every
- * alignment and length, and chaining crc(a||b) = crc(crc(a), b). */
+ * alignment and length (also past the three-stream blocks of 3 x 256 and 3 x 8192 bytes), and
+ * chaining crc(a||b) = crc(crc(a), b). */
 #include "test_io_util.h"
 
 int main(int argc, char **argv)
@@ -38,6 +39,16 @@ int main(int argc, char **argv)
       uint32_t sw = cc_io_crc32c_sw(0, data + off, (size_t)len);
       uint32_t hw = cc_io_crc32c_hw(0, data + off, (size_t)len);
       TIO_CHECK(sw == hw, "off %d len %d: sw %08x hw %08x", off, len, sw, hw);
+    }
+  enum { BIG = 3 * 8192 * 2 + 3 * 256 * 3 + 77 };
+  static unsigned char big[BIG + 8];
+  for (int i = 0; i < BIG + 8; i++) big[i] = (unsigned char)tio_rand(&seed);
+  const int lens[] = {767, 768, 769, 1535, 1536, 24575, 24576, 24577, 25343, 49152, 50000, BIG};
+  for (int off = 0; off < 8; off += 3)
+    for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
+      uint32_t sw = cc_io_crc32c_sw(0x1234u, big + off, (size_t)lens[k]);
+      uint32_t hw = cc_io_crc32c_hw(0x1234u, big + off, (size_t)lens[k]);
+      TIO_CHECK(sw == hw, "off %d len %d: sw %08x hw %08x", off, lens[k], sw, hw);
     }
   uint32_t whole = cc_io_crc32c_sw(0, data, N);
   for (int cut = 0; cut <= N; cut += 371) {
