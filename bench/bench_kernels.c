@@ -57,14 +57,15 @@ typedef struct {
 static void bench_usage(void)
 {
   printf(
-      "cubecg-bench: solver kernels vs STREAM triad (issue 3)\n"
+      "cubecg-bench: solver kernels vs STREAM triad (issue 3); a triad before every repetition,\n"
+      "  %% of STREAM = median of the per-repetition ratios (issue 15)\n"
       "  --nx N --ny N --nz N     nodes per direction (default: the smallest 2^k cube, k >= 5,\n"
       "                           whose matrix is >= 4x the last-level cache of the nodes)\n"
       "  --partition box|metis    (default box)\n"
       "  --ordering KIND          natural, rcm, mc, cm-rcm (default cm-rcm)\n"
       "  --colors K               colors for mc, cm-rcm (default 10)\n"
       "  --asdd-iters N           ASDD iterations (default 2)\n"
-      "  --repeat R               timed runs per kernel, median reported (default 20)\n"
+      "  --repeat R               timed runs per kernel, each after a triad (default 20)\n"
       "  --stream-mb M            MiB of the three triad arrays over all ranks (default: 4 x LLC\n"
       "                           per node, at most half of MemAvailable)\n"
       "  --allow-cached [0|1]     run a mesh whose matrix is below 4x the last-level cache (else\n"
