@@ -14,7 +14,9 @@
  *   node) on node (node of r + 1) mod n_nodes, nodes numbered by their lowest rank. A transfer
  *   starts at a page boundary (byte offset g * page_bytes) and covers whole pages but the last.
  * - DRAM. Each rank exposes dram_bytes / page_bytes page slots in one MPI_Win_allocate window
- *   (passive target). A slot holds an owned page or a copy of another owner's page (cooperative
+ *   (passive target); when every rank is on one node, an MPI_Win_allocate_shared window instead,
+ *   whose slots all ranks read and write by load/store (GASNet's PSHM), copying and computing the
+ *   CRC32C in one pass. A slot holds an owned page or a copy of another owner's page (cooperative
  *   cache). Past the budget the least recently used unpinned slot is evicted: an owned page is
  *   written to the owner's SSD file (if dirty), a copy is dropped and its owner told.
  * - SSD. Owner o keeps its pages in ssd_dir/gas.<o>.pages at fixed offsets (owned index x
@@ -118,6 +120,9 @@ int cc_gas_owner(const cc_gas *gas, int64_t page);
 int cc_gas_partner(const cc_gas *gas, int rank); /* owner of rank's home pages */
 int cc_gas_node(const cc_gas *gas, int rank);    /* node index of a rank */
 int cc_gas_n_nodes(const cc_gas *gas);
+/* How transfers move bytes: "shared-memory" (one node: load/store into a shared window, copy and
+ * CRC32C in one pass) or "mpi-rma" (MPI_Put / MPI_Get + MPI_Win_flush, then the CRC32C). */
+const char *cc_gas_data_path(const cc_gas *gas);
 size_t cc_gas_page_bytes(const cc_gas *gas);
 int64_t cc_gas_pages_per_rank(const cc_gas *gas);
 /* Byte offset in the owner's page file of page (as listed in checkpoint receipts). */

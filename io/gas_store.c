@@ -217,6 +217,10 @@ int cc_gas_n_nodes(const cc_gas *gas)
 {
   return gas->n_nodes;
 }
+const char *cc_gas_data_path(const cc_gas *gas)
+{
+  return gas->peer_slots ? "shared-memory" : "mpi-rma";
+}
 size_t cc_gas_page_bytes(const cc_gas *gas)
 {
   return gas->p.page_bytes;
