@@ -1,6 +1,7 @@
 /* gas_store.c: the global memory store (vGASNet over MPI): pages owned by a partner rank, a DRAM
- * page cache per rank in an MPI_Win_allocate window (passive target: one MPI_Win_lock_all epoch,
- * MPI_Put / MPI_Get + MPI_Win_flush), LRU eviction to the owner's SSD page file (gas_ssd.c), a
+ * page cache per rank in an MPI window (passive target: one MPI_Win_lock_all epoch; on one node a
+ * shared window read and written by load/store, across nodes pages sent as messages and copies
+ * read by MPI_Get + MPI_Win_flush), LRU eviction to the owner's SSD page file (gas_ssd.c), a
  * per-owner page directory and cooperative caching. Owners service requests from polling (see
  * cc_gas.h for why). */
 #include "gas_internal.h"
@@ -228,7 +229,7 @@ int cc_gas_n_nodes(const cc_gas *gas)
 }
 const char *cc_gas_data_path(const cc_gas *gas)
 {
-  return gas->peer_slots ? "shared-memory" : "mpi-rma";
+  return gas->peer_slots ? "shared-memory" : "messages";
 }
 size_t cc_gas_page_bytes(const cc_gas *gas)
 {
