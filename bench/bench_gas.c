@@ -44,6 +44,7 @@ typedef struct {
 } gb_weak;
 
 static int rank, size;
+static char data_path[32]; /* cc_gas_data_path of the stores measured */
 
 static void usage(void)
 {
@@ -460,8 +461,8 @@ static void print_table(const gb_row *rows, int n, const gb_weak *weak, int n_we
                         const char *ssd_path, int owner, int nodes)
 {
   printf("\ncubecg-gasbench: %d ranks on %d node(s), requester rank 0, owner rank %d, "
-         "SSD path %s; GB/s = 1e9 bytes/s, median of %d\n",
-         size, nodes, owner, ssd_path, p->repeat);
+         "SSD path %s, data path %s; GB/s = 1e9 bytes/s, median of %d\n",
+         size, nodes, owner, ssd_path, data_path, p->repeat);
   printf("%-4s %-10s %10s %8s %9s %9s %9s  %s\n", "op", "case", "size", "page", "median", "min",
          "max", "served (dram/ssd/coop)");
   for (int i = 0; i < n; i++) {
@@ -523,6 +524,7 @@ static cc_err write_report(const gb_params *p, const gb_row *rows, int n, const 
   cc_json_int(&js, "dram_bytes", (int64_t)p->dram);
   cc_json_int(&js, "repeat", p->repeat);
   cc_json_string(&js, "service", "polling (owner services requests inside store calls)");
+  cc_json_string(&js, "data_path", data_path);
   cc_json_begin_array(&js, "results");
   for (int i = 0; i < n; i++) {
     const gb_row *w = &rows[i];
@@ -625,6 +627,7 @@ static cc_err bench(int argc, char **argv)
   cc_gas *probe;
   CC_CALL(cc_gas_create(MPI_COMM_WORLD, &gp, 1, &probe));
   int owner = cc_gas_partner(probe, 0), nodes = cc_gas_n_nodes(probe), helper = -1;
+  snprintf(data_path, sizeof data_path, "%s", cc_gas_data_path(probe));
   CC_CALL(cc_gas_destroy(&probe));
   for (int r = 1; r < size && helper < 0; r++)
     if (r != owner) helper = r;

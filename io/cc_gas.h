@@ -14,7 +14,9 @@
  *   node) on node (node of r + 1) mod n_nodes, nodes numbered by their lowest rank. A transfer
  *   starts at a page boundary (byte offset g * page_bytes) and covers whole pages but the last.
  * - DRAM. Each rank exposes dram_bytes / page_bytes page slots in one MPI_Win_allocate window
- *   (passive target). A slot holds an owned page or a copy of another owner's page (cooperative
+ *   (passive target); when every rank is on one node, an MPI_Win_allocate_shared window instead,
+ *   whose slots all ranks read and write by load/store (GASNet's PSHM), copying and computing the
+ *   CRC32C in one pass. A slot holds an owned page or a copy of another owner's page (cooperative
  *   cache). Past the budget the least recently used unpinned slot is evicted: an owned page is
  *   written to the owner's SSD file (if dirty), a copy is dropped and its owner told.
  * - SSD. Owner o keeps its pages in ssd_dir/gas.<o>.pages at fixed offsets (owned index x
@@ -27,14 +29,20 @@
  *   current, length, CRC32C, and up to GAS_MAX_SHARERS (rank, slot) pairs holding a clean copy.
  * - Operations. put / get, blocking and non-blocking (cc_gas_put_nb / cc_gas_get_nb return a
  *   handle; cc_gas_wait completes it, as GASNet's nb; several handles may be outstanding). A put
- *   asks the owner for a slot (a small request message), writes the page with MPI_Put +
- *   MPI_Win_flush (one MPI_Win_lock_all epoch for the store's lifetime: no lock round trip;
- *   ch4:ucx moves the bytes without the target's CPU), then tells the owner it is done (the owner
- * records length + CRC32C and invalidates cached copies). A get asks the owner, which answers, in
- * this order: its DRAM slot (dram-hit), a rank listed as holding a copy (coop-hit, when
- * params.coop), else it reads the page from its SSD into a slot first (ssd-miss); the requester
- * then reads with MPI_Get + flush. Pages handed out are pinned until the requester's done message,
- * so they are never evicted under a transfer.
+ *   asks the owner for a slot (a small request message), moves the page, then tells the owner it
+ *   is done (the owner records length + CRC32C and invalidates cached copies). A get asks the
+ *   owner, which answers, in this order: its DRAM slot (dram-hit), a rank listed as holding a
+ *   copy (coop-hit, when params.coop), else it reads the page from its SSD into a slot first
+ *   (ssd-miss, O_DIRECT straight into the slot). How the page moves (cc_gas_data_path): on one
+ *   node by load/store through the shared window, copy and CRC32C in one pass; across nodes as a
+ *   message into a receive posted in advance (the owner sends a served page right after its
+ *   answer; for a put it posts the receive into the slot before answering), because MPICH's
+ *   ch4:ucx emulates RMA with active messages when it has no zero-copy transport (in containers
+ *   that block process_vm_readv), and then every fragment of an MPI_Get waits for the target's
+ *   progress (measured: 10x slower than MPI_Send at 4 MB); a cooperative copy is read with
+ *   MPI_Get + MPI_Win_flush (one MPI_Win_lock_all epoch for the store's lifetime). Pages handed
+ *   out are pinned until the requester's done message, so they are never evicted under a
+ *   transfer.
  * - Who services requests: the owner, from *polling* inside the store's own calls (every
  *   cc_gas_* call that waits, cc_gas_progress, cc_gas_barrier) -- GASNet's active-message handler
  *   run from progress calls, not a service thread. Why: cubecg's driver asks for
@@ -118,6 +126,10 @@ int cc_gas_owner(const cc_gas *gas, int64_t page);
 int cc_gas_partner(const cc_gas *gas, int rank); /* owner of rank's home pages */
 int cc_gas_node(const cc_gas *gas, int rank);    /* node index of a rank */
 int cc_gas_n_nodes(const cc_gas *gas);
+/* How transfers move bytes: "shared-memory" (one node: load/store into a shared window, copy and
+ * CRC32C in one pass) or "messages" (a page as MPI_Send into a receive posted in advance, then the
+ * CRC32C; cooperative copies by MPI_Get + MPI_Win_flush). */
+const char *cc_gas_data_path(const cc_gas *gas);
 size_t cc_gas_page_bytes(const cc_gas *gas);
 int64_t cc_gas_pages_per_rank(const cc_gas *gas);
 /* Byte offset in the owner's page file of page (as listed in checkpoint receipts). */

@@ -1,6 +1,7 @@
 /* gas_store.c: the global memory store (vGASNet over MPI): pages owned by a partner rank, a DRAM
- * page cache per rank in an MPI_Win_allocate window (passive target: one MPI_Win_lock_all epoch,
- * MPI_Put / MPI_Get + MPI_Win_flush), LRU eviction to the owner's SSD page file (gas_ssd.c), a
+ * page cache per rank in an MPI window (passive target: one MPI_Win_lock_all epoch; on one node a
+ * shared window read and written by load/store, across nodes pages sent as messages and copies
+ * read by MPI_Get + MPI_Win_flush), LRU eviction to the owner's SSD page file (gas_ssd.c), a
  * per-owner page directory and cooperative caching. Owners service requests from polling (see
  * cc_gas.h for why). */
 #include "gas_internal.h"
@@ -13,7 +14,12 @@
 #define TAG_REQ 1
 #define GAS_OUT_MAX 256
 #define TAG_REPLY_FIRST 16
-#define TAG_REPLY_COUNT 16000
+#define TAG_REPLY_COUNT 10000
+/* two-sided pages: a tag range each way, apart from the replies (a pair of ranks may be each
+ * other's owner, so a reply, a page served and a page put can share a requester's tag number);
+ * the highest, 16 + 3 x 10000, stays below the MPI_TAG_UB every MPI library gives (32767) */
+#define TAG_GET_DATA(tag) ((tag) + TAG_REPLY_COUNT)
+#define TAG_PUT_DATA(tag) ((tag) + 2 * TAG_REPLY_COUNT)
 
 enum { M_PUT_REQ = 1, M_PUT_DONE, M_GET_REQ, M_GET_DONE, M_DROP };
 enum { GR_OK = 0, GR_BUSY, GR_UNWRITTEN };
@@ -32,6 +38,8 @@ typedef struct {
   int64_t page; /* owned page or copied page; -1 when free */
   int kind, pins;
   bool dirty, orphan; /* orphan: replaced by a newer version while pinned; freed at unpin */
+  bool receiving;     /* two-sided put: rreq receives the page from the requester */
+  MPI_Request rreq;
   uint64_t lru;
   size_t len;
   uint32_t crc;
@@ -86,12 +94,14 @@ struct cc_gas_handle {
 
 typedef struct gas_op {
   bool put, done, coop_ok, waiting;
+  bool data_posted; /* two-sided get: dreq receives the owner's page (or an empty message) */
   int64_t page;
   char *buf;
+  char *tmp; /* two-sided get of a partial page: the whole page lands here */
   size_t len;
   uint32_t crc;
   int owner, tag;
-  MPI_Request rreq;
+  MPI_Request rreq, dreq;
   gas_msg reply;
 } gas_op;
 
@@ -216,6 +226,10 @@ int cc_gas_node(const cc_gas *gas, int rank)
 int cc_gas_n_nodes(const cc_gas *gas)
 {
   return gas->n_nodes;
+}
+const char *cc_gas_data_path(const cc_gas *gas)
+{
+  return gas->peer_slots ? "shared-memory" : "messages";
 }
 size_t cc_gas_page_bytes(const cc_gas *gas)
 {
@@ -499,6 +513,17 @@ static char *slot_ptr(cc_gas *gas, int s)
   return gas->slots + (size_t)s * gas->p.page_bytes;
 }
 
+/* Whether a page moves between this rank and rank r as a message (MPI_Send to a receive posted in
+ * advance) rather than by load/store: across nodes. Why not MPI_Get/MPI_Put there: when the MPI
+ * library emulates RMA with active messages (ch4:ucx without a zero-copy transport, e.g. in a
+ * container that blocks process_vm_readv), every fragment waits for the target's progress, and a
+ * 4 MB MPI_Get took 10x a 4 MB MPI_Send; the owner is in the store's polling loop anyway.
+ * Cooperative copies are still read with MPI_Get (the holder is not told). */
+static bool two_sided(const cc_gas *gas, int r)
+{
+  return r != gas->rank && gas->peer_slots == NULL;
+}
+
 /* Slot s of rank r as a local address: always for this rank, for the others on one node (shared
  * window); NULL otherwise (MPI_Put / MPI_Get). */
 static char *peer_page(cc_gas *gas, int r, int s)
@@ -649,14 +674,23 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
       }
     }
     gas_slot *sl = &gas->slot[s];
+    if (two_sided(gas, from)) { /* the page arrives as a message into the slot */
+      CC_MPI(MPI_Irecv(slot_ptr(gas, s), (int)gas->p.page_bytes, MPI_BYTE, from,
+                       TAG_PUT_DATA(m->reply_tag), gas->comm, &sl->rreq));
+      sl->receiving = true;
+    }
     sl->page = m->page, sl->kind = SLOT_OWNED, sl->pins++, sl->lru = ++gas->clock;
     d->slot = s, d->pending = true, d->n_sharers = 0; /* cached copies are stale now */
     reply->slot = s, reply->source = gas->rank, reply->from = FROM_DRAM;
     return CC_OK;
   }
   case M_PUT_DONE: {
-    CC_MPI(MPI_Win_sync(gas->win)); /* the requester's MPI_Put, flushed, visible to our loads */
     gas_slot *sl = &gas->slot[m->slot];
+    if (sl->receiving) { /* sent before the done message: arrived or arriving */
+      sl->receiving = false;
+      CC_MPI(MPI_Wait(&sl->rreq, MPI_STATUS_IGNORE));
+    } else
+      CC_MPI(MPI_Win_sync(gas->win)); /* the requester's stores visible to our loads */
     sl->dirty = true, sl->len = m->len, sl->crc = m->crc;
     d->valid = true, d->on_ssd = false, d->pending = false, d->len = m->len, d->crc = m->crc;
     unpin(gas, m->slot);
@@ -742,6 +776,13 @@ cc_err cc_gas_progress(cc_gas *gas)
     CC_CALL(handle(gas, &m, st.MPI_SOURCE, &reply));
     if (m.type == M_PUT_REQ || m.type == M_GET_REQ)
       CC_CALL(send_msg(gas, st.MPI_SOURCE, &reply, m.reply_tag));
+    if (m.type == M_GET_REQ && two_sided(gas, st.MPI_SOURCE)) {
+      /* the page itself, or nothing when it is not ours to send; the receive is posted, so
+       * this blocking send completes without the requester */
+      bool ours = reply.status == GR_OK && (reply.from == FROM_DRAM || reply.from == FROM_SSD);
+      CC_MPI(MPI_Send(ours ? slot_ptr(gas, reply.slot) : NULL, ours ? (int)reply.len : 0, MPI_BYTE,
+                      st.MPI_SOURCE, TAG_GET_DATA(m.reply_tag), gas->comm));
+    }
   }
 }
 
@@ -776,6 +817,13 @@ static cc_err op_request(cc_gas *gas, gas_op *op)
   m.reply_tag   = op->tag;
   CC_MPI(MPI_Irecv(&op->reply, (int)sizeof op->reply, MPI_BYTE, op->owner, op->tag, gas->comm,
                    &op->rreq));
+  if (!op->put && two_sided(gas, op->owner)) { /* the page follows the reply */
+    if (op->len < gas->p.page_bytes && !op->tmp) CC_CALL(cc_malloc(gas->p.page_bytes, 1, &op->tmp));
+    char *land = op->tmp ? op->tmp : op->buf;
+    CC_MPI(MPI_Irecv(land, (int)gas->p.page_bytes, MPI_BYTE, op->owner, TAG_GET_DATA(op->tag),
+                     gas->comm, &op->dreq));
+    op->data_posted = true;
+  }
   CC_CALL(send_msg(gas, op->owner, &m, TAG_REQ));
   op->waiting = true;
   return CC_OK;
@@ -811,7 +859,16 @@ static cc_err cache_copy(cc_gas *gas, const gas_op *op, const char *data, int *s
 /* The reply arrived: move the data, tell the owner. */
 static cc_err op_complete(cc_gas *gas, gas_op *op)
 {
-  gas_msg *r = &op->reply;
+  gas_msg *r    = &op->reply;
+  bool received = false; /* two-sided: the page is in op->tmp or op->buf */
+  if (op->data_posted) { /* sent right after the reply (maybe empty) */
+    op->data_posted = false;
+    MPI_Status st;
+    CC_MPI(MPI_Wait(&op->dreq, &st));
+    int count;
+    CC_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
+    received = count > 0;
+  }
   if (r->status == GR_BUSY) { /* all slots pinned or a put in flight: ask again */
     gas->stats.busy_retries++;
     CC_CALL(cc_gas_progress(gas));
@@ -826,6 +883,10 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
     if (mapped) { /* slot <- buf and its CRC32C in one pass, then visible to the owner */
       op->crc = io_crc32c_copy(0, mapped, op->buf, op->len);
       CC_MPI(MPI_Win_sync(gas->win));
+    } else if (two_sided(gas, r->source)) { /* to the receive the owner posted into the slot */
+      op->crc = cc_io_crc32c(0, op->buf, op->len); /* while the request was out: not before */
+      CC_MPI(
+          MPI_Send(op->buf, (int)op->len, MPI_BYTE, r->source, TAG_PUT_DATA(op->tag), gas->comm));
     } else { /* complete at the target before the owner hears it is done */
       op->crc = cc_io_crc32c(0, op->buf, op->len); /* while the request was out: not before */
       CC_MPI(MPI_Put(op->buf, (int)op->len, MPI_BYTE, r->source, disp, (int)op->len, MPI_BYTE,
@@ -851,7 +912,12 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
   char *dest            = r->len == op->len || mapped ? op->buf : gas->scratch;
   const char *page_data = dest; /* the whole page, for a cooperative copy */
   uint32_t crc;
-  if (mapped) { /* buf <- slot and the CRC32C in one pass (the rest of a longer page: CRC only) */
+  if (received) { /* the owner sent it */
+    dest      = op->tmp ? op->tmp : op->buf;
+    page_data = dest;
+    crc       = cc_io_crc32c(0, dest, r->len);
+  } else if (mapped) { /* buf <- slot and the CRC32C in one pass (the rest of a longer page: CRC
+                          only) */
     CC_MPI(MPI_Win_sync(gas->win)); /* the owner's (or remote puts') stores visible here */
     crc       = io_crc32c_copy(0, dest, mapped, op->len);
     crc       = cc_io_crc32c(crc, mapped + op->len, r->len - op->len);
@@ -953,11 +1019,17 @@ static void handle_free(cc_gas_handle **hp)
 {
   cc_gas_handle *h = *hp;
   if (!h) return;
-  for (int i = 0; h->op && i < h->n_ops; i++)
+  for (int i = 0; h->op && i < h->n_ops; i++) {
     if (h->op[i].waiting) { /* an error left a reply outstanding: it never comes back to us */
       MPI_Cancel(&h->op[i].rreq);
       MPI_Request_free(&h->op[i].rreq);
     }
+    if (h->op[i].data_posted) {
+      MPI_Cancel(&h->op[i].dreq);
+      MPI_Request_free(&h->op[i].dreq);
+    }
+    cc_free(&h->op[i].tmp);
+  }
   cc_free(&h->op);
   cc_free(hp);
 }

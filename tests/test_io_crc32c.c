@@ -1,7 +1,9 @@
 /* test_io_crc32c.c: CRC32C against published check values (RFC 3720 B.4, "123456789" ->
  * 0xE3069283), the SSE4.2 and table versions against each other on random data at every
  * alignment and length (also past the three-stream blocks of 3 x 256 and 3 x 8192 bytes), and
- * chaining crc(a||b) = crc(crc(a), b). */
+ * chaining crc(a||b) = crc(crc(a), b), and the one-pass copy + CRC (io_crc32c_copy) against a
+ * copy and a CRC. */
+#include "io_internal.h"
 #include "test_io_util.h"
 
 int main(int argc, char **argv)
@@ -49,6 +51,17 @@ int main(int argc, char **argv)
       uint32_t sw = cc_io_crc32c_sw(0x1234u, big + off, (size_t)lens[k]);
       uint32_t hw = cc_io_crc32c_hw(0x1234u, big + off, (size_t)lens[k]);
       TIO_CHECK(sw == hw, "off %d len %d: sw %08x hw %08x", off, lens[k], sw, hw);
+    }
+  static unsigned char copy[BIG + 8];
+  for (int off = 0; off < 8; off += 5)
+    for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
+      memset(copy, 0xee, sizeof copy);
+      uint32_t fused = io_crc32c_copy(0x77u, copy + off, big + 8 - off, (size_t)lens[k]);
+      uint32_t plain = cc_io_crc32c_sw(0x77u, big + 8 - off, (size_t)lens[k]);
+      TIO_CHECK(fused == plain, "copy off %d len %d: %08x != %08x", off, lens[k], fused, plain);
+      TIO_CHECK(!memcmp(copy + off, big + 8 - off, (size_t)lens[k]) &&
+                    copy[off + lens[k]] == 0xee && (off == 0 || copy[off - 1] == 0xee),
+                "copy off %d len %d: bytes differ or overrun", off, lens[k]);
     }
   uint32_t whole = cc_io_crc32c_sw(0, data, N);
   for (int cut = 0; cut <= N; cut += 371) {
