@@ -8,6 +8,7 @@
  * double, 4 for float, --precond-precision):
  *   block        = 9 values + one int32 column index = 9 P + 4 (76 B double, 40 B float)
  *   SpMV         = 76 B per stored block + 8 B row_ptr per row (+ 8 B l_ptr with split storage)
+ *                  (+ 4 B per row of the row-class list, --halo-overlap on)
  *                  + 24 B x per local node (internal + halo) + 24 B y write per row
  *   SGS pair     = forward:  L blocks + D^-1 (9 P) + 24 B r read + 24 B y write
  *                  backward: U blocks + D^-1 (9 P) + 24 B z read + 24 B z write
@@ -15,8 +16,8 @@
  *                    32 B/row (multicolor sweeps in place: l_ptr, diag_pos, row_ptr)
  *                  = (9 P + 4)(nL + nU) + 18 P + 96 + 16|32 B per row  (272 B/row double colored)
  *                  (L, U: the internal off-diagonal blocks; the sweep vectors stay double)
- *   ASDD(N)      = N SGS pairs + (N-1) (residual SpMV with the preconditioner's blocks
- *                  + 72 B/row t = r - A z + 72 B/row z += w)
+ *   ASDD(N)      = N SGS pairs + (N-1) (residual t = r - A z in one pass with the
+ *                  preconditioner's blocks: an SpMV + 24 B/row r read; + 72 B/row z += w)
  *   jacobi       = D^-1 (72 B) + 48 B/row;  none = 48 B/row (z = r)
  *   dot          = 48 B per row (two vectors of 3 doubles);  AXPY = 72 B per row
  *   vector pass  = 24 B per row (one vector of 3 doubles read or written once)
@@ -40,8 +41,8 @@ static double value_bytes(cc_precision p)
 static double spmv_bytes(const cc_bcrs *a, double block_bytes)
 {
   const double n = a->n_rows, nc = a->n_cols;
-  return block_bytes * (double)cc_bcrs_blocks(a) + (a->l_ptr ? 16.0 : 8.0) * n + 24.0 * nc +
-         24.0 * n;
+  return block_bytes * (double)cc_bcrs_blocks(a) + (a->l_ptr ? 16.0 : 8.0) * n +
+         (a->row_class ? 4.0 : 0.0) * n + 24.0 * nc + 24.0 * n;
 }
 
 cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffic *t)
@@ -66,7 +67,7 @@ cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffi
   t->sgs            = (9 * p + 4) * (double)n_lu +        /* L and U blocks */
            (18 * p + 96.0 + (colored ? 32.0 : 16.0)) * n; /* D^-1 twice, r y z, pointers */
   const int iters = pc->asdd_iters > 0 ? pc->asdd_iters : 1;
-  t->asdd         = iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + 144.0 * n);
+  t->asdd         = iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + 96.0 * n);
   t->dot          = 2 * t->stream;
   t->axpy         = 3 * t->stream;
   if (!strcmp(pc->name, "asdd"))
