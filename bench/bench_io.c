@@ -483,6 +483,19 @@ static cc_err make_row(const double *t0, const double *t1, int reps, size_t byte
   return CC_OK;
 }
 
+/* Settle dir's file system after a configuration's files were removed, untimed: the journal commit
+ * of the freed blocks (mounted with discard: their discards) would otherwise land inside the next
+ * timed write, the backend's or its fio twin's, whichever comes next. */
+static cc_err settle_fs(const char *dir)
+{
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CC_CHECK(fd >= 0, CC_ERR_SYS, "open(%s): %s", dir, strerror(errno));
+  int rc = syncfs(fd), saved = errno;
+  close(fd);
+  CC_CHECK(rc == 0, CC_ERR_SYS, "syncfs(%s): %s", dir, strerror(saved));
+  return CC_OK;
+}
+
 /* The paired fio ratio: per repetition, the row's aggregate (as make_row) over the bandwidth of the
  * fio twin run right after it (same machine load), and the median of those ratios, on rank 0.
  * Collective. */
@@ -563,6 +576,7 @@ static cc_err run_fio(const bench_params *p, const char *backend, size_t bytes, 
       snprintf(mk, sizeof mk, "rm -rf '%s/%s-fio' '%s'", p->dirs[d], sub, out);
       if (system(mk) != 0 && !rc)
         rc = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "%s failed", mk);
+      if (!rc) rc = settle_fs(p->dirs[d]);
     }
   }
   cc_err global;
@@ -654,6 +668,7 @@ static cc_err run_config(const bench_params *p, const char *backend, size_t byte
       local = system(cmd) == 0 ? CC_OK
                                : cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__,
                                                "cannot remove %s", dir);
+      if (!local) local = settle_fs(p->dir);
     }
     CC_CALL(cc_error_agree(MPI_COMM_WORLD, local, &global));
     CC_CHECK(global == CC_OK, global, "cannot remove the files of %s", sub);
