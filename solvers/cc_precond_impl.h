@@ -99,6 +99,12 @@ void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, do
  * [begin, end) so that an interior/boundary split can call it in two parts. */
 void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
                             double *t, int begin, int end);
+/* The same on the rows rows[begin..end) (rows NULL: rows begin..end-1), the main thread testing
+ * halo's pending messages between row blocks (halo NULL: none), as cc_spmv_halo's interior rows
+ * do. Returns the first MPI error code of those tests (MPI_SUCCESS if none). */
+int cc_sgs_residual_single_rows(const cc_sgs *s, const cc_exec *ex, const double *r,
+                                const double *z, double *t, const int32_t *rows, int begin, int end,
+                                const cc_comm_table *halo);
 /* Plain reference: sequential SGS over the full internal L/U of a in its current numbering. */
 CC_WUR cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z);
 

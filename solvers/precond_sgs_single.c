@@ -159,14 +159,15 @@ void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, do
   }
 }
 
-/* t_i = r_i - sum_j A_f,ij z_j for rows [begin, end): lower part, then diagonal, upper and
- * external blocks of the row storage. */
-static void sgsf_residual_rows(const cc_sgs *s, const double *restrict r, const double *restrict z,
-                               double *restrict t, int begin, int end)
+/* t_i = r_i - sum_j A_f,ij z_j for the rows rows[begin..end) (rows NULL: rows begin..end-1): lower
+ * part, then diagonal, upper and external blocks of the row storage. */
+static void sgsf_residual_rows(const cc_sgs *s, const int32_t *rows, const double *restrict r,
+                               const double *restrict z, double *restrict t, int begin, int end)
 {
   const cc_bcrs *a = s->a;
-  for (int64_t i = begin; i < end; i++) {
-    double lo[3] = {0.0, 0.0, 0.0}, up[3];
+  for (int p = begin; p < end; p++) {
+    const int64_t i = rows ? rows[p] : p;
+    double lo[3]    = {0.0, 0.0, 0.0}, up[3];
     if (a->l_ptr)
       sgsf_block_row(a->l_ptr[i], a->l_ptr[i + 1], a->l_col, s->l_val_f, INT32_MAX, z,
                      lo); /* split-off lower part */
@@ -176,26 +177,39 @@ static void sgsf_residual_rows(const cc_sgs *s, const double *restrict r, const 
   }
 }
 
-void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
-                            double *t, int begin, int end)
+int cc_sgs_residual_single_rows(const cc_sgs *s, const cc_exec *ex, const double *r,
+                                const double *z, double *t, const int32_t *rows, int begin, int end,
+                                const cc_comm_table *halo)
 {
   const int n = end - begin;
+  int rc      = MPI_SUCCESS;
 #pragma omp parallel if (n >= 512)
   {
-    /* one contiguous range per thread (SpMV's schedule); the main thread polls between blocks */
+    /* one contiguous range per thread (SpMV's schedule); the main thread polls between blocks and,
+     * while halo's messages are pending, tests them (they move on only inside MPI calls) */
     const int nt = omp_get_num_threads(), th = omp_get_thread_num();
     const int q = n / nt, rem = n % nt;
     const int lo = begin + th * q + (th < rem ? th : rem), hi = lo + q + (th < rem);
     if (th == 0) {
+      int done = halo == NULL || halo->n_neighbors == 0;
       for (int b = lo; b < hi; b += CC_SGS_SINGLE_POLL_ROWS) {
-        sgsf_residual_rows(s, r, z, t, b,
+        sgsf_residual_rows(s, rows, r, z, t, b,
                            b + CC_SGS_SINGLE_POLL_ROWS < hi ? b + CC_SGS_SINGLE_POLL_ROWS : hi);
+        if (!done && rc == MPI_SUCCESS)
+          rc = MPI_Testall(2 * halo->n_neighbors, halo->halo.req, &done, halo->halo.status);
         cc_exec_poll(ex);
       }
     } else {
-      sgsf_residual_rows(s, r, z, t, lo, hi);
+      sgsf_residual_rows(s, rows, r, z, t, lo, hi);
     }
   }
+  return rc;
+}
+
+void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
+                            double *t, int begin, int end)
+{
+  (void)cc_sgs_residual_single_rows(s, ex, r, z, t, NULL, begin, end, NULL); /* no MPI test */
 }
 
 /* ------------------------------------------------------------------------------------------------

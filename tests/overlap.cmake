@@ -22,13 +22,19 @@ find_package(Python3 COMPONENTS Interpreter)
 set(OVERLAP_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_report.py)
 set(OVERLAP_OUT ${CMAKE_CURRENT_BINARY_DIR}/out)
 file(MAKE_DIRECTORY ${OVERLAP_OUT})
+# Both precisions of the preconditioner: the float residual of ASDD takes the same row classes.
+foreach(prec double single)
 foreach(part box metis)
   foreach(np 2 4)
     set(tag ${part}_np${np})
+    if(prec STREQUAL "single")
+      set(tag ${part}_np${np}_single)
+    endif()
     foreach(mode on off)
       add_test(NAME overlap_driver_${tag}_${mode}
                COMMAND ${MPIEXEC_EXECUTABLE} -n ${np} $<TARGET_FILE:cubecg> --nx 10 --ny 9 --nz 8
                        --partition ${part} --solver all --reduction all --halo-overlap ${mode}
+                       --precond-precision ${prec}
                        --report ${OVERLAP_OUT}/overlap_${tag}_${mode}.json --quiet)
       set_tests_properties(overlap_driver_${tag}_${mode} PROPERTIES PROCESSORS ${np}
                            ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_SETUP overlap_${tag})
@@ -45,4 +51,5 @@ foreach(part box metis)
     set_tests_properties(overlap_driver_${tag}_same overlap_driver_${tag}_report PROPERTIES
                          FIXTURES_REQUIRED overlap_${tag})
   endforeach()
+endforeach()
 endforeach()
