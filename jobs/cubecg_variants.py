@@ -1,5 +1,5 @@
 """The CG variants of cubecg as its registry lists them (solvers/krylov*.c: name, description,
-reductions, Table 1), the one list jobs/analyze.py and jobs/model.py read.
+reductions, Table 1, vector traffic per iteration fused / unfused), the one list jobs/analyze.py and jobs/model.py read.
 
 Every run report carries the registry as "available" (docs/report-schema.md); load_reports() in
 analyze.py hands the reports to use_reports(), which replaces the built-in copy below by the
@@ -10,14 +10,22 @@ jobs_variants_match checks that it equals what cubecg writes, so it cannot drift
 
 BUILTIN = [
     {"name": "pcg", "description": "Alg.1 original PCG", "reductions": ["ar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 3, "reductions": 2}},
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 3, "reductions": 2},
+     "vector_traffic": {"fused": {"passes": 4, "reads": 9, "writes": 3},
+                        "unfused": {"passes": 6, "reads": 11, "writes": 3}}},
     {"name": "cgcg", "description": "Alg.2 Chronopoulos/Gear", "reductions": ["ar", "iar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 4, "reductions": 1}},
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 4, "reductions": 1},
+     "vector_traffic": {"fused": {"passes": 2, "reads": 9, "writes": 4},
+                        "unfused": {"passes": 7, "reads": 13, "writes": 4}}},
     {"name": "pipecg", "description": "Alg.3 pipelined PCG (Ghysels & Vanroose)",
      "reductions": ["ar", "iar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 8, "reductions": 1}},
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 8, "reductions": 1},
+     "vector_traffic": {"fused": {"passes": 1, "reads": 10, "writes": 8},
+                        "unfused": {"passes": 11, "reads": 21, "writes": 8}}},
     {"name": "gropp", "description": "Alg.4 Gropp's asynchronous PCG", "reductions": ["ar", "iar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 5, "reductions": 2}},
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 5, "reductions": 2},
+     "vector_traffic": {"fused": {"passes": 2, "reads": 10, "writes": 5},
+                        "unfused": {"passes": 8, "reads": 15, "writes": 5}}},
 ]
 PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
            "tab:pink", "tab:gray")
