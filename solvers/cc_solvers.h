@@ -362,12 +362,12 @@ typedef struct {
  * precision) on this rank. */
 CC_WUR cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffic *t);
 /* Whole-vector passes (reads + writes) per iteration of a variant outside SpMV and M^-1. */
-double cc_traffic_vector_passes(const cc_krylov *variant);
+double cc_traffic_vector_passes(const cc_krylov *variant, int unfused);
 /* Bytes of one iteration: spmv_per_it SpMVs, precond_per_it applications, the variant's passes
  * (the counts as measured, cc_solve_result.ops_per_iteration, so that residual replacement is
  * amortised as it ran; Table 1 gives 1 and 1). */
-double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, double spmv_per_it,
-                            double precond_per_it);
+double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, int unfused,
+                            double spmv_per_it, double precond_per_it);
 
 /* STREAM triad a = b + s c over three arrays of n doubles per rank (24 B/element, write-allocate
  * not counted), first touched by the static schedule of the timed loop, i.e. by the same OpenMP

@@ -83,33 +83,24 @@ cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffi
   return CC_OK;
 }
 
-/* Vector passes per iteration of each variant as its kernels run today (reads + writes of whole
- * vectors, SpMV and preconditioner excluded; one pass over several vectors counts each vector;
- * a vector read twice in one pass counts once):
- *   pcg    (s,p) 2 + x,r update 4 R 2 W + {(r,u),(r,r)} 2 + p = u + beta p 2 R 1 W      = 13
- *   cgcg   p,s,x,r update 6 R 4 W + {(r,u),(w,u),(r,r)} 3                               = 13
- *   pipecg 8 recurrences in one pass 10 R 8 W + {(r,u),(w,u),(r,r)} 3                    = 21
- *   gropp  (p,s) 2 + x,r,u update 6 R 3 W + {(r,u),(r,r)} 2 + p,s update 4 R 2 W         = 19
- * A variant not listed falls back to Table 1 unfused: 2 reads per dot, 2 reads + 1 write per
- * AXPY. (When the Krylov descriptor carries its own pass count, this table goes.) */
-static const struct {
-  const char *name;
-  int passes;
-} variant_passes[] = {{"pcg", 13}, {"cgcg", 13}, {"pipecg", 21}, {"gropp", 19}};
-
-double cc_traffic_vector_passes(const cc_krylov *variant)
+/* Vector passes per iteration of a variant: the reads + writes of whole vectors (doubles per DOF,
+ * one pass = 24 B/row) its AXPY-type passes and local dots make, SpMV and preconditioner
+ * excluded, as the Krylov registry counts them (cc_krylov.vector_fused / vector_unfused, the same
+ * numbers the solver measures). A variant without a count falls back to Table 1 unfused: 2 reads
+ * per dot, 2 reads + 1 write per AXPY. */
+double cc_traffic_vector_passes(const cc_krylov *variant, int unfused)
 {
-  for (size_t i = 0; i < sizeof variant_passes / sizeof variant_passes[0]; i++)
-    if (!strcmp(variant->name, variant_passes[i].name)) return variant_passes[i].passes;
+  cc_krylov_traffic v = cc_krylov_vector_traffic(variant, unfused);
+  if (v.reads + v.writes > 0) return (double)(v.reads + v.writes);
   return 2.0 * variant->table1.dot + 3.0 * variant->table1.axpy;
 }
 
-double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, double spmv_per_it,
-                            double precond_per_it)
+double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, int unfused,
+                            double spmv_per_it, double precond_per_it)
 {
   /* SpMV x A + M^-1 applications x M + the variant's vector passes x 24 B/row */
   return spmv_per_it * t->spmv + precond_per_it * t->precond +
-         cc_traffic_vector_passes(variant) * t->stream;
+         cc_traffic_vector_passes(variant, unfused) * t->stream;
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -89,8 +89,8 @@ static cc_err record_traffic(MPI_Comm comm, const cc_traffic *tm, const cc_krylo
 {
   double spmv = rec->ops_per_iteration[CC_T_SPMV], prec = rec->ops_per_iteration[CC_T_PRECOND];
   if (spmv <= 0 && prec <= 0) spmv = variant->table1.spmv, prec = variant->table1.precond;
-  double passes   = cc_traffic_vector_passes(variant);
-  double local[4] = {cc_traffic_iteration(tm, variant, spmv, prec), spmv * tm->spmv,
+  double passes   = cc_traffic_vector_passes(variant, !rec->fused);
+  double local[4] = {cc_traffic_iteration(tm, variant, !rec->fused, spmv, prec), spmv * tm->spmv,
                      prec * tm->precond, passes * tm->stream};
   double sum[4], lo, hi;
   CC_MPI(MPI_Allreduce(local, sum, 4, MPI_DOUBLE, MPI_SUM, comm));
@@ -206,8 +206,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.monitor     = cc_monitor_iteration; /* also where a signal is noticed: always on */
     kopts.monitor_ctx = &monitor;
     if (opts->roofline) { /* triads before, inside (windows, from the monitor hook) and after */
-      SOLVES_CALL(
-          cc_roofline_begin(roofline, &triad, &tm, plan[s].variant, &monitor, mesh->comm.comm));
+      SOLVES_CALL(cc_roofline_begin(roofline, &triad, &tm, plan[s].variant, kopts.unfused, &monitor,
+                                    mesh->comm.comm));
       kopts.monitor     = cc_roofline_iteration;
       kopts.monitor_ctx = roofline;
       kopts.timers      = &roofline->timers;

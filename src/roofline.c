@@ -27,13 +27,13 @@ cc_err cc_roofline_every_env(int *every)
 }
 
 cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_traffic *tm,
-                         const cc_krylov *variant, cc_monitor *inner, MPI_Comm comm)
+                         const cc_krylov *variant, int unfused, cc_monitor *inner, MPI_Comm comm)
 {
   memset(rl, 0, sizeof *rl);
   rl->triad   = triad;
   rl->inner   = inner;
   rl->comm    = comm;
-  rl->passes  = cc_traffic_vector_passes(variant);
+  rl->passes  = cc_traffic_vector_passes(variant, unfused);
   rl->every   = 0; /* decided at the first completed iteration */
   rl->started = 0;
   CC_CALL(cc_roofline_every_env(&rl->every_env));
