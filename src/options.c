@@ -620,6 +620,21 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
   return CC_OK;
 }
 
+/* CUBECG_ROOFLINE_EVERY (src/roofline.c's window length), read here so that --roofline is
+ * validated with the other options, before any allocation. */
+cc_err cc_roofline_every_env(int *every)
+{
+  const char *env = getenv("CUBECG_ROOFLINE_EVERY");
+  *every          = 0;
+  if (!env || !*env) return CC_OK;
+  char *end;
+  long v = strtol(env, &end, 10);
+  CC_CHECK(!*end && v >= 1 && v <= 1 << 30, CC_ERR_ARG,
+           "CUBECG_ROOFLINE_EVERY=%s: expected an integer >= 1 (iterations per window)", env);
+  *every = (int)v;
+  return CC_OK;
+}
+
 cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
 {
   int ranks;
@@ -677,6 +692,13 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   int64_t ram = (int64_t)sysconf(_SC_PHYS_PAGES) * (int64_t)sysconf(_SC_PAGESIZE);
   CC_CHECK(ram > 0, CC_ERR_SYS, "cannot read this node's RAM size (sysconf): no memory limit");
   int64_t limit = (int64_t)(opts->memory_fraction * (double)ram / ranks_on_node);
+  if (opts->precond_precision == CC_PRECISION_SINGLE) {
+    /* the float copies of the preconditioner (precond_sgs_single.c: 27 blocks of 9 floats and a
+     * float D^-1 per owned node, beside the double matrix), which the mesh library's estimate
+     * does not know of: taken off the limit, for the average rank */
+    double owned = ceil((double)opts->mesh.nx * opts->mesh.ny * opts->mesh.nz / ranks);
+    limit -= (int64_t)(owned * (27.0 * 36.0 + 36.0));
+  }
   if (limit < 1) limit = 1; /* 0 means "no limit" to the mesh library */
   cc_err err = cc_mesh_params_validate(&opts->mesh, ranks, limit);
   if (err == CC_ERR_MEM) {

@@ -13,19 +13,6 @@
 /* Windows are sized so that their triads cost about 1 / CC_ROOFLINE_WINDOW_FACTOR of the solve. */
 #define CC_ROOFLINE_WINDOW_FACTOR 20
 
-cc_err cc_roofline_every_env(int *every)
-{
-  const char *env = getenv("CUBECG_ROOFLINE_EVERY");
-  *every          = 0;
-  if (!env || !*env) return CC_OK;
-  char *end;
-  long v = strtol(env, &end, 10);
-  CC_CHECK(!*end && v >= 1 && v <= 1 << 30, CC_ERR_ARG,
-           "CUBECG_ROOFLINE_EVERY=%s: expected an integer >= 1 (iterations per window)", env);
-  *every = (int)v;
-  return CC_OK;
-}
-
 cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_traffic *tm,
                          const cc_krylov *variant, int unfused, cc_monitor *inner, MPI_Comm comm)
 {

@@ -30,20 +30,22 @@ cc_add_mpi_test(NAME precond_sgs_metis RANKS 2 THREADS 2 ENV OMP_WAIT_POLICY=pas
 cc_add_mpi_test(NAME precond_errors RANKS 1 COMMAND $<TARGET_FILE:test_precond_errors>)
 cc_add_mpi_test(NAME precond_block3 RANKS 1 COMMAND $<TARGET_FILE:test_precond_block3>)
 
-# kernel benchmark smoke test (tiny mesh, small STREAM arrays), then its JSON report's contents
+# kernel benchmark smoke test (tiny mesh, small STREAM arrays, --allow-cached: the default refuses a
+# cached matrix), then its JSON report's contents
 find_package(Python3 COMPONENTS Interpreter)
 if(TARGET cubecg-bench)
   foreach(np 1 2)
     set(json ${CMAKE_CURRENT_BINARY_DIR}/precond_bench_smoke_${np}.json)
     cc_add_mpi_test(NAME precond_bench_smoke_${np} RANKS ${np}
                     COMMAND $<TARGET_FILE:cubecg-bench> --nx 12 --ny 12 --nz 12 --stream-mb 8
-                            --repeat 2 --ordering cm-rcm --colors 10 --report ${json})
+                            --repeat 2 --ordering cm-rcm --colors 10 --allow-cached --report ${json})
     add_test(NAME precond_bench_report_${np}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_report.py expect ${json}
                      "r['kind'] == 'kernels' and r['ranks'] == ${np} and r['nx'] == 12"
                      "[k['name'] for k in r['kernels']] == ['spmv', 'sgs', 'asdd', 'dot', 'axpy']"
                      "all(k['bytes'] > 0 and k['seconds'] > 0 and k['bytes_per_s'] > 0 for k in r['kernels'])"
-                     "r['stream_triad_bytes_per_s'] > 0 and r['colors_used_min'] >= 10")
+                     "r['stream_triad_bytes_per_s'] > 0 and r['colors_used_min'] >= 10"
+                     "r['matrix_fits_cache'] is True")
     set_tests_properties(precond_bench_smoke_${np}_np${np} PROPERTIES FIXTURES_SETUP precond_bench_${np})
     set_tests_properties(precond_bench_report_${np} PROPERTIES FIXTURES_REQUIRED precond_bench_${np})
   endforeach()

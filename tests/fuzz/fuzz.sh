@@ -28,7 +28,7 @@ cflags=(-std=c17 -D_GNU_SOURCE -fopenmp -g -O1 -fno-omit-frame-pointer -fsanitiz
 (
   flock 9
   stamp=$OUT/lib.stamp
-  newest=$(find "$SRC/common" "$SRC/mesh" "$SRC/io" "$SRC/src/options.c" -name '*.[ch]' -newer "$stamp" 2>/dev/null | head -n 1 || true)
+  newest=$(find "$SRC/common" "$SRC/mesh" "$SRC/solvers" "$SRC/io" "$SRC/src/options.c" "$SRC/src/checkpoint.c" -name '*.[ch]' -newer "$stamp" 2>/dev/null | head -n 1 || true)
   if [ ! -e "$stamp" ] || [ -n "$newest" ]; then
     rm -f "$OUT"/obj/*.o "$OUT"/libcore.a "$OUT"/libcore_norank.a
     # the option parser takes its choices from the solvers' registries and validates gas options
