@@ -447,6 +447,19 @@ static cc_err run_read(const char *backend, const cc_io_options *write_opt,
  * and the seconds themselves over ranks x repetitions (the seeds' mean); aggregate, per
  * repetition, all ranks' bytes over the slowest rank's interval, or with span (IOR) over the
  * earliest t0 to the latest t1. Collective; the row is filled on rank 0. */
+/* One repetition's aggregate bandwidth: all ranks' bytes over the slowest rank's time (span:
+ * from the first rank's start to the last rank's end). Collective. */
+static cc_err aggregate_of(double t0, double t1, size_t bytes, bool span, double *agg)
+{
+  double dt = t1 - t0, slowest, first, last;
+  CC_MPI(MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  CC_MPI(MPI_Allreduce(&t0, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  CC_MPI(MPI_Allreduce(&t1, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  double wall = span ? last - first : slowest;
+  *agg        = (double)bytes * size / (wall > 0 ? wall : 1e-9);
+  return CC_OK;
+}
+
 static cc_err make_row(const double *t0, const double *t1, int reps, size_t bytes, bool span,
                        bench_row *row)
 {
@@ -455,14 +468,10 @@ static cc_err make_row(const double *t0, const double *t1, int reps, size_t byte
   CC_CALL(cc_malloc((size_t)reps, sizeof(double), &bw));
   CC_CALL(cc_malloc((size_t)reps, sizeof(double), &sec));
   for (int r = 0; r < reps; r++) {
-    double dt = t1[r] - t0[r], slowest, first, last;
-    CC_MPI(MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    CC_MPI(MPI_Allreduce(&t0[r], &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
-    CC_MPI(MPI_Allreduce(&t1[r], &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    double wall = span ? last - first : slowest;
-    agg[r]      = (double)bytes * size / (wall > 0 ? wall : 1e-9);
-    bw[r]       = (double)bytes / (dt > 0 ? dt : 1e-9);
-    sec[r]      = dt;
+    double dt = t1[r] - t0[r];
+    CC_CALL(aggregate_of(t0[r], t1[r], bytes, span, &agg[r]));
+    bw[r]  = (double)bytes / (dt > 0 ? dt : 1e-9);
+    sec[r] = dt;
   }
   if (rank == 0) {
     CC_CALL(cc_malloc((size_t)reps * size, sizeof(double), &all_bw));
@@ -504,13 +513,9 @@ static cc_err paired_fio_ratio(const double *t0, const double *t1, int reps, siz
 {
   double ratio[1000]; /* --repeat <= 1000 */
   for (int r = 0; r < reps; r++) {
-    double dt = t1[r] - t0[r], slowest, first, last;
-    CC_MPI(MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    CC_MPI(MPI_Allreduce(&t0[r], &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
-    CC_MPI(MPI_Allreduce(&t1[r], &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    double wall = span ? last - first : slowest;
-    double agg  = (double)bytes * size / (wall > 0 ? wall : 1e-9); /* = make_row's aggregate */
-    ratio[r]    = fio_bps[r] > 0 ? agg / fio_bps[r] : 0;           /* fio_bps: rank 0 only */
+    double agg = 0.0;
+    CC_CALL(aggregate_of(t0[r], t1[r], bytes, span, &agg)); /* = make_row's aggregate */
+    ratio[r] = fio_bps[r] > 0 ? agg / fio_bps[r] : 0;       /* fio_bps: rank 0 only */
   }
   *median = stat_of(ratio, reps).median;
   return CC_OK;

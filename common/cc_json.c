@@ -77,13 +77,19 @@ void cc_json_string(cc_json *js, const char *key, const char *value)
   fputc('"', js->out);
 }
 
-void cc_json_double(cc_json *js, const char *key, double value)
+/* a number with digits significant digits; JSON has no Inf or NaN: null */
+static void json_number(cc_json *js, const char *key, double value, int digits)
 {
   json_key(js, key);
   if (isfinite(value))
-    fprintf(js->out, "%.9g", value);
+    fprintf(js->out, "%.*g", digits, value);
   else
     fputs("null", js->out);
+}
+
+void cc_json_double(cc_json *js, const char *key, double value)
+{
+  json_number(js, key, value, 9);
 }
 
 void cc_json_int(cc_json *js, const char *key, int64_t value)
@@ -100,9 +106,5 @@ void cc_json_bool(cc_json *js, const char *key, int value)
 
 void cc_json_double_exact(cc_json *js, const char *key, double value)
 {
-  json_key(js, key);
-  if (isfinite(value))
-    fprintf(js->out, "%.17g", value);
-  else
-    fputs("null", js->out);
+  json_number(js, key, value, 17); /* 17 digits: the double back bit for bit */
 }
