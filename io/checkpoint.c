@@ -160,8 +160,9 @@ static bool problem_differs(const io_manifest *m, const cc_io_metadata *meta, ch
       return true;
     }
   if (strcmp(m->precond, meta->precond)) {
-    snprintf(msg, n, "--precond %s differs from the checkpoint's precond = %s", meta->precond,
-             m->precond);
+    const bool precision = strchr(meta->precond, '+') || strchr(m->precond, '+');
+    snprintf(msg, n, "%s %s differs from the checkpoint's precond = %s",
+             precision ? "--precond/--precond-precision" : "--precond", meta->precond, m->precond);
     return true;
   }
   if (m->colors != meta->colors) {
