@@ -724,7 +724,9 @@ static cc_err advance(cc_io_checkpointer *ck, bool wait)
       if (!io_offload_task_done(ck->resources, wait, &err, message, sizeof message)) return CC_OK;
       if (err && !ck->outcome.err) {
         ck->outcome.err = err;
-        snprintf(ck->outcome.message, sizeof ck->outcome.message, "committing it: %s", message);
+        /* the helper's message cut to fit beside the prefix */
+        snprintf(ck->outcome.message, sizeof ck->outcome.message, "committing it: %.*s",
+                 (int)(sizeof ck->outcome.message - sizeof "committing it: "), message);
       } else if (err) /* the discard failed too: the temporary stays, the next run removes it */
         fprintf(stderr, "cubecg: warning: removing %s: %s\n", ck->tmp, message);
       ck->outcome.committed = !ck->outcome.err;
