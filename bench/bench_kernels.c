@@ -25,6 +25,7 @@ typedef struct {
   double stream_mb; /* total of the three triad arrays over all ranks, MiB; 0 = auto */
   int allow_cached; /* run a mesh whose matrix is below 4x the LLC (warning instead of refusal) */
   int mesh_auto;    /* --nx/--ny/--nz not given: the default DRAM-sized cube */
+  int level_order;  /* cm-rcm: SpMV level by level, sweeps in chunks of levels (the driver's) */
   const char *report;
 } bench_opts;
 
@@ -65,6 +66,8 @@ static void bench_usage(void)
       "  --ordering KIND          natural, rcm, mc, cm-rcm (default cm-rcm)\n"
       "  --colors K               colors for mc, cm-rcm (default 10)\n"
       "  --asdd-iters N           ASDD iterations (default 2)\n"
+      "  --level-order on|off     cm-rcm: rows level by level where the order is free, as the\n"
+      "                           driver's --level-order (default on)\n"
       "  --repeat R               timed runs per kernel, each after a triad (default 20)\n"
       "  --stream-mb M            MiB of the three triad arrays over all ranks (default: 4 x LLC\n"
       "                           per node, at most half of MemAvailable)\n"
@@ -89,6 +92,7 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
   cc_mesh_params_default(&o->mesh);
   o->mesh.nx = o->mesh.ny = o->mesh.nz = 0; /* auto, set by bench_default_mesh */
   o->allow_cached                      = 0;
+  o->level_order                       = 1;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
   o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
   *help = 0;
@@ -140,6 +144,11 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
                val);
     } else if (!strcmp(key, "report"))
       o->report = val;
+    else if (!strcmp(key, "level-order")) {
+      CC_CHECK(!strcmp(val, "on") || !strcmp(val, "off"), CC_ERR_ARG,
+               "--level-order %s: expected on or off", val);
+      o->level_order = !strcmp(val, "on");
+    }
     else if (!strcmp(key, "allow-cached")) {
       CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG,
                "--allow-cached %s: expected 0 or 1", val);
@@ -301,7 +310,7 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
                                    ord.n_colors > 0 ? ord.color_ptr : NULL, 1, &a, &rhs));
   cc_free(&rhs); /* the kernels run on synthetic vectors */
   /* the driver's default (--halo-overlap on): interior rows while the halo messages fly */
-  CC_CALL(cc_bcrs_classify_rows(&a));
+  CC_CALL(cc_bcrs_classify_rows(&a, o->level_order ? ord.level_order : NULL));
   const int n = a.n_rows, nc = a.n_cols;
   const int64_t nd = 3 * (int64_t)n;
   double *x, *y, *z, *r;
@@ -316,8 +325,11 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
 
   /* modelled bytes (solvers/traffic.c), summed over ranks */
   cc_traffic ts, ta;
-  cc_precond_params pp_sgs  = {.name = "sgs", .asdd_iters = 1, .ordering = &ord};
-  cc_precond_params pp_asdd = {.name = "asdd", .asdd_iters = o->asdd_iters, .ordering = &ord};
+  const int chunk           = o->level_order ? 0 : -1; /* -1: color by color */
+  cc_precond_params pp_sgs  = {
+       .name = "sgs", .asdd_iters = 1, .ordering = &ord, .sweep_chunk_rows = chunk};
+  cc_precond_params pp_asdd = {
+      .name = "asdd", .asdd_iters = o->asdd_iters, .ordering = &ord, .sweep_chunk_rows = chunk};
   CC_CALL(cc_traffic_model(&a, &pp_sgs, &ts));
   CC_CALL(cc_traffic_model(&a, &pp_asdd, &ta));
   double local[K_COUNT - 1] = {ts.spmv, ts.sgs, ta.asdd, ts.dot, ts.axpy};
@@ -446,6 +458,7 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
   cc_json_int(&js, "colors_used_max", res->colors_max);
   cc_json_int(&js, "levels_max", res->levels_max);
   cc_json_int(&js, "asdd_iters", o->asdd_iters);
+  cc_json_string(&js, "level_order", o->level_order ? "on" : "off");
   cc_json_int(&js, "repeat", o->repeat);
   cc_json_double(&js, "stream_array_bytes_per_rank", res->stream_bytes_per_array);
   cc_json_double(&js, "llc_bytes", res->llc_bytes);

@@ -48,6 +48,11 @@ typedef struct {
   int n;          /* internal nodes */
   int n_colors;   /* 0: sequential sweep */
   int *color_ptr; /* [n_colors + 1] */
+  /* The multicolor sweeps' order (sgs_schedule.c): n_steps row ranges [steps[2k], steps[2k+1]),
+   * each of one color, forward in this order, backward in reverse: the colors, or CM-RCM's
+   * chunks of levels. NULL for the sequential sweep. */
+  int n_steps;
+  int *steps;
   /* Colors: the sweeps read the matrix in place (row i's blocks before diag_pos[i] are L, those
    * after it up to the first external column are U), so the preconditioner costs only D^-1 in
    * memory (24 B/DOF instead of a second copy of the matrix). Sequential sweeps use copies: */
@@ -76,22 +81,56 @@ typedef struct {
   double a_unscale, d_unscale;
 } cc_sgs;
 
+/* s->steps from s's colors and ord's levels (sgs_schedule.c), chunk_rows as
+ * cc_precond_params.sweep_chunk_rows; checks against s->a that every row comes after its lower
+ * neighbours (CC_ERR_CHECK otherwise). */
+#define CC_SGS_CHUNK_ROWS 65536
+CC_WUR cc_err cc_sgs_schedule(cc_sgs *s, const cc_ordering *ord, int chunk_rows);
+
+/* The multicolor forward then backward sweep over s's steps with the row kernels fwd and bwd
+ * (inlined: always_inline with constant function arguments). Rows of one step are independent: a
+ * static worksharing loop, whose implied barrier orders the steps; the master thread (MPI's main
+ * thread under FUNNELED) polls a pending reduction between steps. */
+static inline __attribute__((always_inline)) void
+cc_sgs_sweep(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
+             void (*fwd)(const cc_sgs *, int64_t, const double *restrict, double *restrict),
+             void (*bwd)(const cc_sgs *, int64_t, double *restrict))
+{
+  const int ns = s->n_steps, *st = s->steps;
+#pragma omp parallel
+  {
+    for (int k = 0; k < ns; k++) {
+#pragma omp for schedule(static)
+      for (int i = st[2 * k]; i < st[2 * k + 1]; i++) fwd(s, i, r, z);
+#pragma omp master
+      cc_exec_poll(ex);
+    }
+    for (int k = ns - 1; k >= 0; k--) {
+#pragma omp for schedule(static)
+      for (int i = st[2 * k]; i < st[2 * k + 1]; i++) bwd(s, i, z);
+#pragma omp master
+      cc_exec_poll(ex);
+    }
+  }
+}
+
 /* ord may be NULL (natural, sequential); a must already be permuted by ord (cc_ordering_apply). */
-CC_WUR cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm,
-                           cc_sgs *s);
+CC_WUR cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
+                           const cc_comm_table *comm, cc_sgs *s);
 /* z = M^-1 r on the internal DOFs (forward then backward sweep; z also holds the intermediate y).
  * Runs cc_sgs_apply_single when s was set up in single precision. */
 void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
 void cc_sgs_free(cc_sgs *s);
 /* Bytes the sweep holds beyond the matrix (D^-1, copies, float shadows, color table). */
 int64_t cc_sgs_bytes(const cc_sgs *s);
-/* Bytes cc_sgs_setup (double) would hold for a with n_colors colors (0: sequential copies). */
-int64_t cc_sgs_bytes_double(const cc_bcrs *a, int n_colors);
+/* Bytes cc_sgs_setup (double) would hold for a with n_colors colors (0: sequential copies) and a
+ * schedule of n_steps steps. */
+int64_t cc_sgs_bytes_double(const cc_bcrs *a, int n_colors, int n_steps);
 
 /* Single precision (precond_sgs_single.c). The set-up keeps float copies of a's blocks and of
  * D^-1 (a is still needed: SpMV reads it); the sweep is the same SGS of the float-rounded blocks.
  */
-CC_WUR cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord,
+CC_WUR cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
                                   const cc_comm_table *comm, cc_sgs *s);
 void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
 /* ASDD's inner residual t = r - A_f z on the internal rows over all local columns (z's halo

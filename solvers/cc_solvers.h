@@ -55,7 +55,7 @@ CC_WUR cc_err cc_halo_end(const cc_comm_table *comm, double *x, cc_timers *t,
  * boundary rows do; each class keeps the matrix's row order. Made once, after the last reordering
  * (cc_ordering_apply drops them with the old rows); without them the SpMV waits for the whole
  * halo before any row (--halo-overlap off). */
-CC_WUR cc_err cc_bcrs_classify_rows(cc_bcrs *a);
+CC_WUR cc_err cc_bcrs_classify_rows(cc_bcrs *a, const int32_t *order);
 void cc_bcrs_unclassify_rows(cc_bcrs *a);
 /* y = A x (b NULL) or the residual y = b - A x (b not NULL), on the internal rows, exchanging x's
  * halo on the way. With a's row classes: begin the exchange, the interior rows (the main thread
@@ -153,6 +153,16 @@ typedef struct {
   int  *color_ptr;         /* [n_colors + 1] node ranges in the new numbering */
   int  *new_of_old;        /* [n_nodes] */
   int  *old_of_new;        /* [n_nodes] */
+  /* CM-RCM's levels (NULL for the other orderings): color c holds levels c, c + K, c + 2K ... in
+   * that order, and a node's neighbours lie a few levels away, in other colors. A color-by-color
+   * pass therefore meets each vector entry once per neighbouring color, each time after a whole
+   * color of the matrix has gone through the cache; visiting the levels in ascending order
+   * instead keeps the few levels a row reads in cache (issue 15). */
+  int     *level_first;    /* [n_levels] new id of the first node of each level */
+  int32_t *level_order;    /* [n_nodes] new ids level by level (SpMV: any row order, same y) */
+  /* [n_colors] blocks of K levels by which color c's chunks lag (sgs_schedule.c): a coupled
+   * lower-color node of a level in block t lies in a block <= t + shift[c] - shift[c'] */
+  int     *level_shift;
 } cc_ordering;
 
 CC_WUR cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ordering *ord);
@@ -188,6 +198,9 @@ typedef struct {
   int                asdd_iters; /* >= 1; default 2 */
   const cc_ordering *ordering;   /* colors for the multicolor sweep (NULL: natural sequential) */
   cc_precision       precision;  /* default (0) double */
+  /* CM-RCM sweeps (sgs_schedule.c): rows per chunk of levels; 0 = CC_SGS_CHUNK_ROWS, -1 = color
+   * by color (Nakajima's order; the same bits either way) */
+  int                sweep_chunk_rows;
 } cc_precond_params;
 
 typedef struct cc_precond cc_precond;

@@ -98,7 +98,7 @@ static int row_is_interior(const cc_bcrs *a, int i)
   return 1;
 }
 
-cc_err cc_bcrs_classify_rows(cc_bcrs *a)
+cc_err cc_bcrs_classify_rows(cc_bcrs *a, const int32_t *order)
 {
   cc_bcrs_unclassify_rows(a);
   const int n    = a->n_rows;
@@ -106,8 +106,10 @@ cc_err cc_bcrs_classify_rows(cc_bcrs *a)
   for (int i = 0; i < n; i++) n_interior += row_is_interior(a, i);
   CC_CALL(cc_malloc((size_t)n + 1, sizeof(int32_t), &a->row_class));
   int next_interior = 0, next_boundary = n_interior;
-  for (int i = 0; i < n; i++) /* each class in ascending row order (the matrix's, for the cache) */
+  for (int p = 0; p < n; p++) { /* each class in order's order (ascending without one) */
+    const int i                                                             = order ? order[p] : p;
     a->row_class[row_is_interior(a, i) ? next_interior++ : next_boundary++] = i;
+  }
   a->n_interior = n_interior;
   return CC_OK;
 }

@@ -121,6 +121,9 @@ cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ord
 
 void cc_ordering_free(cc_ordering *ord)
 {
+  cc_free(&ord->level_first);
+  cc_free(&ord->level_order);
+  cc_free(&ord->level_shift);
   cc_free(&ord->color_ptr);
   cc_free(&ord->new_of_old);
   cc_free(&ord->old_of_new);

@@ -63,6 +63,39 @@ static void cmrcm_component(const cc_graph *g, int root, cmrcm_work *w, int *n_d
   }
 }
 
+/* The nodes level by level: level r holds the new ids [level_first[r], next level of its color). */
+static cc_err cmrcm_level_order(cc_ordering *ord)
+{
+  const int K = ord->n_colors, L = ord->n_levels;
+  CC_CALL(cc_malloc((size_t)ord->n_nodes + 1, sizeof(int32_t), &ord->level_order));
+  for (int r = 0, p = 0; r < L; r++) {
+    const int end = r + K < L ? ord->level_first[r + K] : ord->color_ptr[r % K + 1];
+    for (int i = ord->level_first[r]; i < end; i++) ord->level_order[p++] = i;
+  }
+  return CC_OK;
+}
+
+/* shift[c] >= shift[c'] + floor((c + d) / K) for every coupled level distance +-d that lands on a
+ * lower color c' = (c + d) mod K: then a node's lower neighbours never sit in a later chunk of
+ * the blocked sweep schedule (sgs_schedule.c). One pass in color order: c' < c is known. */
+static cc_err cmrcm_level_shift(cc_ordering *ord, const int *has_diff)
+{
+  const int K = ord->n_colors, L = ord->n_levels;
+  CC_CALL(cc_calloc((size_t)K, sizeof(int), &ord->level_shift));
+  for (int c = 0; c < K; c++)
+    for (int d = 1; d < L; d++) {
+      if (!has_diff[d]) continue;
+      for (int sign = -1; sign <= 1; sign += 2) {
+        const int cd     = c + sign * d;
+        const int blocks = cd >= 0 ? cd / K : -((-cd + K - 1) / K); /* floor(cd / K) */
+        const int lower  = cd - blocks * K;
+        if (lower < c && ord->level_shift[lower] + blocks > ord->level_shift[c])
+          ord->level_shift[c] = ord->level_shift[lower] + blocks;
+      }
+    }
+  return CC_OK;
+}
+
 cc_err cc_ordering_create_cmrcm(const cc_graph *g, int colors, cc_ordering *ord)
 {
   const int n    = g->n;
@@ -113,11 +146,13 @@ cc_err cc_ordering_create_cmrcm(const cc_graph *g, int colors, cc_ordering *ord)
 
   /* RCM: reversed level r = L-1-l, nodes of a level reversed; color c = levels r = c (mod K) */
   CC_CALL(cc_malloc((size_t)K + 1, sizeof(int), &ord->color_ptr));
+  CC_CALL(cc_malloc((size_t)L, sizeof(int), &ord->level_first));
   int next = 0;
   for (int c = 0; c < K; c++) {
     ord->color_ptr[c] = next;
     for (int r = c; r < L; r += K) {
-      int l = L - 1 - r;
+      int l               = L - 1 - r;
+      ord->level_first[r] = next;
       for (int p = w.lev_ptr[l + 1] - 1; p >= w.lev_ptr[l]; p--) {
         int v                 = w.lev_nodes[p];
         ord->old_of_new[next] = v;
@@ -128,6 +163,8 @@ cc_err cc_ordering_create_cmrcm(const cc_graph *g, int colors, cc_ordering *ord)
   ord->color_ptr[K] = next;
   ord->n_colors     = K;
   ord->n_levels     = L;
+  CC_CALL(cmrcm_level_order(ord));
+  CC_CALL(cmrcm_level_shift(ord, has_diff));
   cc_free(&w.level);
   cc_free(&w.lev_nodes);
   cc_free(&w.lev_ptr);

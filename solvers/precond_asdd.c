@@ -103,11 +103,11 @@ cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
   for (int64_t i = 0; i < n; i++) t[i] = w[i] = 0.0; /* first touch as in apply */
   for (int64_t i = n; i < n_all; i++) t[i] = w[i] = 0.0;
   if (params->precision == CC_PRECISION_SINGLE) /* float blocks, residual too */
-    CC_CALL(cc_sgs_setup_single(a, params->ordering, comm, &ctx->sgs));
+    CC_CALL(cc_sgs_setup_single(a, params->ordering, params->sweep_chunk_rows, comm, &ctx->sgs));
   else
-    CC_CALL(cc_sgs_setup(a, params->ordering, comm, &ctx->sgs));
+    CC_CALL(cc_sgs_setup(a, params->ordering, params->sweep_chunk_rows, comm, &ctx->sgs));
   const int64_t vectors = 2 * n_all * (int64_t)sizeof(double); /* t, w */
   pc->bytes             = cc_sgs_bytes(&ctx->sgs) + vectors;
-  pc->bytes_double      = cc_sgs_bytes_double(a, ctx->sgs.n_colors) + vectors;
+  pc->bytes_double      = cc_sgs_bytes_double(a, ctx->sgs.n_colors, ctx->sgs.n_steps) + vectors;
   return CC_OK;
 }

@@ -124,26 +124,7 @@ void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z
     }
     return;
   }
-  const int nc  = s->n_colors;
-  const int *cp = s->color_ptr;
-  /* One parallel region for the pair. Rows of one color are independent, so each color is a
-   * static worksharing loop (same partition as the first touch in cc_sgs_setup); the implied
-   * barrier orders the colors. The master thread (= MPI's main thread under FUNNELED) polls. */
-#pragma omp parallel
-  {
-    for (int c = 0; c < nc; c++) {
-#pragma omp for schedule(static)
-      for (int i = cp[c]; i < cp[c + 1]; i++) sgs_forward_row_inplace(s, i, r, z);
-#pragma omp master
-      cc_exec_poll(ex);
-    }
-    for (int c = nc - 1; c >= 0; c--) {
-#pragma omp for schedule(static)
-      for (int i = cp[c]; i < cp[c + 1]; i++) sgs_backward_row_inplace(s, i, z);
-#pragma omp master
-      cc_exec_poll(ex);
-    }
-  }
+  cc_sgs_sweep(s, ex, r, z, sgs_forward_row_inplace, sgs_backward_row_inplace);
 }
 
 cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z)
@@ -216,7 +197,8 @@ static int sgs_fill_row(const cc_bcrs *a, cc_sgs *s, int64_t i)
   return 0;
 }
 
-cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm, cc_sgs *s)
+cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
+                    const cc_comm_table *comm, cc_sgs *s)
 {
   memset(s, 0, sizeof *s);
   const int n  = a->n_rows;
@@ -238,6 +220,7 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_tabl
   if (s->n_colors > 0) {
     /* multicolor: the sweeps read a in place; only D^-1, first-touched per color like the sweeps */
     s->a = a;
+    CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
     CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
     CC_CALL(cc_block3_invert_diagonal(a, s->n_colors, s->color_ptr, ord, comm, s->dinv));
     return CC_OK;
@@ -278,6 +261,7 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_tabl
 void cc_sgs_free(cc_sgs *s)
 {
   cc_free(&s->color_ptr);
+  cc_free(&s->steps);
   cc_free(&s->l_ptr);
   cc_free(&s->l_col);
   cc_free(&s->l_val);
@@ -294,7 +278,7 @@ void cc_sgs_free(cc_sgs *s)
 int64_t cc_sgs_bytes(const cc_sgs *s)
 {
   const int64_t n = s->n, nl = s->l_ptr ? s->l_ptr[n] : 0, nu = s->u_ptr ? s->u_ptr[n] : 0;
-  int64_t bytes = ((int64_t)s->n_colors + 1) * (int64_t)sizeof(int);
+  int64_t bytes = ((int64_t)s->n_colors + 1 + 2 * (int64_t)s->n_steps) * (int64_t)sizeof(int);
   if (s->l_ptr) bytes += 2 * (n + 1) * (int64_t)sizeof(int64_t);        /* l_ptr, u_ptr */
   bytes += (nl + nu) * (int64_t)(sizeof(int32_t) + 9 * sizeof(double)); /* sequential copies */
   bytes += (s->dinv ? 9 * n : 0) * (int64_t)sizeof(double);
@@ -304,10 +288,11 @@ int64_t cc_sgs_bytes(const cc_sgs *s)
   return bytes;
 }
 
-int64_t cc_sgs_bytes_double(const cc_bcrs *a, int n_colors)
+int64_t cc_sgs_bytes_double(const cc_bcrs *a, int n_colors, int n_steps)
 {
   const int64_t n = a->n_rows;
-  int64_t bytes = ((int64_t)n_colors + 1) * (int64_t)sizeof(int) + 9 * n * (int64_t)sizeof(double);
+  int64_t bytes   = ((int64_t)n_colors + 1 + 2 * (int64_t)n_steps) * (int64_t)sizeof(int) +
+                  9 * n * (int64_t)sizeof(double);
   if (n_colors > 0) return bytes; /* D^-1 only: the sweeps read a in place */
   int64_t nlu = 0; /* sequential: copies of the internal L and U, and D^-1 backwards */
   for (int64_t i = 0; i < n; i++) {
@@ -348,10 +333,10 @@ cc_err cc_precond_create_sgs(const cc_precond_params *params, const cc_bcrs *a,
   pc->apply   = sgs_apply;
   pc->destroy = sgs_destroy;
   if (params->precision == CC_PRECISION_SINGLE)
-    CC_CALL(cc_sgs_setup_single(a, params->ordering, comm, s));
+    CC_CALL(cc_sgs_setup_single(a, params->ordering, params->sweep_chunk_rows, comm, s));
   else
-    CC_CALL(cc_sgs_setup(a, params->ordering, comm, s));
+    CC_CALL(cc_sgs_setup(a, params->ordering, params->sweep_chunk_rows, comm, s));
   pc->bytes        = cc_sgs_bytes(s);
-  pc->bytes_double = cc_sgs_bytes_double(a, s->n_colors);
+  pc->bytes_double = cc_sgs_bytes_double(a, s->n_colors, s->n_steps);
   return CC_OK;
 }

@@ -140,23 +140,7 @@ void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, do
     }
     return;
   }
-  const int nc  = s->n_colors;
-  const int *cp = s->color_ptr;
-#pragma omp parallel
-  {
-    for (int c = 0; c < nc; c++) {
-#pragma omp for schedule(static)
-      for (int i = cp[c]; i < cp[c + 1]; i++) sgsf_forward_row(s, i, r, z);
-#pragma omp master
-      cc_exec_poll(ex);
-    }
-    for (int c = nc - 1; c >= 0; c--) {
-#pragma omp for schedule(static)
-      for (int i = cp[c]; i < cp[c + 1]; i++) sgsf_backward_row(s, i, z);
-#pragma omp master
-      cc_exec_poll(ex);
-    }
-  }
+  cc_sgs_sweep(s, ex, r, z, sgsf_forward_row, sgsf_backward_row);
 }
 
 /* t_i = r_i - sum_j A_f,ij z_j for the rows rows[begin..end) (rows NULL: rows begin..end-1): lower
@@ -236,8 +220,8 @@ static double sgsf_unscale(int64_t n, const double *v)
   return vmax > 0.0 ? ldexp(1.0, e) : 1.0;
 }
 
-cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm,
-                           cc_sgs *s)
+cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
+                           const cc_comm_table *comm, cc_sgs *s)
 {
   memset(s, 0, sizeof *s);
   const int n  = a->n_rows;
@@ -258,6 +242,7 @@ cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, const cc_co
   CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));
   s->color_ptr[0] = 0;
   for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
+  CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
 
   CC_CALL(cc_malloc(9 * (size_t)a->n_blocks, sizeof(float), &s->val_f));
   if (a->l_ptr) CC_CALL(cc_malloc(9 * (size_t)a->l_ptr[n], sizeof(float), &s->l_val_f));

@@ -25,6 +25,7 @@
 #define CC_CHOICE_NONE (-1)
 enum { CC_TIMING_OFF, CC_TIMING_ON };
 enum { CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON };
+enum { CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON };
 #define CC_MAX_OPTIONS 96 /* entries of the option table (src/options.c) */
 
 /* One parameter struct with defaults (conventions item 9); echoed into the report. */
@@ -73,6 +74,8 @@ typedef struct {
   int roofline; /* triad before and after each solve; the solves report roofline_fraction */
   char options_file[CC_PATH_MAX];
   int halo_overlap; /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
+  int level_order;  /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
+  int sweep_chunk_rows; /* rows per chunk of CM-RCM levels in the SGS sweeps (0: built-in) */
   unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
 } cc_options;
 

@@ -26,6 +26,7 @@ typedef enum {
   CHOICES_CHECKPOINT, /* cc_io_backend_name() (built backends only), or CC_CHOICE_NONE */
   CHOICES_TIMING,     /* CC_TIMING_OFF, CC_TIMING_ON */
   CHOICES_OVERLAP,    /* CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON */
+  CHOICES_LEVELS,     /* CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON */
   CHOICES_PRECISION   /* cc_precision_list (cc_precision) */
 } choice_list;
 
@@ -49,6 +50,10 @@ static const cc_mode_kind timing_list[] = {
 static const cc_mode_kind halo_overlap_list[] = {
     [CC_HALO_OVERLAP_OFF] = {"off", "wait for the whole halo before any row"},
     [CC_HALO_OVERLAP_ON]  = {"on", "interior rows while the halo messages fly, then the others"},
+};
+static const cc_mode_kind level_order_list[] = {
+    [CC_LEVEL_ORDER_OFF] = {"off", "SpMV by ascending rows, SGS sweeps color by color (Nakajima)"},
+    [CC_LEVEL_ORDER_ON]  = {"on", "cm-rcm: SpMV level by level, SGS sweeps in chunks of levels"},
 };
 #define LIST_LENGTH(list) ((int)(sizeof list / sizeof list[0]))
 
@@ -94,6 +99,10 @@ static const char *choice_name(choice_list list, int i, const char **description
   case CHOICES_OVERLAP:
     if (i < LIST_LENGTH(halo_overlap_list))
       name = halo_overlap_list[i].name, text = halo_overlap_list[i].description;
+    break;
+  case CHOICES_LEVELS:
+    if (i < LIST_LENGTH(level_order_list))
+      name = level_order_list[i].name, text = level_order_list[i].description;
     break;
   case CHOICES_PRECISION:
     if (i < CC_PRECISION_COUNT)
@@ -212,6 +221,11 @@ static const opt_spec option_table[] = {
      "STREAM triad (arrays 4x the LLC per node) before and after each solve: roofline_fraction"},
     {"halo-overlap", OPT_CHOICE, OFF(halo_overlap), "on", CHOICES_OVERLAP,
      "hide SpMV's and ASDD's halo exchange behind the rows that need no halo value"},
+    {"level-order", OPT_CHOICE, OFF(level_order), "on", CHOICES_LEVELS,
+     "visit CM-RCM's rows level by level where the order is free (same bits; keeps the vectors a "
+     "row reads in cache)"},
+    {"sweep-chunk-rows", OPT_INT, OFF(sweep_chunk_rows), "0", CHOICES_NONE,
+     "--level-order on: rows per chunk of levels in the SGS sweeps (0 = 65536)"},
     {"analytic-tol", OPT_DOUBLE, OFF(analytic_tol), "1e-6", CHOICES_NONE,
      "built-in check: max relative error against the analytic solution"},
     {"memory-fraction", OPT_DOUBLE, OFF(memory_fraction), "0.8", CHOICES_NONE,
@@ -644,6 +658,8 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   CC_CHECK(opts->replace_every >= 0, CC_ERR_ARG, "--replace-every %d must be >= 0",
            opts->replace_every);
   CC_CHECK(opts->colors >= 2, CC_ERR_ARG, "--colors %d must be >= 2", opts->colors);
+  CC_CHECK(opts->sweep_chunk_rows >= 0, CC_ERR_ARG, "--sweep-chunk-rows %d must be >= 0",
+           opts->sweep_chunk_rows);
   CC_CHECK(opts->asdd_iters >= 1, CC_ERR_ARG, "--asdd-iters %d must be >= 1", opts->asdd_iters);
   CC_CHECK(opts->precond_precision == CC_PRECISION_DOUBLE ||
                cc_precond_list[opts->precond].has_single,

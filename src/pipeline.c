@@ -357,7 +357,8 @@ cc_err cc_run_pipeline(cc_run *run)
   snprintf(run->ordering_used, sizeof run->ordering_used, "%s", ord.kind);
   run->colors_used = ord.n_colors;
   /* rows reading no halo column run while the halo messages fly (--halo-overlap on) */
-  PIPELINE_CALL(cc_bcrs_classify_rows(&a));
+  PIPELINE_CALL(
+      cc_bcrs_classify_rows(&a, opts->level_order == CC_LEVEL_ORDER_ON ? ord.level_order : NULL));
   cc_stat boundary;
   PIPELINE_CALL(cc_stat_reduce(
       comm, a.n_rows > 0 ? (double)(a.n_rows - a.n_interior) / a.n_rows : 0.0, &boundary));
@@ -367,11 +368,13 @@ cc_err cc_run_pipeline(cc_run *run)
   PIPELINE_CALL(stop_requested(run, comm));
   if (run->interrupted) goto finish;
   cc_stage(run, "setup: preconditioner %s", cc_precond_list[opts->precond].name);
-  cc_precond_params pparams = {.name       = cc_precond_list[opts->precond].name,
-                               .asdd_iters = opts->asdd_iters,
-                               .ordering   = &ord,
-                               .precision  = (cc_precision)opts->precond_precision};
-  tok                       = cc_timer_start(timers, CC_T_SETUP);
+  cc_precond_params pparams = {
+      .name             = cc_precond_list[opts->precond].name,
+      .asdd_iters       = opts->asdd_iters,
+      .ordering         = &ord,
+      .precision        = (cc_precision)opts->precond_precision,
+      .sweep_chunk_rows = opts->level_order == CC_LEVEL_ORDER_ON ? opts->sweep_chunk_rows : -1};
+  tok = cc_timer_start(timers, CC_T_SETUP);
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
   cc_timer_stop(timers, tok);
   PIPELINE_CALL(precond_memory(run, pc, comm));

@@ -55,3 +55,9 @@ endif()
 cc_add_unit(test_precond_split test_precond_split.c)
 cc_add_mpi_test(NAME precond_split RANKS 1 2 THREADS 2 ENV OMP_WAIT_POLICY=passive
                 COMMAND $<TARGET_FILE:test_precond_split>)
+
+# CM-RCM's level order (issue 15): sweeps in chunks of levels and SpMV rows by level give bitwise
+# the vectors of the color-by-color sweep and ascending rows; a schedule without shifts is refused.
+cc_add_unit(test_precond_schedule test_precond_schedule.c)
+cc_add_mpi_test(NAME precond_schedule RANKS 1 2 4 THREADS 2 ENV OMP_WAIT_POLICY=passive
+                COMMAND $<TARGET_FILE:test_precond_schedule>)

@@ -80,7 +80,7 @@ static void test_spmv(tk_problem *p, const char *kind)
   TEST_CALL(cc_calloc((size_t)n_all, sizeof(double), &r_split));
   TEST_CALL(cc_calloc((size_t)n_all, sizeof(double), &r_plain));
 
-  TEST_CALL(cc_bcrs_classify_rows(a));
+  TEST_CALL(cc_bcrs_classify_rows(a, NULL));
   check_classes(a, kind);
   cc_timers tm;
   cc_timers_init(&tm, 0);
@@ -141,7 +141,7 @@ static void test_precond_solve(tk_problem *p, const cc_ordering *ord, const char
   cc_timers tm[2];
   for (int on = 0; on < 2; on++) {
     if (on)
-      TEST_CALL(cc_bcrs_classify_rows(a));
+      TEST_CALL(cc_bcrs_classify_rows(a, NULL));
     else
       cc_bcrs_unclassify_rows(a);
     TEST_CALL(cc_calloc((size_t)n_all, sizeof(double), &z[on]));

@@ -122,7 +122,7 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
 
   /* ASDD's float residual t = r - A_f z against the double one, z's halo exchanged */
   cc_sgs s;
-  TEST_CALL(cc_sgs_setup_single(a, ord, comm, &s));
+  TEST_CALL(cc_sgs_setup_single(a, ord, 0, comm, &s));
   memcpy(zd, y, (size_t)na * sizeof(double));
   TEST_CALL(cc_halo_exchange(comm, zd));
   cc_spmv_local(NULL, a, zd, z2);
