@@ -31,7 +31,9 @@ typedef struct { /* request, done and reply messages (MPI_BYTE) */
   int64_t page;
   uint64_t len;
   uint32_t crc;
-  int32_t status, source, from, pad;
+  int32_t status, source, from;
+  uint32_t sent_crc; /* reply to a get whose page was sent as a message: the owner's verdict, the
+                        CRC32C of the slot it sent (crc is the directory's) */
 } gas_msg;
 
 typedef struct {
@@ -83,6 +85,14 @@ struct cc_gas {
     bool busy;
   } out[GAS_OUT_MAX];
   int n_out;
+  /* pages served as messages: MPI_Isend from a slot, which stays pinned until the send completes
+   * (the requester's done message may overtake the completion of the send) */
+  struct gas_page_out {
+    MPI_Request req;
+    int slot;
+    bool busy;
+  } page_out[GAS_OUT_MAX];
+  int n_page_out;
 };
 
 #define GAS_IN_FLIGHT 32 /* page requests a handle keeps outstanding */
@@ -607,7 +617,7 @@ static void unpin(cc_gas *gas, int s)
 }
 
 /* ---- owner: the request handler -------------------------------------------------------------- */
-/* Complete the synchronous sends that have been matched; with wait, all of them (serving). */
+/* Complete the sends that have been matched: done / drop messages, and pages served (unpinned). */
 static cc_err reap_sends(cc_gas *gas)
 {
   for (int i = 0; gas->n_out > 0 && i < GAS_OUT_MAX; i++)
@@ -616,6 +626,52 @@ static cc_err reap_sends(cc_gas *gas)
       CC_MPI(MPI_Test(&gas->out[i].req, &flag, MPI_STATUS_IGNORE));
       if (flag) gas->out[i].busy = false, gas->n_out--;
     }
+  for (int i = 0; gas->n_page_out > 0 && i < GAS_OUT_MAX; i++)
+    if (gas->page_out[i].busy) {
+      int flag;
+      CC_MPI(MPI_Test(&gas->page_out[i].req, &flag, MPI_STATUS_IGNORE));
+      if (flag) gas->page_out[i].busy = false, gas->n_page_out--, unpin(gas, gas->page_out[i].slot);
+    }
+  return CC_OK;
+}
+
+/* Slot s stays pinned until its send req completes; with every entry in use, wait for one (each
+ * requester posted its receive in advance: the sends complete as the requesters poll). */
+static cc_err track_page_send(cc_gas *gas, MPI_Request req, int s)
+{
+  while (gas->n_page_out == GAS_OUT_MAX) {
+    CC_CALL(reap_sends(gas));
+    if (gas->n_page_out == GAS_OUT_MAX) sched_yield();
+  }
+  for (int i = 0; i < GAS_OUT_MAX; i++)
+    if (!gas->page_out[i].busy) {
+      gas->page_out[i] = (struct gas_page_out){.req = req, .slot = s, .busy = true};
+      gas->slot[s].pins++;
+      gas->n_page_out++;
+      return CC_OK;
+    }
+  CC_FAIL(CC_ERR_IO, "no free page send slot although %d of %d are in flight", gas->n_page_out,
+          GAS_OUT_MAX);
+}
+
+/* Messages path: a get's page leaves as soon as the request is handled, as MPI_Isend into the
+ * receive the requester posted in advance (an empty message when it is not the owner's to send).
+ * While the requester's core pulls it (ch4:ucx rendezvous: the receiver copies), this core checks
+ * the slot against the directory's CRC32C -- MPI-3 allows reading a pending send's buffer -- and
+ * the answer, sent next, carries the verdict: copy and CRC32C overlap instead of following one
+ * another on the requester. The CRC guards the page at rest (DRAM, SSD); the wire is MPI's. */
+static cc_err serve_page(cc_gas *gas, int dest, int tag, gas_msg *reply)
+{
+  bool ours = reply->status == GR_OK && (reply->from == FROM_DRAM || reply->from == FROM_SSD);
+  if (!ours) {
+    CC_MPI(MPI_Send(NULL, 0, MPI_BYTE, dest, TAG_GET_DATA(tag), gas->comm));
+    return CC_OK;
+  }
+  const char *page = slot_ptr(gas, reply->slot);
+  MPI_Request req;
+  CC_MPI(MPI_Isend(page, (int)reply->len, MPI_BYTE, dest, TAG_GET_DATA(tag), gas->comm, &req));
+  CC_CALL(track_page_send(gas, req, reply->slot));
+  reply->sent_crc = cc_io_crc32c(0, page, reply->len);
   return CC_OK;
 }
 
@@ -764,7 +820,7 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
 
 cc_err cc_gas_progress(cc_gas *gas)
 {
-  if (gas->n_out) CC_CALL(reap_sends(gas));
+  if (gas->n_out || gas->n_page_out) CC_CALL(reap_sends(gas));
   for (;;) {
     int flag;
     MPI_Status st;
@@ -774,23 +830,20 @@ cc_err cc_gas_progress(cc_gas *gas)
     CC_MPI(MPI_Recv(&m, (int)sizeof m, MPI_BYTE, st.MPI_SOURCE, TAG_REQ, gas->comm,
                     MPI_STATUS_IGNORE));
     CC_CALL(handle(gas, &m, st.MPI_SOURCE, &reply));
+    if (m.type == M_GET_REQ && two_sided(gas, st.MPI_SOURCE))
+      CC_CALL(serve_page(gas, st.MPI_SOURCE, m.reply_tag, &reply));
     if (m.type == M_PUT_REQ || m.type == M_GET_REQ)
       CC_CALL(send_msg(gas, st.MPI_SOURCE, &reply, m.reply_tag));
-    if (m.type == M_GET_REQ && two_sided(gas, st.MPI_SOURCE)) {
-      /* the page itself, or nothing when it is not ours to send; the receive is posted, so
-       * this blocking send completes without the requester */
-      bool ours = reply.status == GR_OK && (reply.from == FROM_DRAM || reply.from == FROM_SSD);
-      CC_MPI(MPI_Send(ours ? slot_ptr(gas, reply.slot) : NULL, ours ? (int)reply.len : 0, MPI_BYTE,
-                      st.MPI_SOURCE, TAG_GET_DATA(m.reply_tag), gas->comm));
-    }
   }
 }
 
 cc_err cc_gas_barrier(cc_gas *gas)
 {
-  while (gas->n_out > 0) { /* our done messages received (and handled) before the barrier */
+  /* our done messages received (and handled) and the pages we served sent before the barrier:
+   * no slot stays pinned past it */
+  while (gas->n_out > 0 || gas->n_page_out > 0) {
     CC_CALL(cc_gas_progress(gas));
-    if (gas->n_out > 0) sched_yield();
+    if (gas->n_out > 0 || gas->n_page_out > 0) sched_yield();
   }
   MPI_Request req;
   CC_MPI(MPI_Ibarrier(gas->comm, &req));
@@ -922,10 +975,10 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
   char *dest            = r->len == op->len || mapped ? op->buf : gas->scratch;
   const char *page_data = dest; /* the whole page, for a cooperative copy */
   uint32_t crc;
-  if (received) { /* the owner sent it */
+  if (received) { /* the owner sent it and checked its slot while it was copied: its verdict */
     dest      = op->tmp ? op->tmp : op->buf;
     page_data = dest;
-    crc       = cc_io_crc32c(0, dest, r->len);
+    crc       = r->sent_crc;
   } else if (mapped) { /* buf <- slot and the CRC32C in one pass (the rest of a longer page: CRC
                           only) */
     CC_MPI(MPI_Win_sync(gas->win)); /* the owner's (or remote puts') stores visible here */
