@@ -20,11 +20,13 @@
  * the highest, 16 + 3 x 10000, stays below the MPI_TAG_UB every MPI library gives (32767) */
 #define TAG_GET_DATA(tag) ((tag) + TAG_REPLY_COUNT)
 #define TAG_PUT_DATA(tag) ((tag) + 2 * TAG_REPLY_COUNT)
-/* a page served as messages goes in GAS_WIRE_PARTS equal parts (one for pages below 4 x 4 KiB),
- * one tag: MPI matches them in order with the requester's receives. Parts let the owner send the
- * first ones while it still reads the others from its SSD; at 4 MB, 4 parts cost the same as one
- * message (probe: 0.34 ms either way across 2 emulated nodes) */
+/* a page served as messages goes in GAS_WIRE_PARTS equal parts, one tag: MPI matches them in
+ * order with the requester's receives. Parts let the owner send the first ones while it still
+ * reads the others from its SSD (in 1 MiB requests), so only pages of 4 x GAS_WIRE_MIN_PART and
+ * more are cut: at 4 MB 4 parts cost the same as one message (probe: 0.34 ms either way across 2
+ * emulated nodes), at 64 KiB 4 parts of 16 KiB lost 15-30% of a DRAM hit's bandwidth */
 #define GAS_WIRE_PARTS 4
+#define GAS_WIRE_MIN_PART ((size_t)512 << 10)
 
 enum { M_PUT_REQ = 1, M_PUT_DONE, M_GET_REQ, M_GET_DONE, M_DROP };
 enum { GR_OK = 0, GR_BUSY, GR_UNWRITTEN };
@@ -367,7 +369,7 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
   gas->p              = *p;
   gas->pages_per_rank = pages_per_rank;
   gas->n_slots        = (int)(p->dram_bytes / p->page_bytes);
-  gas->wire_parts     = p->page_bytes >= GAS_WIRE_PARTS * CC_GAS_MIN_PAGE ? GAS_WIRE_PARTS : 1;
+  gas->wire_parts     = p->page_bytes >= GAS_WIRE_PARTS * GAS_WIRE_MIN_PART ? GAS_WIRE_PARTS : 1;
   gas->wire_part      = p->page_bytes / (size_t)gas->wire_parts;
   gas->next_tag       = 0;
   gas->win            = MPI_WIN_NULL;

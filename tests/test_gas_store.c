@@ -6,10 +6,11 @@
  *   coop DIR     (>= 3 ranks) a copy cached by one rank serves another after the owner evicted it
  *   race DIR     rounds of gets each followed at once by a collective eviction (no pin left)
  *   corrupt DIR  a page flipped in the owner's DRAM is refused naming page and owner
- *   exact DIR    put then get of pages ending inside a page (and inside a part of one on the wire):
- *                the exact bytes come back, from DRAM and from the SSD, nothing past them is
- *                written, the owner's directory holds the CRC32C of exactly those bytes; a byte
- *                flipped in a page its owner has just read from the SSD is refused
+ *   exact DIR    put then get of pages (2 MiB: 4 parts on the wire across nodes) ending inside a
+ *                page and inside a part: the exact bytes come back, from DRAM and from the SSD,
+ *                nothing past them is written, the owner's directory holds the CRC32C of exactly
+ *                those bytes; a byte flipped in a page its owner has just read from the SSD is
+ *                refused
  *   errors DIR   page size / DRAM budget / O_DIRECT refused / capacity: clear errors */
 #include "cc_gas.h"
 #include "cc_io.h"
@@ -279,9 +280,12 @@ static void test_corrupt(const char *dir)
 }
 
 /* Every home page i holds exact_len[i] bytes: inside the first 4 KiB, one whole part of a page sent
- * as messages (PAGE / 4), one byte more, inside the last part, one byte short, the whole page. */
-static const size_t exact_len[] = {1000,     PAGE / 4, PAGE / 4 + 1, 3 * (PAGE / 4) + 5,
-                                   PAGE - 1, PAGE};
+ * as messages (EXACT_PAGE / 4), one byte more, inside the last part, one byte short, a whole page.
+ * The pages are large enough to go in parts (gas_store.c: GAS_WIRE_MIN_PART). */
+#define EXACT_PAGE ((size_t)2 << 20)
+#define EXACT_PART (EXACT_PAGE / 4)
+static const size_t exact_len[] = {1000,           EXACT_PART, EXACT_PART + 1, 3 * EXACT_PART + 5,
+                                   EXACT_PAGE - 1, EXACT_PAGE};
 #define EXACT_P ((int64_t)(sizeof exact_len / sizeof exact_len[0]))
 
 /* Every rank reads every page back; bytes past the page's length stay as they were. */
@@ -289,14 +293,14 @@ static void exact_read_all(cc_gas *gas, unsigned char *got, const char *from)
 {
   for (int k = 0; k < size; k++)
     for (int64_t i = 0; i < EXACT_P; i++) {
-      int64_t offset = (((rank + k) % size) * EXACT_P + i) * PAGE;
+      int64_t offset = (((rank + k) % size) * EXACT_P + i) * (int64_t)EXACT_PAGE;
       size_t n       = exact_len[i];
-      memset(got, 0xee, PAGE + 1);
+      memset(got, 0xee, EXACT_PAGE + 1);
       TEST_CALL(cc_gas_get(gas, offset, got, n));
       int bad = mismatches(got, offset, n, 7), past = 0;
-      for (size_t b = n; b <= PAGE; b++) past += got[b] != 0xee;
+      for (size_t b = n; b <= EXACT_PAGE; b++) past += got[b] != 0xee;
       TEST_EXPECT(bad == 0 && past == 0, "%s: page %lld (%zu bytes): %d wrong, %d written past it",
-                  from, (long long)(offset / PAGE), n, bad, past);
+                  from, (long long)(offset / (int64_t)EXACT_PAGE), n, bad, past);
     }
 }
 
@@ -308,7 +312,7 @@ static void exact_check_directory(cc_gas *gas, unsigned char *buf)
     size_t len;
     if (!cc_gas_page_crc(gas, g, &crc, &len)) continue;
     size_t n = exact_len[g % EXACT_P];
-    fill(buf, g * PAGE, n, 7);
+    fill(buf, g * (int64_t)EXACT_PAGE, n, 7);
     TEST_EXPECT(len == n && crc == cc_io_crc32c(0, buf, n),
                 "page %lld: the directory says %zu bytes, CRC32C %08x; %zu were put, CRC32C %08x",
                 (long long)g, len, crc, n, cc_io_crc32c(0, buf, n));
@@ -319,11 +323,13 @@ static void test_exact(const char *dir)
 {
   cc_gas_params p;
   params(dir, 2 * EXACT_P, false, &p);
+  p.page_bytes = EXACT_PAGE;
+  p.dram_bytes = 2 * EXACT_P * EXACT_PAGE;
   cc_gas *gas;
   TEST_CALL(cc_gas_create(MPI_COMM_WORLD, &p, EXACT_P, &gas));
-  unsigned char *buf = malloc(PAGE + 1), *got = malloc(PAGE + 1);
+  unsigned char *buf = malloc(EXACT_PAGE + 1), *got = malloc(EXACT_PAGE + 1);
   for (int64_t i = 0; i < EXACT_P; i++) { /* one put per page: each ends where its length says */
-    int64_t offset = ((int64_t)rank * EXACT_P + i) * PAGE;
+    int64_t offset = ((int64_t)rank * EXACT_P + i) * (int64_t)EXACT_PAGE;
     fill(buf, offset, exact_len[i], 7);
     TEST_CALL(cc_gas_put(gas, offset, buf, exact_len[i]));
   }
@@ -345,7 +351,7 @@ static void test_exact(const char *dir)
   setenv("CUBECG_IO_INJECT", "gas-corrupt", 1); /* before the barrier, as in test_corrupt */
   TEST_CALL(cc_gas_barrier(gas));
   int64_t page = (int64_t)rank * EXACT_P + 3;
-  cc_err err   = cc_gas_get(gas, page * PAGE, got, exact_len[3]);
+  cc_err err   = cc_gas_get(gas, page * (int64_t)EXACT_PAGE, got, exact_len[3]);
   char want[128];
   snprintf(want, sizeof want, "page %lld from owner %d is corrupt (read from its SSD)",
            (long long)page, cc_gas_owner(gas, page));
