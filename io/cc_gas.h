@@ -38,15 +38,15 @@
  *   messages into receives posted in advance, because MPICH's ch4:ucx emulates RMA with active
  *   messages when it has no zero-copy transport (in containers that block process_vm_readv), and
  *   then every fragment of an MPI_Get waits for the target's progress (measured: 10x slower than
- *   MPI_Send at 4 MB). A page served goes in up to 4 parts (one tag, matched in order), sent as
- *   soon as the owner has handled the request and before its answer; for an SSD miss the owner
- *   reads the page then and sends each part as soon as the read has passed it. For a put the
- *   owner posts the receive into the slot before answering, and the writer sends the page and
- *   computes its CRC32C while the owner's core copies it (ch4:ucx's rendezvous: the receiver
- *   copies; MPI-3 lets a pending send's buffer be read). A cooperative copy is read with MPI_Get
- *   + MPI_Win_flush (one MPI_Win_lock_all epoch for the store's lifetime). Pages handed out are
- *   pinned until the requester's done message and, across nodes, until the owner's sends of
- *   them have completed, so they are never evicted or overwritten under a transfer.
+ *   MPI_Send at 4 MB). A page served goes as soon as the owner has handled the request, before
+ *   its answer, in 4 parts (one tag, matched in order) when pages are 2 MiB or more; for an SSD
+ *   miss the owner reads the page then and sends each part as soon as the read has passed it.
+ *   For a put the owner posts the receive into the slot before answering, and the writer sends
+ *   the page and computes its CRC32C while the owner's core copies it (ch4:ucx's rendezvous: the
+ *   receiver copies; MPI-3 lets a pending send's buffer be read). A cooperative copy is read with
+ *   MPI_Get + MPI_Win_flush (one MPI_Win_lock_all epoch for the store's lifetime). Pages handed
+ *   out are pinned until the requester's done message and, across nodes, until the owner's sends
+ *   of them have completed, so they are never evicted or overwritten under a transfer.
  * - Who services requests: the owner, from *polling* inside the store's own calls (every
  *   cc_gas_* call that waits, cc_gas_progress, cc_gas_barrier) -- GASNet's active-message handler
  *   run from progress calls, not a service thread. Why: cubecg's driver asks for
