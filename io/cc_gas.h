@@ -34,15 +34,19 @@
  *   owner, which answers, in this order: its DRAM slot (dram-hit), a rank listed as holding a
  *   copy (coop-hit, when params.coop), else it reads the page from its SSD into a slot first
  *   (ssd-miss, O_DIRECT straight into the slot). How the page moves (cc_gas_data_path): on one
- *   node by load/store through the shared window, copy and CRC32C in one pass; across nodes as a
- *   message into a receive posted in advance (the owner sends a served page right after its
- *   answer; for a put it posts the receive into the slot before answering), because MPICH's
- *   ch4:ucx emulates RMA with active messages when it has no zero-copy transport (in containers
- *   that block process_vm_readv), and then every fragment of an MPI_Get waits for the target's
- *   progress (measured: 10x slower than MPI_Send at 4 MB); a cooperative copy is read with
+ *   node by load/store through the shared window, copy and CRC32C in one pass; across nodes as
+ *   messages into receives posted in advance, because MPICH's ch4:ucx emulates RMA with active
+ *   messages when it has no zero-copy transport (in containers that block process_vm_readv), and
+ *   then every fragment of an MPI_Get waits for the target's progress (measured: 10x slower than
+ *   MPI_Send at 4 MB). A page served goes as soon as the owner has handled the request, before
+ *   its answer, in 4 parts (one tag, matched in order) when pages are 2 MiB or more; for an SSD
+ *   miss the owner reads the page then and sends each part as soon as the read has passed it.
+ *   For a put the owner posts the receive into the slot before answering, and the writer sends
+ *   the page and computes its CRC32C while the owner's core copies it (ch4:ucx's rendezvous: the
+ *   receiver copies; MPI-3 lets a pending send's buffer be read). A cooperative copy is read with
  *   MPI_Get + MPI_Win_flush (one MPI_Win_lock_all epoch for the store's lifetime). Pages handed
- *   out are pinned until the requester's done message, so they are never evicted under a
- *   transfer.
+ *   out are pinned until the requester's done message and, across nodes, until the owner's sends
+ *   of them have completed, so they are never evicted or overwritten under a transfer.
  * - Who services requests: the owner, from *polling* inside the store's own calls (every
  *   cc_gas_* call that waits, cc_gas_progress, cc_gas_barrier) -- GASNet's active-message handler
  *   run from progress calls, not a service thread. Why: cubecg's driver asks for
@@ -52,14 +56,20 @@
  *   thread made every solve ~2.2x slower); and the store's users (a checkpoint, the benchmark)
  *   are collective phases in which every rank is inside the store anyway. The price: an owner
  *   that computes without calling the store serves nobody (a get from it waits for its next call).
- * - Integrity. Every page carries a CRC32C computed by the writer; a get verifies it and refuses a
- *   corrupt page with an error naming the page and its owner (a cooperative copy that fails the
- *   check is dropped and the page fetched from its owner instead). The drain verifies each page
- *   before writing it to the SSD.
+ * - Integrity. Every page carries a CRC32C computed by the writer, recorded in the directory; it
+ *   guards the page at rest, in DRAM and on the SSD (the wire is MPI's). A get checks it and
+ *   refuses a corrupt page with an error naming the page and its owner. Who checks: on one node,
+ *   and for own pages, the requester in its copy pass; across nodes the owner, over its slot
+ *   while the requester copies the page out (an SSD miss: over each part as it is read), its
+ *   answer carrying the CRC32C it computed, which the requester compares with the directory's
+ *   once the page has landed -- the check overlaps the copy instead of following it. A
+ *   cooperative copy (MPI_Get) is checked by the requester; one that fails is dropped and the page
+ *   fetched from its owner instead. The drain verifies each page before writing it to the SSD.
  * - Collective calls (marked) must be made by every rank of the communicator. Errors one rank
  *   sees inside collective calls are agreed on.
  * - Test seams (CUBECG_IO_INJECT): "odirect-einval", "uring-eperm", "register-enomem" as for the
- *   uring backend; "gas-corrupt" flips a byte of every page the owner serves from DRAM.
+ *   uring backend; "gas-corrupt" flips a byte of the owner's DRAM copy of every page it serves
+ *   (after reading it from the SSD on a miss; a page served twice is flipped back).
  */
 #ifndef CC_GAS_H
 #define CC_GAS_H
@@ -127,8 +137,8 @@ int cc_gas_partner(const cc_gas *gas, int rank); /* owner of rank's home pages *
 int cc_gas_node(const cc_gas *gas, int rank);    /* node index of a rank */
 int cc_gas_n_nodes(const cc_gas *gas);
 /* How transfers move bytes: "shared-memory" (one node: load/store into a shared window, copy and
- * CRC32C in one pass) or "messages" (a page as MPI_Send into a receive posted in advance, then the
- * CRC32C; cooperative copies by MPI_Get + MPI_Win_flush). */
+ * CRC32C in one pass) or "messages" (a page as sends into receives posted in advance, the CRC32C
+ * computed meanwhile by the sender's core; cooperative copies by MPI_Get + MPI_Win_flush). */
 const char *cc_gas_data_path(const cc_gas *gas);
 size_t cc_gas_page_bytes(const cc_gas *gas);
 int64_t cc_gas_pages_per_rank(const cc_gas *gas);

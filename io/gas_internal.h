@@ -15,6 +15,14 @@ CC_WUR cc_err gas_ssd_open(const char *path, cc_io_mode mode, int queue_depth, b
                            gas_ssd **out);
 CC_WUR cc_err gas_ssd_write(gas_ssd *s, int64_t offset, const void *data, size_t n);
 CC_WUR cc_err gas_ssd_read(gas_ssd *s, int64_t offset, void *data, size_t n);
+/* gas_ssd_read handing the data over as it arrives: ready(ctx, bytes) is called each time the
+ * prefix [0, bytes) of data is complete, bytes growing, the last time with bytes == n, while the
+ * rest is still read (the store sends a page's first parts during the read of the others). An
+ * error from ready ends the read; requests still in flight are waited for by the next transfer or
+ * gas_ssd_close. */
+typedef cc_err (*gas_ssd_ready)(void *ctx, size_t bytes);
+CC_WUR cc_err gas_ssd_read_stream(gas_ssd *s, int64_t offset, void *data, size_t n,
+                                  gas_ssd_ready ready, void *ctx);
 CC_WUR cc_err gas_ssd_sync(gas_ssd *s);
 /* Closes the current file and opens path in the same mode, keeping the ring and its registered
  * buffers (a store kept across checkpoints moves to each checkpoint's page file). */

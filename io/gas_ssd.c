@@ -23,6 +23,7 @@ typedef struct {
   int64_t offset;
   char *dest; /* read: where the bytes go */
   size_t copy;
+  size_t end; /* where this request's bytes end in the caller's data; 0 once reported */
 } ssd_slot;
 
 struct gas_ssd {
@@ -123,24 +124,39 @@ static cc_err ssd_wait_all(gas_ssd *s)
   return CC_OK;
 }
 
+/* Wait for slot i; slots are waited for in submission order, so once its request is complete the
+ * caller's data is complete up to the request's end: tell ready (if any). */
+static cc_err ssd_wait_ordered(gas_ssd *s, int i, gas_ssd_ready ready, void *ctx)
+{
+  CC_CALL(ssd_wait_slot(s, i));
+  size_t end     = s->slot[i].end;
+  s->slot[i].end = 0;
+  if (ready && end > 0) CC_CALL(ready(ctx, end));
+  return CC_OK;
+}
+
 /* One pass over [offset, offset + n): chunk by chunk, nbuf in flight. Through the bounce buffers,
  * or, when data and n are multiples of 4096 (whole pages in the store's page-aligned slots), in
  * place: O_DIRECT straight between the slot and the disk (unregistered requests: the kernel pins
  * the slot's pages per request, cheaper than a bounce copy of every page). */
-static cc_err ssd_transfer(gas_ssd *s, int64_t offset, char *data, size_t n)
+static cc_err ssd_transfer(gas_ssd *s, int64_t offset, char *data, size_t n, gas_ssd_ready ready,
+                           void *ctx)
 {
   CC_CHECK(offset % SSD_ALIGN == 0, CC_ERR_ARG, "%s: offset %lld not a multiple of %d", s->path,
            (long long)offset, SSD_ALIGN);
   size_t padded = (n + SSD_ALIGN - 1) / SSD_ALIGN * SSD_ALIGN;
   bool in_place = (uintptr_t)data % SSD_ALIGN == 0 && n % SSD_ALIGN == 0;
   int next      = 0;
+  CC_CALL(ssd_wait_all(s)); /* a failed transfer may have left requests: none reported below */
+  for (int i = 0; i < s->nbuf; i++) s->slot[i].end = 0;
   for (size_t pos = 0; pos < padded; pos += s->chunk) {
     int i = next;
     next  = (next + 1) % s->nbuf;
-    CC_CALL(ssd_wait_slot(s, i));
+    CC_CALL(ssd_wait_ordered(s, i, ready, ctx));
     ssd_slot *sl = &s->slot[i];
     size_t len   = padded - pos < s->chunk ? padded - pos : s->chunk;
     size_t valid = n - pos < len ? n - pos : len;
+    sl->end      = pos + valid;
     sl->len      = len;
     sl->done     = 0;
     sl->offset   = offset + (int64_t)pos;
@@ -157,23 +173,31 @@ static cc_err ssd_transfer(gas_ssd *s, int64_t offset, char *data, size_t n)
     }
     CC_CALL(ssd_submit(s, i));
   }
-  CC_CALL(ssd_wait_all(s));
+  for (int k = 0; k < s->nbuf; k++) /* the oldest request first */
+    CC_CALL(ssd_wait_ordered(s, (next + k) % s->nbuf, ready, ctx));
   return CC_OK;
 }
 
 cc_err gas_ssd_write(gas_ssd *s, int64_t offset, const void *data, size_t n)
 {
   CC_CHECK(s->mode == CC_IO_WRITE, CC_ERR_ARG, "%s opened for reading", s->path);
-  CC_CALL(ssd_transfer(s, offset, (char *)data, n));
+  CC_CALL(ssd_transfer(s, offset, (char *)data, n, NULL, NULL));
   return CC_OK;
 }
 
 cc_err gas_ssd_read(gas_ssd *s, int64_t offset, void *data, size_t n)
 {
+  CC_CALL(gas_ssd_read_stream(s, offset, data, n, NULL, NULL));
+  return CC_OK;
+}
+
+cc_err gas_ssd_read_stream(gas_ssd *s, int64_t offset, void *data, size_t n, gas_ssd_ready ready,
+                           void *ctx)
+{
   /* a file opened for writing reads back through the same descriptor (O_RDWR) */
   cc_io_mode mode = s->mode;
   s->mode         = CC_IO_READ;
-  cc_err err      = ssd_transfer(s, offset, data, n);
+  cc_err err      = ssd_transfer(s, offset, data, n, ready, ctx);
   s->mode         = mode;
   CC_CALL(err);
   return CC_OK;

@@ -20,6 +20,13 @@
  * the highest, 16 + 3 x 10000, stays below the MPI_TAG_UB every MPI library gives (32767) */
 #define TAG_GET_DATA(tag) ((tag) + TAG_REPLY_COUNT)
 #define TAG_PUT_DATA(tag) ((tag) + 2 * TAG_REPLY_COUNT)
+/* a page served as messages goes in GAS_WIRE_PARTS equal parts, one tag: MPI matches them in
+ * order with the requester's receives. Parts let the owner send the first ones while it still
+ * reads the others from its SSD (in 1 MiB requests), so only pages of 4 x GAS_WIRE_MIN_PART and
+ * more are cut: at 4 MB 4 parts cost the same as one message (probe: 0.34 ms either way across 2
+ * emulated nodes), at 64 KiB 4 parts of 16 KiB lost 15-30% of a DRAM hit's bandwidth */
+#define GAS_WIRE_PARTS 4
+#define GAS_WIRE_MIN_PART ((size_t)512 << 10)
 
 enum { M_PUT_REQ = 1, M_PUT_DONE, M_GET_REQ, M_GET_DONE, M_DROP };
 enum { GR_OK = 0, GR_BUSY, GR_UNWRITTEN };
@@ -31,7 +38,9 @@ typedef struct { /* request, done and reply messages (MPI_BYTE) */
   int64_t page;
   uint64_t len;
   uint32_t crc;
-  int32_t status, source, from, pad;
+  int32_t status, source, from;
+  uint32_t sent_crc; /* reply to a get whose page was sent as a message: the owner's verdict, the
+                        CRC32C of the slot it sent (crc is the directory's) */
 } gas_msg;
 
 typedef struct {
@@ -66,6 +75,8 @@ struct cc_gas {
   char **peer_slots;   /* [size]: every rank's slot area mapped here (one node: shared window,
                           load/store), or NULL (MPI_Put / MPI_Get) */
   int n_slots;
+  int wire_parts;   /* messages a served page goes in (GAS_WIRE_PARTS or 1) */
+  size_t wire_part; /* page_bytes / wire_parts */
   gas_slot *slot;
   gas_dir *dir; /* [n_owned] */
   gas_ssd *ssd;
@@ -83,6 +94,14 @@ struct cc_gas {
     bool busy;
   } out[GAS_OUT_MAX];
   int n_out;
+  /* pages served as messages: MPI_Isend from a slot, which stays pinned until the send completes
+   * (the requester's done message may overtake the completion of the send) */
+  struct gas_page_out {
+    MPI_Request req;
+    int slot;
+    bool busy;
+  } page_out[GAS_OUT_MAX];
+  int n_page_out;
 };
 
 #define GAS_IN_FLIGHT 32 /* page requests a handle keeps outstanding */
@@ -94,14 +113,14 @@ struct cc_gas_handle {
 
 typedef struct gas_op {
   bool put, done, coop_ok, waiting;
-  bool data_posted; /* two-sided get: dreq receives the owner's page (or an empty message) */
+  bool data_posted; /* two-sided get: dreq receive the owner's page in parts (or empty messages) */
   int64_t page;
   char *buf;
   char *tmp; /* two-sided get of a partial page: the whole page lands here */
   size_t len;
   uint32_t crc;
   int owner, tag;
-  MPI_Request rreq, dreq;
+  MPI_Request rreq, dreq[GAS_WIRE_PARTS];
   gas_msg reply;
 } gas_op;
 
@@ -350,6 +369,8 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
   gas->p              = *p;
   gas->pages_per_rank = pages_per_rank;
   gas->n_slots        = (int)(p->dram_bytes / p->page_bytes);
+  gas->wire_parts     = p->page_bytes >= GAS_WIRE_PARTS * GAS_WIRE_MIN_PART ? GAS_WIRE_PARTS : 1;
+  gas->wire_part      = p->page_bytes / (size_t)gas->wire_parts;
   gas->next_tag       = 0;
   gas->win            = MPI_WIN_NULL;
   gas->comm           = MPI_COMM_NULL;
@@ -607,7 +628,7 @@ static void unpin(cc_gas *gas, int s)
 }
 
 /* ---- owner: the request handler -------------------------------------------------------------- */
-/* Complete the synchronous sends that have been matched; with wait, all of them (serving). */
+/* Complete the sends that have been matched: done / drop messages, and pages served (unpinned). */
 static cc_err reap_sends(cc_gas *gas)
 {
   for (int i = 0; gas->n_out > 0 && i < GAS_OUT_MAX; i++)
@@ -616,6 +637,101 @@ static cc_err reap_sends(cc_gas *gas)
       CC_MPI(MPI_Test(&gas->out[i].req, &flag, MPI_STATUS_IGNORE));
       if (flag) gas->out[i].busy = false, gas->n_out--;
     }
+  for (int i = 0; gas->n_page_out > 0 && i < GAS_OUT_MAX; i++)
+    if (gas->page_out[i].busy) {
+      int flag;
+      CC_MPI(MPI_Test(&gas->page_out[i].req, &flag, MPI_STATUS_IGNORE));
+      if (flag) gas->page_out[i].busy = false, gas->n_page_out--, unpin(gas, gas->page_out[i].slot);
+    }
+  return CC_OK;
+}
+
+/* Slot s stays pinned until its send req completes; with every entry in use, wait for one (each
+ * requester posted its receive in advance: the sends complete as the requesters poll). */
+static cc_err track_page_send(cc_gas *gas, MPI_Request req, int s)
+{
+  while (gas->n_page_out == GAS_OUT_MAX) {
+    CC_CALL(reap_sends(gas));
+    if (gas->n_page_out == GAS_OUT_MAX) sched_yield();
+  }
+  for (int i = 0; i < GAS_OUT_MAX; i++)
+    if (!gas->page_out[i].busy) {
+      gas->page_out[i] = (struct gas_page_out){.req = req, .slot = s, .busy = true};
+      gas->slot[s].pins++;
+      gas->n_page_out++;
+      return CC_OK;
+    }
+  CC_FAIL(CC_ERR_IO, "no free page send slot although %d of %d are in flight", gas->n_page_out,
+          GAS_OUT_MAX);
+}
+
+/* A get's page going out as messages (serve_page): the parts sent so far and their CRC32C. */
+typedef struct {
+  cc_gas *gas;
+  int dest, tag, slot;
+  size_t len;   /* bytes of the page */
+  int sent;     /* parts sent */
+  uint32_t crc; /* CRC32C of the bytes of the parts sent */
+  bool seam;    /* "gas-corrupt" still to apply: the page is being read from the SSD */
+} gas_serve;
+
+/* Part k of the page is [part_begin(k), part_begin(k + 1)), empty past its length. */
+static size_t part_begin(const gas_serve *sv, int k)
+{
+  size_t b = (size_t)k * sv->gas->wire_part;
+  return b < sv->len ? b : sv->len;
+}
+
+/* [0, bytes) of the page is in the slot: send every part it completes (all that are left once
+ * bytes == len), then extend the CRC32C over them while the requester pulls them (MPI-3 allows
+ * reading a pending send's buffer). */
+static cc_err serve_ready(void *ctx, size_t bytes)
+{
+  gas_serve *sv = ctx;
+  cc_gas *gas   = sv->gas;
+  char *page    = slot_ptr(gas, sv->slot);
+  if (sv->seam && bytes > sv->len / 2) { /* test seam: a bit flip in DRAM, before it is sent */
+    page[sv->len / 2] ^= 0x5a;
+    sv->seam = false;
+  }
+  size_t from = part_begin(sv, sv->sent);
+  for (; sv->sent < gas->wire_parts && part_begin(sv, sv->sent + 1) <= bytes; sv->sent++) {
+    size_t begin = part_begin(sv, sv->sent), end = part_begin(sv, sv->sent + 1);
+    MPI_Request req;
+    CC_MPI(MPI_Isend(page + begin, (int)(end - begin), MPI_BYTE, sv->dest, TAG_GET_DATA(sv->tag),
+                     gas->comm, &req));
+    CC_CALL(track_page_send(gas, req, sv->slot));
+  }
+  size_t upto = part_begin(sv, sv->sent);
+  sv->crc     = cc_io_crc32c(sv->crc, page + from, upto - from);
+  return CC_OK;
+}
+
+/* Messages path: a get's page leaves as soon as the request is handled, in wire_parts MPI_Isends
+ * into the receives the requester posted in advance (empty messages when the page is not the
+ * owner's to send). While the requester's core pulls them (ch4:ucx rendezvous: the receiver
+ * copies), this core checks the slot against the directory's CRC32C, and the answer, sent next,
+ * carries the verdict: copy and CRC32C overlap instead of following one another on the requester.
+ * A page not in DRAM is read from the SSD here, each part sent as soon as the read has passed it,
+ * so that most of the copy overlaps the read. The CRC guards the page at rest (DRAM, SSD); the
+ * wire is MPI's. */
+static cc_err serve_page(cc_gas *gas, int dest, int tag, gas_msg *reply)
+{
+  bool ours = reply->status == GR_OK && (reply->from == FROM_DRAM || reply->from == FROM_SSD);
+  if (!ours) {
+    for (int k = 0; k < gas->wire_parts; k++)
+      CC_MPI(MPI_Send(NULL, 0, MPI_BYTE, dest, TAG_GET_DATA(tag), gas->comm));
+    return CC_OK;
+  }
+  gas_serve sv = {.gas = gas, .dest = dest, .tag = tag, .slot = reply->slot, .len = reply->len};
+  if (reply->from == FROM_SSD) {
+    sv.seam = cc_io_inject("gas-corrupt") && sv.len > 0;
+    CC_CALL(gas_ssd_read_stream(gas->ssd, cc_gas_ssd_offset(gas, reply->page),
+                                slot_ptr(gas, sv.slot), sv.len, serve_ready, &sv));
+    gas->stats.ssd_bytes_read += (int64_t)sv.len;
+  }
+  CC_CALL(serve_ready(&sv, sv.len)); /* a DRAM hit: every part; after a read: none left */
+  reply->sent_crc = sv.crc;
   return CC_OK;
 }
 
@@ -726,9 +842,11 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
       }
       CC_CHECK(d->on_ssd, CC_ERR_IO, "page %lld of owner %d is neither in DRAM nor on the SSD",
                (long long)m->page, gas->rank);
-      CC_CALL(gas_ssd_read(gas->ssd, cc_gas_ssd_offset(gas, m->page), slot_ptr(gas, s), d->len));
-      gas->stats.ssd_bytes_read += (int64_t)d->len;
-      CC_MPI(MPI_Win_sync(gas->win)); /* before the requester's MPI_Get */
+      if (!two_sided(gas, from)) { /* across nodes serve_page reads it, sending parts meanwhile */
+        CC_CALL(gas_ssd_read(gas->ssd, cc_gas_ssd_offset(gas, m->page), slot_ptr(gas, s), d->len));
+        gas->stats.ssd_bytes_read += (int64_t)d->len;
+        CC_MPI(MPI_Win_sync(gas->win)); /* before the requester's load/store or MPI_Get */
+      }
       gas_slot *sl = &gas->slot[s];
       sl->page = m->page, sl->kind = SLOT_OWNED, sl->dirty = false, sl->len = d->len;
       sl->crc     = d->crc;
@@ -737,7 +855,8 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
     }
     gas_slot *sl = &gas->slot[s];
     sl->pins++, sl->lru = ++gas->clock;
-    if (cc_io_inject("gas-corrupt") && d->len > 0) { /* test seam: a bit flip in DRAM */
+    bool unread = reply->from == FROM_SSD && two_sided(gas, from); /* seam: in serve_ready */
+    if (cc_io_inject("gas-corrupt") && d->len > 0 && !unread) { /* test seam: a bit flip in DRAM */
       slot_ptr(gas, s)[d->len / 2] ^= 0x5a;
       CC_MPI(MPI_Win_sync(gas->win));
     }
@@ -764,7 +883,7 @@ static cc_err handle(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
 
 cc_err cc_gas_progress(cc_gas *gas)
 {
-  if (gas->n_out) CC_CALL(reap_sends(gas));
+  if (gas->n_out || gas->n_page_out) CC_CALL(reap_sends(gas));
   for (;;) {
     int flag;
     MPI_Status st;
@@ -774,23 +893,20 @@ cc_err cc_gas_progress(cc_gas *gas)
     CC_MPI(MPI_Recv(&m, (int)sizeof m, MPI_BYTE, st.MPI_SOURCE, TAG_REQ, gas->comm,
                     MPI_STATUS_IGNORE));
     CC_CALL(handle(gas, &m, st.MPI_SOURCE, &reply));
+    if (m.type == M_GET_REQ && two_sided(gas, st.MPI_SOURCE))
+      CC_CALL(serve_page(gas, st.MPI_SOURCE, m.reply_tag, &reply));
     if (m.type == M_PUT_REQ || m.type == M_GET_REQ)
       CC_CALL(send_msg(gas, st.MPI_SOURCE, &reply, m.reply_tag));
-    if (m.type == M_GET_REQ && two_sided(gas, st.MPI_SOURCE)) {
-      /* the page itself, or nothing when it is not ours to send; the receive is posted, so
-       * this blocking send completes without the requester */
-      bool ours = reply.status == GR_OK && (reply.from == FROM_DRAM || reply.from == FROM_SSD);
-      CC_MPI(MPI_Send(ours ? slot_ptr(gas, reply.slot) : NULL, ours ? (int)reply.len : 0, MPI_BYTE,
-                      st.MPI_SOURCE, TAG_GET_DATA(m.reply_tag), gas->comm));
-    }
   }
 }
 
 cc_err cc_gas_barrier(cc_gas *gas)
 {
-  while (gas->n_out > 0) { /* our done messages received (and handled) before the barrier */
+  /* our done messages received (and handled) and the pages we served sent before the barrier:
+   * no slot stays pinned past it */
+  while (gas->n_out > 0 || gas->n_page_out > 0) {
     CC_CALL(cc_gas_progress(gas));
-    if (gas->n_out > 0) sched_yield();
+    if (gas->n_out > 0 || gas->n_page_out > 0) sched_yield();
   }
   MPI_Request req;
   CC_MPI(MPI_Ibarrier(gas->comm, &req));
@@ -819,10 +935,12 @@ static cc_err op_request(cc_gas *gas, gas_op *op)
                    &op->rreq));
   if (!op->put && two_sided(gas, op->owner)) { /* the page follows the reply */
     if (op->len < gas->p.page_bytes && !op->tmp) CC_CALL(cc_malloc(gas->p.page_bytes, 1, &op->tmp));
-    char *land = op->tmp ? op->tmp : op->buf;
-    CC_MPI(MPI_Irecv(land, (int)gas->p.page_bytes, MPI_BYTE, op->owner, TAG_GET_DATA(op->tag),
-                     gas->comm, &op->dreq));
+    char *land      = op->tmp ? op->tmp : op->buf;
     op->data_posted = true;
+    for (int k = 0; k < GAS_WIRE_PARTS; k++) op->dreq[k] = MPI_REQUEST_NULL;
+    for (int k = 0; k < gas->wire_parts; k++) /* one tag: matched in order, part k at k x part */
+      CC_MPI(MPI_Irecv(land + (size_t)k * gas->wire_part, (int)gas->wire_part, MPI_BYTE, op->owner,
+                       TAG_GET_DATA(op->tag), gas->comm, &op->dreq[k]));
   }
   CC_CALL(send_msg(gas, op->owner, &m, TAG_REQ));
   op->waiting = true;
@@ -856,18 +974,45 @@ static cc_err cache_copy(cc_gas *gas, const gas_op *op, const char *data, int *s
   return CC_OK;
 }
 
+/* Messages path of a put: the page goes to the receive the owner posted into its slot, and this
+ * core computes the CRC32C of the buffer while the owner's core pulls it (ch4:ucx rendezvous; MPI-3
+ * allows reading a pending send's buffer): max(copy, CRC32C) instead of their sum. */
+static cc_err put_message(cc_gas *gas, gas_op *op, int owner)
+{
+  MPI_Request req;
+  CC_MPI(MPI_Isend(op->buf, (int)op->len, MPI_BYTE, owner, TAG_PUT_DATA(op->tag), gas->comm, &req));
+  op->crc = cc_io_crc32c(0, op->buf, op->len);
+  CC_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE)); /* the caller's buffer is free when the op is done */
+  return CC_OK;
+}
+
+/* Messages path of a get: the parts of the page (or empty messages) have arrived; bytes in all. */
+static cc_err wait_parts(cc_gas *gas, gas_op *op, size_t *bytes)
+{
+  MPI_Status st[GAS_WIRE_PARTS];
+  CC_MPI(MPI_Waitall(gas->wire_parts, op->dreq, st));
+  *bytes = 0;
+  for (int k = 0; k < gas->wire_parts; k++) {
+    int count;
+    CC_MPI(MPI_Get_count(&st[k], MPI_BYTE, &count));
+    *bytes += (size_t)count;
+  }
+  return CC_OK;
+}
+
 /* The reply arrived: move the data, tell the owner. */
 static cc_err op_complete(cc_gas *gas, gas_op *op)
 {
   gas_msg *r    = &op->reply;
   bool received = false; /* two-sided: the page is in op->tmp or op->buf */
-  if (op->data_posted) { /* sent right after the reply (maybe empty) */
+  if (op->data_posted) { /* sent before the reply (maybe empty) */
     op->data_posted = false;
-    MPI_Status st;
-    CC_MPI(MPI_Wait(&op->dreq, &st));
-    int count;
-    CC_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
-    received = count > 0;
+    size_t bytes    = 0;
+    CC_CALL(wait_parts(gas, op, &bytes));
+    received = bytes > 0;
+    CC_CHECK(!received || bytes == r->len, CC_ERR_IO,
+             "page %lld from owner %d arrived with %zu of its %llu bytes", (long long)op->page,
+             op->owner, bytes, (unsigned long long)r->len);
   }
   if (r->status == GR_BUSY) { /* all slots pinned or a put in flight: ask again */
     gas->stats.busy_retries++;
@@ -883,10 +1028,8 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
     if (mapped) { /* slot <- buf and its CRC32C in one pass, then visible to the owner */
       op->crc = io_crc32c_copy(0, mapped, op->buf, op->len);
       CC_MPI(MPI_Win_sync(gas->win));
-    } else if (two_sided(gas, r->source)) { /* to the receive the owner posted into the slot */
-      op->crc = cc_io_crc32c(0, op->buf, op->len); /* while the request was out: not before */
-      CC_MPI(
-          MPI_Send(op->buf, (int)op->len, MPI_BYTE, r->source, TAG_PUT_DATA(op->tag), gas->comm));
+    } else if (two_sided(gas, r->source)) {
+      CC_CALL(put_message(gas, op, r->source));
     } else { /* complete at the target before the owner hears it is done */
       op->crc = cc_io_crc32c(0, op->buf, op->len); /* while the request was out: not before */
       CC_MPI(MPI_Put(op->buf, (int)op->len, MPI_BYTE, r->source, disp, (int)op->len, MPI_BYTE,
@@ -912,10 +1055,10 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
   char *dest            = r->len == op->len || mapped ? op->buf : gas->scratch;
   const char *page_data = dest; /* the whole page, for a cooperative copy */
   uint32_t crc;
-  if (received) { /* the owner sent it */
+  if (received) { /* the owner sent it and checked its slot while it was copied: its verdict */
     dest      = op->tmp ? op->tmp : op->buf;
     page_data = dest;
-    crc       = cc_io_crc32c(0, dest, r->len);
+    crc       = r->sent_crc;
   } else if (mapped) { /* buf <- slot and the CRC32C in one pass (the rest of a longer page: CRC
                           only) */
     CC_MPI(MPI_Win_sync(gas->win)); /* the owner's (or remote puts') stores visible here */
@@ -1024,10 +1167,11 @@ static void handle_free(cc_gas_handle **hp)
       MPI_Cancel(&h->op[i].rreq);
       MPI_Request_free(&h->op[i].rreq);
     }
-    if (h->op[i].data_posted) {
-      MPI_Cancel(&h->op[i].dreq);
-      MPI_Request_free(&h->op[i].dreq);
-    }
+    for (int k = 0; h->op[i].data_posted && k < GAS_WIRE_PARTS; k++)
+      if (h->op[i].dreq[k] != MPI_REQUEST_NULL) {
+        MPI_Cancel(&h->op[i].dreq[k]);
+        MPI_Request_free(&h->op[i].dreq[k]);
+      }
     cc_free(&h->op[i].tmp);
   }
   cc_free(&h->op);

@@ -4,7 +4,7 @@
 set(CC_GAS_TEST_DIR ${CMAKE_CURRENT_BINARY_DIR}/gas_tmp)
 
 cc_add_unit(test_gas_store test_gas_store.c)
-foreach(mode basic coop race corrupt errors)
+foreach(mode basic coop race corrupt exact errors)
   cc_add_mpi_test(NAME gas_store_${mode} RANKS 1 2 4
                   COMMAND $<TARGET_FILE:test_gas_store> ${mode} ${CC_GAS_TEST_DIR}/${mode})
 endforeach()
@@ -21,7 +21,7 @@ function(cc_add_gas_nodes_test)
                        ENVIRONMENT "OMP_NUM_THREADS=1")
 endfunction()
 
-foreach(mode basic coop race corrupt)
+foreach(mode basic coop race corrupt exact)
   cc_add_gas_nodes_test(NAME gas_store_${mode}_nodes2 HOSTS nodeA:1,nodeB:1 NP 2
                         COMMAND $<TARGET_FILE:test_gas_store> ${mode} ${CC_GAS_TEST_DIR}/n2_${mode})
   cc_add_gas_nodes_test(NAME gas_store_${mode}_nodes2x2 HOSTS nodeA:2,nodeB:2 NP 4

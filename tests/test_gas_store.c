@@ -6,6 +6,11 @@
  *   coop DIR     (>= 3 ranks) a copy cached by one rank serves another after the owner evicted it
  *   race DIR     rounds of gets each followed at once by a collective eviction (no pin left)
  *   corrupt DIR  a page flipped in the owner's DRAM is refused naming page and owner
+ *   exact DIR    put then get of pages (2 MiB: 4 parts on the wire across nodes) ending inside a
+ *                page and inside a part: the exact bytes come back, from DRAM and from the SSD,
+ *                nothing past them is written, the owner's directory holds the CRC32C of exactly
+ *                those bytes; a byte flipped in a page its owner has just read from the SSD is
+ *                refused
  *   errors DIR   page size / DRAM budget / O_DIRECT refused / capacity: clear errors */
 #include "cc_gas.h"
 #include "cc_io.h"
@@ -247,24 +252,118 @@ static void test_corrupt(const char *dir)
   cc_gas_params p;
   params(dir, 4, false, &p);
   cc_gas *gas;
-  TEST_CALL(cc_gas_create(MPI_COMM_WORLD, &p, 1, &gas));
-  unsigned char buf[PAGE];
-  fill(buf, (int64_t)rank * PAGE, PAGE, 5);
-  TEST_CALL(cc_gas_put(gas, (int64_t)rank * PAGE, buf, PAGE));
+  TEST_CALL(cc_gas_create(MPI_COMM_WORLD, &p, 2, &gas));
+  unsigned char buf[2 * PAGE];
+  fill(buf, (int64_t)rank * 2 * PAGE, 2 * PAGE, 5);
+  TEST_CALL(cc_gas_put(gas, (int64_t)rank * 2 * PAGE, buf, 2 * PAGE));
   /* before the barrier: an owner may serve a get while still inside it */
   setenv("CUBECG_IO_INJECT", "gas-corrupt", 1);
   TEST_CALL(cc_gas_barrier(gas));
-  int left   = (rank + size - 1) % size;
-  cc_err err = cc_gas_get(gas, (int64_t)left * PAGE, buf, PAGE);
-  char want[96];
-  snprintf(want, sizeof want, "page %d from owner %d is corrupt", left, cc_gas_owner(gas, left));
-  TEST_EXPECT(err != CC_OK && strstr(cc_error_message(), want), "corrupt page: '%s', wanted '%s'",
-              err ? cc_error_message() : "accepted", want);
-  if (rank == 0 && err) printf("corrupt: %s\n", cc_error_message());
+  /* the first page of the left neighbour's home and the second of this rank's own: on 2 nodes of
+   * one rank each, the first is owned by this rank (checked where it is copied), the second by the
+   * other node (checked by the owner while it sends the page). No page is served twice: the seam
+   * flips the same byte at every serve, a second flip would undo the first */
+  int pages[2] = {2 * ((rank + size - 1) % size), 2 * rank + 1};
+  for (int k = 0; k < 2; k++) {
+    cc_err err = cc_gas_get(gas, (int64_t)pages[k] * PAGE, buf, PAGE);
+    char want[96];
+    snprintf(want, sizeof want, "page %d from owner %d is corrupt", pages[k],
+             cc_gas_owner(gas, pages[k]));
+    TEST_EXPECT(err != CC_OK && strstr(cc_error_message(), want), "corrupt page: '%s', wanted '%s'",
+                err ? cc_error_message() : "accepted", want);
+    if (rank == 0 && err) printf("corrupt: %s\n", cc_error_message());
+    cc_error_clear();
+  }
+  TEST_CALL(cc_gas_barrier(gas)); /* every owner has served its get */
+  unsetenv("CUBECG_IO_INJECT");
+  TEST_CALL(cc_gas_destroy(&gas));
+}
+
+/* Every home page i holds exact_len[i] bytes: inside the first 4 KiB, one whole part of a page sent
+ * as messages (EXACT_PAGE / 4), one byte more, inside the last part, one byte short, a whole page.
+ * The pages are large enough to go in parts (gas_store.c: GAS_WIRE_MIN_PART). */
+#define EXACT_PAGE ((size_t)2 << 20)
+#define EXACT_PART (EXACT_PAGE / 4)
+static const size_t exact_len[] = {1000,           EXACT_PART, EXACT_PART + 1, 3 * EXACT_PART + 5,
+                                   EXACT_PAGE - 1, EXACT_PAGE};
+#define EXACT_P ((int64_t)(sizeof exact_len / sizeof exact_len[0]))
+
+/* Every rank reads every page back; bytes past the page's length stay as they were. */
+static void exact_read_all(cc_gas *gas, unsigned char *got, const char *from)
+{
+  for (int k = 0; k < size; k++)
+    for (int64_t i = 0; i < EXACT_P; i++) {
+      int64_t offset = (((rank + k) % size) * EXACT_P + i) * (int64_t)EXACT_PAGE;
+      size_t n       = exact_len[i];
+      memset(got, 0xee, EXACT_PAGE + 1);
+      TEST_CALL(cc_gas_get(gas, offset, got, n));
+      int bad = mismatches(got, offset, n, 7), past = 0;
+      for (size_t b = n; b <= EXACT_PAGE; b++) past += got[b] != 0xee;
+      TEST_EXPECT(bad == 0 && past == 0, "%s: page %lld (%zu bytes): %d wrong, %d written past it",
+                  from, (long long)(offset / (int64_t)EXACT_PAGE), n, bad, past);
+    }
+}
+
+/* The owner's directory: the length and CRC32C of exactly the bytes put. */
+static void exact_check_directory(cc_gas *gas, unsigned char *buf)
+{
+  for (int64_t g = 0; g < size * EXACT_P; g++) {
+    uint32_t crc;
+    size_t len;
+    if (!cc_gas_page_crc(gas, g, &crc, &len)) continue;
+    size_t n = exact_len[g % EXACT_P];
+    fill(buf, g * (int64_t)EXACT_PAGE, n, 7);
+    TEST_EXPECT(len == n && crc == cc_io_crc32c(0, buf, n),
+                "page %lld: the directory says %zu bytes, CRC32C %08x; %zu were put, CRC32C %08x",
+                (long long)g, len, crc, n, cc_io_crc32c(0, buf, n));
+  }
+}
+
+static void test_exact(const char *dir)
+{
+  cc_gas_params p;
+  params(dir, 2 * EXACT_P, false, &p);
+  p.page_bytes = EXACT_PAGE;
+  p.dram_bytes = 2 * EXACT_P * EXACT_PAGE;
+  cc_gas *gas;
+  TEST_CALL(cc_gas_create(MPI_COMM_WORLD, &p, EXACT_P, &gas));
+  unsigned char *buf = malloc(EXACT_PAGE + 1), *got = malloc(EXACT_PAGE + 1);
+  for (int64_t i = 0; i < EXACT_P; i++) { /* one put per page: each ends where its length says */
+    int64_t offset = ((int64_t)rank * EXACT_P + i) * (int64_t)EXACT_PAGE;
+    fill(buf, offset, exact_len[i], 7);
+    TEST_CALL(cc_gas_put(gas, offset, buf, exact_len[i]));
+  }
+  TEST_CALL(cc_gas_barrier(gas));
+  exact_check_directory(gas, buf);
+  exact_read_all(gas, got, "from DRAM");
+  TEST_CALL(cc_gas_evict_all(gas, false)); /* every page on its owner's SSD only */
+  cc_gas_reset_stats(gas);
+  exact_read_all(gas, got, "from the SSD");
+  cc_gas_stats st;
+  cc_gas_get_stats(gas, &st);
+  TEST_EXPECT(st.ssd_misses > 0, "no get after the eviction was an SSD miss");
+  if (rank == 0)
+    printf("exact: %d ranks, data path %s, %lld SSD misses on rank 0\n", size,
+           cc_gas_data_path(gas), (long long)st.ssd_misses);
+  /* a byte flipped in DRAM right after the owner read the page from its SSD; a page of this rank's
+   * home: its owner is another rank whenever there are two (on another node when there are two) */
+  TEST_CALL(cc_gas_evict_all(gas, false));
+  setenv("CUBECG_IO_INJECT", "gas-corrupt", 1); /* before the barrier, as in test_corrupt */
+  TEST_CALL(cc_gas_barrier(gas));
+  int64_t page = (int64_t)rank * EXACT_P + 3;
+  cc_err err   = cc_gas_get(gas, page * (int64_t)EXACT_PAGE, got, exact_len[3]);
+  char want[128];
+  snprintf(want, sizeof want, "page %lld from owner %d is corrupt (read from its SSD)",
+           (long long)page, cc_gas_owner(gas, page));
+  TEST_EXPECT(err != CC_OK && strstr(cc_error_message(), want),
+              "corrupt SSD page: '%s', wanted '%s'", err ? cc_error_message() : "accepted", want);
+  if (rank == 0 && err) printf("exact: %s\n", cc_error_message());
   cc_error_clear();
   TEST_CALL(cc_gas_barrier(gas)); /* every owner has served its get */
   unsetenv("CUBECG_IO_INJECT");
   TEST_CALL(cc_gas_destroy(&gas));
+  free(buf);
+  free(got);
 }
 
 static void expect_error(cc_err err, const char *what, const char *want)
@@ -323,7 +422,8 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   test_rank = rank;
   if (argc != 3) {
-    if (rank == 0) fprintf(stderr, "usage: test_gas_store basic|coop|race|corrupt|errors DIR\n");
+    if (rank == 0)
+      fprintf(stderr, "usage: test_gas_store basic|coop|race|corrupt|exact|errors DIR\n");
     MPI_Finalize();
     return 2;
   }
@@ -340,6 +440,8 @@ int main(int argc, char **argv)
     test_corrupt(dir);
   else if (!strcmp(mode, "race"))
     test_evict_race(dir);
+  else if (!strcmp(mode, "exact"))
+    test_exact(dir);
   else if (!strcmp(mode, "errors"))
     test_errors(dir);
   else {
