@@ -29,8 +29,9 @@ typedef struct {
   const char *report;
 } bench_opts;
 
-enum { K_SPMV, K_SGS, K_ASDD, K_DOT, K_AXPY, K_TRIAD, K_COUNT };
-static const char *kernel_name[K_COUNT] = {"spmv", "sgs", "asdd", "dot", "axpy", "triad"};
+enum { K_SPMV, K_SGS, K_ASDD, K_ASDD_SINGLE, K_DOT, K_AXPY, K_TRIAD, K_COUNT };
+static const char *kernel_name[K_COUNT] = {"spmv",        "sgs", "asdd", "asdd-single",
+                                           "dot",         "axpy", "triad"};
 /* the traffic model of each kernel (solvers/traffic.c), echoed into the report */
 static const char *kernel_model[K_COUNT] = {
     "76 B/block + 16 B/row row_ptr and l_ptr + 4 B/row row classes + 24 B/local node x + 24 B/row y",
@@ -38,6 +39,8 @@ static const char *kernel_model[K_COUNT] = {
     "multicolor sweeps read the split matrix in place: ptrs 32 (l_ptr, diag_pos, row_ptr), 272 "
     "B/row",
     "N sgs + (N-1) (spmv + 96 B/row: r read by the one-pass residual, z += w)",
+    "asdd with float blocks (--precond-precision single): 40 B per block, D^-1 36 B; its "
+    "repetitions alternate with asdd's",
     "48 B/row + MPI_Allreduce",
     "72 B/row",
     "24 B/element (write-allocate not counted)"};
@@ -46,6 +49,7 @@ typedef struct {
   double seconds[K_COUNT];  /* median over repeats of the max over ranks */
   double bytes[K_COUNT];    /* modelled, summed over ranks */
   double fraction[K_COUNT]; /* median over repeats of kernel bytes/s / the triad's just before */
+  double asdd_double_over_single; /* median over repetition pairs of the two ASDD times */
   double matrix_bytes;      /* the stored matrix (blocks + row pointers), summed over ranks */
   int matrix_cached;        /* matrix_bytes < 4 x LLC x nodes: the kernels may run from cache */
   int colors_min, colors_max, levels_max;
@@ -324,15 +328,18 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   /* r: a dense vector (the cube's b is zero away from the loaded face; a residual is not) */
 
   /* modelled bytes (solvers/traffic.c), summed over ranks */
-  cc_traffic ts, ta;
+  cc_traffic ts, ta, tf;
   const int chunk           = o->level_order ? 0 : -1; /* -1: color by color */
   cc_precond_params pp_sgs  = {
        .name = "sgs", .asdd_iters = 1, .ordering = &ord, .sweep_chunk_rows = chunk};
   cc_precond_params pp_asdd = {
       .name = "asdd", .asdd_iters = o->asdd_iters, .ordering = &ord, .sweep_chunk_rows = chunk};
   CC_CALL(cc_traffic_model(&a, &pp_sgs, &ts));
+  cc_precond_params pp_single = pp_asdd;
+  pp_single.precision         = CC_PRECISION_SINGLE;
   CC_CALL(cc_traffic_model(&a, &pp_asdd, &ta));
-  double local[K_COUNT - 1] = {ts.spmv, ts.sgs, ta.asdd, ts.dot, ts.axpy};
+  CC_CALL(cc_traffic_model(&a, &pp_single, &tf));
+  double local[K_COUNT - 1] = {ts.spmv, ts.sgs, ta.asdd, tf.asdd, ts.dot, ts.axpy};
   CC_MPI(MPI_Allreduce(local, res->bytes, K_COUNT - 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
 
   /* SpMV including its halo exchange */
@@ -347,11 +354,21 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   for (int rep = 0; rep < o->repeat; rep++)
     BENCH_REP(&triad, &tm[K_SGS], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
   cc_precond_destroy(&pc);
+  /* ASDD in double and with float blocks, repetitions alternating: their ratio is taken in pairs
+   * a few seconds apart, which a neighbour's burst moves less than two runs */
+  cc_precond *pf;
   CC_CALL(cc_precond_create(&pp_asdd, &a, &mesh.comm, &pc));
+  CC_CALL(cc_precond_create(&pp_single, &a, &mesh.comm, &pf));
   CC_CALL(cc_precond_apply(pc, NULL, r, z));
-  for (int rep = 0; rep < o->repeat; rep++)
+  CC_CALL(cc_precond_apply(pf, NULL, r, z));
+  for (int rep = 0; rep < o->repeat; rep++) {
     BENCH_REP(&triad, &tm[K_ASDD], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
+    BENCH_REP(&triad, &tm[K_ASDD_SINGLE], CC_CALL(cc_precond_apply(pf, NULL, r, z)));
+    scratch[rep] = tm[K_ASDD].kernel[rep] / tm[K_ASDD_SINGLE].kernel[rep];
+  }
+  res->asdd_double_over_single = cc_median(scratch, o->repeat);
   cc_precond_destroy(&pc);
+  cc_precond_destroy(&pf);
 
   /* dot with its global reduction; AXPY */
   volatile double sink = 0;
@@ -425,6 +442,8 @@ static void bench_print(const bench_opts *o, const bench_result *res, int size, 
     printf("%-8s %12.4e %14.4e %10.2f %11.1f%%\n", kernel_name[k], res->seconds[k], res->bytes[k],
            bw * 1e-9, 100.0 * res->fraction[k]);
   }
+  printf("asdd double / single time: %.3f (median of %d alternating pairs)\n",
+         res->asdd_double_over_single, o->repeat);
   printf("peak RSS (max over ranks): %.1f MiB\n", (double)res->rss_max / 1048576.0);
 }
 
@@ -473,6 +492,7 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
   cc_json_int(&js, "pinned_threads", res->pinned_threads);
   cc_json_int(&js, "pinned_cpus", res->pinned_cpus);
   cc_json_bool(&js, "cores_shared", res->pinned_cpus < res->pinned_threads);
+  cc_json_double(&js, "asdd_double_over_single", res->asdd_double_over_single);
   cc_json_begin_array(&js, "kernels");
   for (int k = 0; k < K_COUNT; k++) {
     if (k == K_TRIAD) continue;
