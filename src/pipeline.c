@@ -363,7 +363,12 @@ cc_err cc_run_pipeline(cc_run *run)
   PIPELINE_CALL(cc_stat_reduce(
       comm, a.n_rows > 0 ? (double)(a.n_rows - a.n_interior) / a.n_rows : 0.0, &boundary));
   run->boundary_rows_fraction = boundary.max;
-  if (opts->halo_overlap == CC_HALO_OVERLAP_OFF) cc_bcrs_unclassify_rows(&a);
+  if (opts->halo_overlap == CC_HALO_OVERLAP_OFF) {
+    if (opts->level_order == CC_LEVEL_ORDER_ON && ord.level_order)
+      a.n_interior = 0; /* every row after the whole halo, still level by level */
+    else
+      cc_bcrs_unclassify_rows(&a);
+  }
 
   PIPELINE_CALL(stop_requested(run, comm));
   if (run->interrupted) goto finish;

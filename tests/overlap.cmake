@@ -53,3 +53,29 @@ foreach(part box metis)
   endforeach()
 endforeach()
 endforeach()
+
+# --level-order (issue 15): on (chunks of 64 rows: many chunks per sweep), on with --halo-overlap
+# off (every row after the halo, level by level) and off give the same residual histories, bit for
+# bit, for every variant x reduction at 2 ranks x 2 threads.
+set(LEVEL_RUNS "on|on|64" "on_nooverlap|off|0" "off|on|0")
+foreach(run ${LEVEL_RUNS})
+  string(REPLACE "|" ";" fields "${run}")
+  list(GET fields 0 tag)
+  list(GET fields 1 overlap)
+  list(GET fields 2 chunk)
+  string(REGEX REPLACE "_.*" "" mode "${tag}")
+  add_test(NAME level_order_driver_${tag}
+           COMMAND ${MPIEXEC_EXECUTABLE} -n 2 $<TARGET_FILE:cubecg> --nx 14 --ny 12 --nz 10
+                   --solver all --reduction all --residual-history --level-order ${mode}
+                   --halo-overlap ${overlap} --sweep-chunk-rows ${chunk}
+                   --report ${OVERLAP_OUT}/level_${tag}.json --quiet)
+  set_tests_properties(level_order_driver_${tag} PROPERTIES PROCESSORS 4
+                       ENVIRONMENT OMP_NUM_THREADS=2 FIXTURES_SETUP level_order)
+endforeach()
+foreach(tag on on_nooverlap)
+  add_test(NAME level_order_driver_${tag}_same
+           COMMAND ${OVERLAP_CHECK} same-values ${OVERLAP_OUT}/level_${tag}.json
+                   ${OVERLAP_OUT}/level_off.json iterations residual_history true_rel_residual
+                   analytic_max_rel_error)
+  set_tests_properties(level_order_driver_${tag}_same PROPERTIES FIXTURES_REQUIRED level_order)
+endforeach()
