@@ -316,6 +316,11 @@ static cc_err store_rows(const gb_params *p, size_t page, bool coop, int helper,
 }
 
 /* ---- fio on the same disk ------------------------------------------------------------------- */
+/* fio's read bandwidth per size: run before and after the store's rows, the anchor their mean */
+typedef struct {
+  double mean[MAX_LIST], before[MAX_LIST], after[MAX_LIST];
+} gb_fio;
+
 static double fio_read(const gb_params *p, size_t n)
 {
   size_t bs = n < ((size_t)1 << 20) ? (n + 4095) / 4096 * 4096 : (size_t)1 << 20;
@@ -423,7 +428,7 @@ typedef struct {
   char why[160];
 } gb_ratio;
 
-static void ratios(const gb_row *rows, int n, const double *fio, const gb_params *p, gb_ratio r[4])
+static void ratios(const gb_row *rows, int n, const gb_fio *fio, const gb_params *p, gb_ratio r[4])
 {
   const size_t four = (size_t)4 << 20;
   size_t page       = 0; /* the largest page <= 4 MB */
@@ -437,7 +442,7 @@ static void ratios(const gb_row *rows, int n, const double *fio, const gb_params
   const gb_row *coop   = find(rows, n, "get", "coop-hit", four, page);
   double fio4          = 0;
   for (int s = 0; s < p->n_sizes; s++)
-    if (p->sizes[s] == four) fio4 = fio[s];
+    if (p->sizes[s] == four) fio4 = fio->mean[s];
   r[0] = (gb_ratio){"dram_get_vs_send_recv", "DRAM-hit get / MPI_Send+Recv, 4 MB", 0, 0.8, ""};
   r[1] = (gb_ratio){"dram_put_vs_send_recv", "DRAM-hit put / MPI_Send+Recv, 4 MB", 0, 0.8, ""};
   r[2] = (gb_ratio){"ssd_get_vs_fio", "SSD-miss get / fio io_uring direct read, 4 MB", 0, 0.8, ""};
@@ -457,7 +462,7 @@ static void ratios(const gb_row *rows, int n, const double *fio, const gb_params
 }
 
 static void print_table(const gb_row *rows, int n, const gb_weak *weak, int n_weak,
-                        const gb_ratio *r, const double *fio, const gb_params *p,
+                        const gb_ratio *r, const gb_fio *fio, const gb_params *p,
                         const char *ssd_path, int owner, int nodes)
 {
   printf("\ncubecg-gasbench: %d ranks on %d node(s), requester rank 0, owner rank %d, "
@@ -477,7 +482,9 @@ static void print_table(const gb_row *rows, int n, const gb_weak *weak, int n_we
     printf("\n");
   }
   for (int s = 0; s < p->n_sizes; s++)
-    if (fio[s] > 0) printf("fio read %9zuk  %9.3f GB/s\n", p->sizes[s] >> 10, fio[s] / 1e9);
+    if (fio->mean[s] > 0)
+      printf("fio read %9zuk  %9.3f GB/s (mean of %.3f before and %.3f after the store's rows)\n",
+             p->sizes[s] >> 10, fio->mean[s] / 1e9, fio->before[s] / 1e9, fio->after[s] / 1e9);
   if (n_weak) {
     printf("\nweak scaling: every rank re-reads the %zu-page hot set (%zu KiB pages) after the "
            "owner's DRAM was emptied\n",
@@ -505,7 +512,7 @@ static void print_table(const gb_row *rows, int n, const gb_weak *weak, int n_we
 }
 
 static cc_err write_report(const gb_params *p, const gb_row *rows, int n, const gb_weak *weak,
-                           int n_weak, const gb_ratio *r, const double *fio, const char *ssd_path,
+                           int n_weak, const gb_ratio *r, const gb_fio *fio, const char *ssd_path,
                            int owner, int nodes)
 {
   FILE *f = fopen(p->report, "w");
@@ -550,10 +557,12 @@ static cc_err write_report(const gb_params *p, const gb_row *rows, int n, const 
   cc_json_end_array(&js);
   cc_json_begin_array(&js, "fio");
   for (int s = 0; s < p->n_sizes; s++)
-    if (fio[s] > 0) {
+    if (fio->mean[s] > 0) {
       cc_json_begin_object(&js, NULL);
       cc_json_int(&js, "size_bytes", (int64_t)p->sizes[s]);
-      cc_json_double(&js, "read_bytes_per_s", fio[s]);
+      cc_json_double(&js, "read_bytes_per_s", fio->mean[s]);
+      cc_json_double(&js, "read_bytes_per_s_before", fio->before[s]);
+      cc_json_double(&js, "read_bytes_per_s_after", fio->after[s]);
       cc_json_end_object(&js);
     }
   cc_json_end_array(&js);
@@ -642,6 +651,12 @@ static cc_err bench(int argc, char **argv)
            nodes, owner, helper >= 0 ? "" : " (no third rank: no coop-hit rows)");
     fflush(stdout);
   }
+  /* fio brackets the store's rows (before and after, the anchor their mean): this virtual disk's
+   * speed moves between runs seconds apart, and one fio run after the rows moved the ratio by 2x */
+  gb_fio fio = {{0}, {0}, {0}};
+  if (p.fio && rank == 0)
+    for (int s = 0; s < p.n_sizes; s++) fio.before[s] = fio_read(&p, p.sizes[s]);
+  CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
   if (owner != 0) CC_CALL(sendrecv_rows(&p, owner, src, rows, &n_rows));
   char ssd_path[32] = "";
   for (int k = 0; k < p.n_pages; k++) {
@@ -655,9 +670,13 @@ static cc_err bench(int argc, char **argv)
       CC_CALL(store_rows(&p, p.pages[k], true, helper, src, dst, rows, &n_rows, ssd_path,
                          sizeof ssd_path));
   }
-  double fio[MAX_LIST] = {0};
   if (p.fio && rank == 0)
-    for (int s = 0; s < p.n_sizes; s++) fio[s] = fio_read(&p, p.sizes[s]);
+    for (int s = 0; s < p.n_sizes; s++) {
+      fio.after[s] = fio_read(&p, p.sizes[s]);
+      fio.mean[s]  = fio.before[s] > 0 && fio.after[s] > 0 ? 0.5 * (fio.before[s] + fio.after[s])
+                     : fio.before[s] > 0                   ? fio.before[s]
+                                                           : fio.after[s];
+    }
   CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
   gb_weak weak[2 * 32];
   int n_weak = 0;
@@ -674,12 +693,12 @@ static cc_err bench(int argc, char **argv)
       CC_CALL(weak_run(&p, counts[i], coop, &weak[n_weak++]));
     }
   gb_ratio r[4];
-  ratios(rows, n_rows, fio, &p, r);
+  ratios(rows, n_rows, &fio, &p, r);
   cc_err err = CC_OK;
   if (rank == 0) {
-    print_table(rows, n_rows, weak, n_weak, r, fio, &p, ssd_path, owner, nodes);
+    print_table(rows, n_rows, weak, n_weak, r, &fio, &p, ssd_path, owner, nodes);
     if (p.report[0])
-      err = write_report(&p, rows, n_rows, weak, n_weak, r, fio, ssd_path, owner, nodes);
+      err = write_report(&p, rows, n_rows, weak, n_weak, r, &fio, ssd_path, owner, nodes);
   }
   cc_free(&rows);
   cc_free(&src);
