@@ -81,10 +81,11 @@ typedef struct {
   double a_unscale, d_unscale;
 } cc_sgs;
 
+/* Default rows per chunk of CM-RCM levels in the sweeps (cc_precond_params.sweep_chunk_rows 0). */
+#define CC_SGS_CHUNK_ROWS 65536
 /* s->steps from s's colors and ord's levels (sgs_schedule.c), chunk_rows as
  * cc_precond_params.sweep_chunk_rows; checks against s->a that every row comes after its lower
  * neighbours (CC_ERR_CHECK otherwise). */
-#define CC_SGS_CHUNK_ROWS 65536
 CC_WUR cc_err cc_sgs_schedule(cc_sgs *s, const cc_ordering *ord, int chunk_rows);
 
 /* The multicolor forward then backward sweep over s's steps with the row kernels fwd and bwd

@@ -107,8 +107,9 @@ cc_err cc_bcrs_classify_rows(cc_bcrs *a, const int32_t *order)
   CC_CALL(cc_malloc((size_t)n + 1, sizeof(int32_t), &a->row_class));
   int next_interior = 0, next_boundary = n_interior;
   for (int p = 0; p < n; p++) { /* each class in order's order (ascending without one) */
-    const int i                                                             = order ? order[p] : p;
-    a->row_class[row_is_interior(a, i) ? next_interior++ : next_boundary++] = i;
+    const int i        = order ? order[p] : p;
+    const int slot     = row_is_interior(a, i) ? next_interior++ : next_boundary++;
+    a->row_class[slot] = i;
   }
   a->n_interior = n_interior;
   return CC_OK;

@@ -218,7 +218,8 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
   for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
 
   if (s->n_colors > 0) {
-    /* multicolor: the sweeps read a in place; only D^-1, first-touched per color like the sweeps */
+    /* multicolor: the sweeps read a in place; only D^-1, first-touched per color (the sweeps'
+     * steps lie inside colors; one NUMA domain per rank keeps it local either way) */
     s->a = a;
     CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
     CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
