@@ -73,6 +73,7 @@ typedef struct {
    * above and dinv_back stay NULL. The sweeps and ASDD's residual read these and accumulate in
    * double (see precond_sgs_single.c for why). */
   cc_precision precision;
+  /* Column-major blocks, each array followed by CC_SGS_FLOAT_PAD zero floats. */
   float *val_f;   /* [9 a->n_blocks] float(a->val): diagonal, upper and external blocks */
   float *l_val_f; /* [9 a->l_ptr[n]] float(a->l_val) with split storage, else NULL */
   float *dinv_f;  /* [9 n] float(D_i^-1) */
@@ -80,6 +81,9 @@ typedef struct {
    * holds the blocks in any units. 1 for double. */
   double a_unscale, d_unscale;
 } cc_sgs;
+
+/* Zero floats behind each float array: the kernels load a block's last column as 4 floats. */
+#define CC_SGS_FLOAT_PAD 4
 
 /* Default rows per chunk of CM-RCM levels in the sweeps (cc_precond_params.sweep_chunk_rows 0). */
 #define CC_SGS_CHUNK_ROWS 65536

@@ -285,7 +285,9 @@ int64_t cc_sgs_bytes(const cc_sgs *s)
   bytes += (s->dinv ? 9 * n : 0) * (int64_t)sizeof(double);
   bytes += (s->dinv_back ? 9 * n : 0) * (int64_t)sizeof(double);
   if (s->precision == CC_PRECISION_SINGLE) /* float shadows of a's values and D^-1 */
-    bytes += 9 * (s->a->n_blocks + (s->a->l_ptr ? s->a->l_ptr[n] : 0) + n) * (int64_t)sizeof(float);
+    bytes += (9 * (s->a->n_blocks + (s->a->l_ptr ? s->a->l_ptr[n] : 0) + n) +
+              (s->a->l_ptr ? 3 : 2) * CC_SGS_FLOAT_PAD) *
+             (int64_t)sizeof(float);
   return bytes;
 }
 
