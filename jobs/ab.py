@@ -12,7 +12,7 @@ iteration, roofline fraction and triad bandwidth (when --roofline is among the o
   --pairs N     pairs of runs (default 5)
   --launch CMD  launcher and its options (default "mpiexec.mpich -n 2")
   --threads T   OMP_NUM_THREADS of every run (default 1)
-  --cubecg P    the binary (default <repo>/build/src/cubecg)
+  --cubecg P    the binary (default <repo>/build/src/cubecg, else cubecg on PATH)
   --out DIR     reports (a.<k>.json, b.<k>.json) and the summary ab.json (default a temp dir)
   --a / --b     the options that differ; COMMON (after --) the options both get; every run adds
                 --quiet and its own --report
@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -67,6 +68,8 @@ def main():
     args = p.parse_args()
     if args.pairs < 1:
         p.error(f"--pairs {args.pairs}: must be >= 1")
+    if not os.path.exists(args.cubecg) and shutil.which("cubecg"):
+        args.cubecg = shutil.which("cubecg")  # installed: bin/ of the prefix on PATH
     common = args.common[1:] if args.common[:1] == ["--"] else args.common
     out = args.out or tempfile.mkdtemp(prefix="cubecg-ab-")
     os.makedirs(out, exist_ok=True)
@@ -82,8 +85,8 @@ def main():
         ratio = got["a"]["time_per_iter_s"] / got["b"]["time_per_iter_s"]
         ratios.append(ratio)
         print(f"pair {k + 1}/{args.pairs} ({order[0]} first): "
-              f"{args.label_a} {got['a']['time_per_iter_s']:.4f} s/it, "
-              f"{args.label_b} {got['b']['time_per_iter_s']:.4f} s/it, ratio {ratio:.3f}",
+              f"{args.label_a} {got['a']['time_per_iter_s']:.4g} s/it, "
+              f"{args.label_b} {got['b']['time_per_iter_s']:.4g} s/it, ratio {ratio:.3f}",
               flush=True)
     summary = {
         "kind": "ab",
@@ -101,7 +104,7 @@ def main():
     for side, label in (("a", args.label_a), ("b", args.label_b)):
         r = runs[side]
         line = (f"{label}: iterations {sorted({x['iterations'] for x in r})}, time/iteration "
-                f"median {statistics.median(x['time_per_iter_s'] for x in r):.4f} s")
+                f"median {statistics.median(x['time_per_iter_s'] for x in r):.4g} s")
         if all(x["roofline_fraction"] is not None for x in r):
             line += (f", roofline fraction median "
                      f"{statistics.median(x['roofline_fraction'] for x in r):.3f} (min "

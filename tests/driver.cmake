@@ -351,6 +351,10 @@ find_package(Python3 COMPONENTS Interpreter)
 if(Python3_FOUND)
   add_test(NAME jobs_variants_match
            COMMAND sh -c "cd '${CMAKE_CURRENT_BINARY_DIR}/registry' && OMP_NUM_THREADS=1 '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg>' --nx 4 --ny 4 --nz 4 --quiet --report variants.json > /dev/null && '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_variants.py' '${PROJECT_SOURCE_DIR}/jobs' variants.json")
+  # jobs/ab.py: one pair of tiny runs (a --maxit run exits 3 and counts), the summary's ratio is
+  # the two reports' time-per-iteration ratio, and a failing run (bad option) stops it
+  add_test(NAME jobs_ab
+           COMMAND sh -c "out='${CMAKE_CURRENT_BINARY_DIR}/ab' && rm -rf \"$out\" && '${Python3_EXECUTABLE}' '${PROJECT_SOURCE_DIR}/jobs/ab.py' --pairs 2 --launch '${MPIEXEC_EXECUTABLE} -n 2' --cubecg '$<TARGET_FILE:cubecg>' --out \"$out\" --a '--precond-precision double' --b '--precond-precision single' -- --nx 6 --ny 5 --nz 4 --maxit 5 && '${Python3_EXECUTABLE}' -c \"import json,sys; s=json.load(open(sys.argv[1]+'/ab.json')); a=[json.load(open(sys.argv[1]+'/a.%d.json'%k))['solves'][0]['time_per_iter_s'] for k in (0,1)]; b=[json.load(open(sys.argv[1]+'/b.%d.json'%k))['solves'][0]['time_per_iter_s'] for k in (0,1)]; r=[x/y for x,y in zip(a,b)]; assert all(abs(x-y)<=1e-12*x for x,y in zip(r,s['ratio_a_over_b'])), (r,s); assert [x['iterations'] for x in s['a']['runs']]==[5,5]; print('ab.json ok')\" \"$out\" && ! '${Python3_EXECUTABLE}' '${PROJECT_SOURCE_DIR}/jobs/ab.py' --pairs 1 --cubecg '$<TARGET_FILE:cubecg>' --out \"$out/bad\" --a '--solver bogus' --b '' -- --nx 4 2>/dev/null")
 endif()
 
 # --fused 1|0 (issue 15.2): the fused vector passes and the one-pass-per-operation reference give
