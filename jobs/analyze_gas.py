@@ -29,7 +29,8 @@ PUBLISHED_SSD_READ = 510e6  # Intel DC S3500 sequential read
 PUBLISHED_WEAK = {"nodes": 32, "coop_avg": 6.78, "coop_max": 17.9, "nocoop_avg": 1.17,
                   "nocoop_max": 2.93}
 CASE_STYLE = {("get", "dram-hit"): ("tab:blue", "-", "o"), ("put", "dram-hit"): ("tab:cyan", "-", "s"),
-              ("get", "ssd-miss"): ("tab:red", "-", "v"), ("get", "coop-hit"): ("tab:green", "-", "^"),
+              ("get", "ssd-miss"): ("tab:red", "-", "v"), ("get", "ssd-stream"): ("tab:orange", "-", "<"),
+              ("get", "coop-hit"): ("tab:green", "-", "^"),
               ("get", "send-recv"): ("black", "--", "x"), ("put", "send-recv"): ("gray", ":", "+")}
 
 
