@@ -148,7 +148,7 @@ void cc_bcrs_unclassify_rows(cc_bcrs *a)
 #define SPMV_LOAD3(p) _mm256_maskload_pd((p), _mm256_set_epi64x(0, -1, -1, -1))
 #endif
 #define SPMV_BLOCKS(K0, K1, COL, VAL)                                                              \
-  for (int64_t k = (K0), k_end = (K1); k < k_end; k++) {                                          \
+  for (int64_t k = (K0), k_end = (K1); k < k_end; k++) {                                           \
     const double *b = (VAL) + 9 * k;                                                               \
     __builtin_prefetch(b + 9 * SPMV_PREFETCH);                                                     \
     const __m256d xj = SPMV_LOAD3(x + 3 * (int64_t)(COL)[k]);                                      \
@@ -177,7 +177,7 @@ typedef double spmv_v4 __attribute__((vector_size(32)));
 /* accumulate blocks [K0, K1) of (COL, VAL) into the row's accumulators a, c, e (a macro, so the
  * accumulators stay in registers for both parts of a split row) */
 #define SPMV_BLOCKS(K0, K1, COL, VAL)                                                              \
-  for (int64_t k = (K0), k_end = (K1); k < k_end; k++) {                                          \
+  for (int64_t k = (K0), k_end = (K1); k < k_end; k++) {                                           \
     const double *b = (VAL) + 9 * k;                                                               \
     __builtin_prefetch(b + 9 * SPMV_PREFETCH);                                                     \
     const double *xj = x + 3 * (int64_t)(COL)[k];                                                  \
