@@ -212,14 +212,28 @@ void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r,
  * Set-up: float shadows of a's values (sharing its index arrays) and of D^-1
  * ---------------------------------------------------------------------------------------------- */
 
-/* dst[9k + 3c + r] = float(scale src[9k + 3r + c]): the blocks k of rows [i0, i1) of (ptr, ptr+1),
- * row-major in, column-major out (the kernels' layout) */
+/* dst[3c + r] = float(scale src[3r + c]): one 3x3 block, row-major in, column-major out (the
+ * kernels' layout) */
+static void sgsf_round_block(const double *src, double scale, float *dst)
+{
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) dst[3 * c + r] = (float)(scale * src[3 * r + c]);
+}
+
+/* The blocks k of rows [i0, i1) of (ptr, ptr+1), rounded as sgsf_round_block */
 static void sgsf_copy_rows(const int64_t *ptr, const double *src, double scale, float *dst, int i0,
                            int i1)
 {
-  for (int64_t k = ptr[i0]; k < ptr[i1]; k++)
-    for (int r = 0; r < 3; r++)
-      for (int c = 0; c < 3; c++) dst[9 * k + 3 * c + r] = (float)(scale * src[9 * k + 3 * r + c]);
+  for (int64_t k = ptr[i0]; k < ptr[i1]; k++) sgsf_round_block(src + 9 * k, scale, dst + 9 * k);
+}
+
+/* n floats, then CC_SGS_FLOAT_PAD zeros (the last column's 4-float load reads into them); the n
+ * floats are left to the first touch of the copy */
+static cc_err sgsf_alloc_padded(int64_t n, float **out)
+{
+  CC_CALL(cc_malloc((size_t)n + CC_SGS_FLOAT_PAD, sizeof(float), out));
+  memset(*out + n, 0, CC_SGS_FLOAT_PAD * sizeof(float));
+  return CC_OK;
 }
 
 /* 2^e with max|v| * 2^-e in [0.5, 1) (1 for an all-zero v). Scaling by a power of 2 before the
@@ -259,17 +273,9 @@ cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_r
   for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
   CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
 
-  /* zeroed padding behind each array (the last column's 4-float load reads into it); the rest is
-   * first touched by the copy below */
-  const int64_t n_val = 9 * a->n_blocks, n_lval = a->l_ptr ? 9 * a->l_ptr[n] : 0;
-  CC_CALL(cc_malloc((size_t)n_val + CC_SGS_FLOAT_PAD, sizeof(float), &s->val_f));
-  memset(s->val_f + n_val, 0, CC_SGS_FLOAT_PAD * sizeof(float));
-  if (a->l_ptr) {
-    CC_CALL(cc_malloc((size_t)n_lval + CC_SGS_FLOAT_PAD, sizeof(float), &s->l_val_f));
-    memset(s->l_val_f + n_lval, 0, CC_SGS_FLOAT_PAD * sizeof(float));
-  }
-  CC_CALL(cc_malloc(9 * (size_t)n + CC_SGS_FLOAT_PAD, sizeof(float), &s->dinv_f));
-  memset(s->dinv_f + 9 * (int64_t)n, 0, CC_SGS_FLOAT_PAD * sizeof(float));
+  CC_CALL(sgsf_alloc_padded(9 * a->n_blocks, &s->val_f));
+  if (a->l_ptr) CC_CALL(sgsf_alloc_padded(9 * a->l_ptr[n], &s->l_val_f));
+  CC_CALL(sgsf_alloc_padded(9 * (int64_t)n, &s->dinv_f));
   double *dinv = NULL; /* D^-1 in double, rounded once to float */
   CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &dinv));
   cc_err err =
@@ -286,19 +292,16 @@ cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_r
   s->d_unscale    = sgsf_unscale(9 * (int64_t)n, dinv);
   const double sa = 1.0 / s->a_unscale, sd = 1.0 / s->d_unscale; /* exact */
   /* first touch color by color with the sweeps' static schedule (one group: all rows) */
-  int one_group[2]   = {0, n};
-  const int *g       = s->n_colors ? s->color_ptr : one_group;
-  const int n_g      = s->n_colors ? s->n_colors : 1;
-  float *restrict df = s->dinv_f;
+  int one_group[2] = {0, n};
+  const int *g     = s->n_colors ? s->color_ptr : one_group;
+  const int n_g    = s->n_colors ? s->n_colors : 1;
 #pragma omp parallel
   for (int c = 0; c < n_g; c++) {
 #pragma omp for schedule(static) nowait
     for (int i = g[c]; i < g[c + 1]; i++) {
       sgsf_copy_rows(a->row_ptr, a->val, sa, s->val_f, i, i + 1);
       if (a->l_ptr) sgsf_copy_rows(a->l_ptr, a->l_val, sa, s->l_val_f, i, i + 1);
-      for (int r = 0; r < 3; r++) /* column-major, as the blocks */
-        for (int c = 0; c < 3; c++)
-          df[9 * (int64_t)i + 3 * c + r] = (float)(sd * dinv[9 * (int64_t)i + 3 * r + c]);
+      sgsf_round_block(dinv + 9 * (int64_t)i, sd, s->dinv_f + 9 * (int64_t)i);
     }
   }
   cc_free(&dinv);
