@@ -232,6 +232,19 @@ static void served_delta(cc_gas *gas, const cc_gas_stats *before, gb_row *row)
   row->served_coop += now.coop_hits - before->coop_hits;
 }
 
+/* The benchmark's store: page and DRAM budget as given, coop, --fallback, --ssd-dir; not durable
+ * (the SSD tier is a cache here; the drain is not timed). */
+static void store_params(const gb_params *p, size_t page, size_t dram, bool coop, cc_gas_params *gp)
+{
+  cc_gas_params_default(gp);
+  gp->page_bytes = page;
+  gp->dram_bytes = dram;
+  gp->coop       = coop;
+  gp->fallback   = p->fallback;
+  gp->durable    = false;
+  snprintf(gp->ssd_dir, sizeof gp->ssd_dir, "%s", p->ssd_dir);
+}
+
 /* One store (page size, coop) and every size: put dram-hit, get dram-hit, get ssd-miss (coop
  * off) or get coop-hit (coop on; rank `helper` caches the copy first). */
 static cc_err store_rows(const gb_params *p, size_t page, bool coop, int helper, char *src,
@@ -242,13 +255,7 @@ static cc_err store_rows(const gb_params *p, size_t page, bool coop, int helper,
     if (p->sizes[s] <= p->dram && p->sizes[s] > max) max = p->sizes[s];
   if (max == 0) return CC_OK;
   cc_gas_params gp;
-  cc_gas_params_default(&gp);
-  gp.page_bytes = page;
-  gp.dram_bytes = p->dram / page * page;
-  gp.coop       = coop;
-  gp.fallback   = p->fallback;
-  gp.durable    = false; /* the SSD tier is a cache here; the drain is not timed */
-  snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", p->ssd_dir);
+  store_params(p, page, p->dram / page * page, coop, &gp);
   int64_t P = (int64_t)((max + page - 1) / page);
   CC_CALL(cc_gas_check_capacity(MPI_COMM_WORLD, &gp, (int64_t)max));
   cc_gas *gas;
@@ -329,12 +336,7 @@ static cc_err stream_rows(const gb_params *p, size_t page, char *src, char *dst,
     const size_t n = p->sizes[s];
     if (n > p->dram || (size_t)p->repeat * n > STREAM_MAX_BYTES) continue;
     cc_gas_params gp;
-    cc_gas_params_default(&gp);
-    gp.page_bytes = page;
-    gp.dram_bytes = p->dram / page * page;
-    gp.fallback   = p->fallback;
-    gp.durable    = false;
-    snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", p->ssd_dir);
+    store_params(p, page, p->dram / page * page, false, &gp);
     const int64_t pp   = (int64_t)((n + page - 1) / page); /* pages per region */
     const int64_t span = pp * (int64_t)page;               /* bytes between region starts */
     CC_CALL(cc_gas_check_capacity(MPI_COMM_WORLD, &gp, (int64_t)p->repeat * span));
@@ -411,13 +413,7 @@ static cc_err weak_run(const gb_params *p, int n, bool coop, gb_weak *out)
   if (comm == MPI_COMM_NULL) return CC_OK;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   cc_gas_params gp;
-  cc_gas_params_default(&gp);
-  gp.page_bytes = p->weak_page;
-  gp.dram_bytes = p->weak_dram;
-  gp.coop       = coop;
-  gp.fallback   = p->fallback;
-  gp.durable    = false;
-  snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", p->ssd_dir);
+  store_params(p, p->weak_page, p->weak_dram, coop, &gp);
   cc_gas *gas;
   cc_err err = cc_gas_create(comm, &gp, p->weak_pages, &gas);
   char *buf  = NULL;
@@ -697,9 +693,7 @@ static cc_err bench(int argc, char **argv)
   int n_rows = 0;
   /* the pair: rank 0 and the owner of its pages (a throw-away store tells which) */
   cc_gas_params gp;
-  cc_gas_params_default(&gp);
-  gp.page_bytes = 4096, gp.dram_bytes = 4096, gp.durable = false, gp.fallback = p.fallback;
-  snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", p.ssd_dir);
+  store_params(&p, 4096, 4096, false, &gp);
   cc_gas *probe;
   CC_CALL(cc_gas_create(MPI_COMM_WORLD, &gp, 1, &probe));
   int owner = cc_gas_partner(probe, 0), nodes = cc_gas_n_nodes(probe), helper = -1;
