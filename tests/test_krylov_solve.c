@@ -224,43 +224,58 @@ static void mode_latency(const tk_problem *p, cc_precond *pc, double *x)
     int axpy, rpi, n_state;
     table1(names[v], &axpy, &rpi, &n_state);
     double per_it[2], total[2];
-    for (int mode = 0; mode < 2; mode++) {
-      cc_krylov_opts o;
-      cc_solve_result res;
-      tk_ckpt ck;
-      memset(&ck, 0, sizeof ck);
-      default_opts(&o, mode ? CC_REDUCTION_IAR : CC_REDUCTION_AR);
-      o.checkpoint        = tk_checkpoint;
-      o.checkpoint_ctx    = &ck;
-      o.timers            = &ck.timers;
-      o.checkpoint_every  = 1;
-      o.inject_latency_us = latency_us;
-      TEST_CALL(solve(p, pc, kv, &o, x, &res));
-      TEST_EXPECT(res.converged && analytic(p, x) < cfg.analytic_tol && ck.calls >= 2,
-                  "%s with latency: converged %d (%s), %d checkpoints", names[v], res.converged,
-                  res.failure, ck.calls);
-      total[mode]  = res.seconds[CC_T_REDUCTION];
-      per_it[mode] = ck.red_min;
-      if (mode == 0) {
-        double floor_it  = res.iterations * rpi * latency_us * 1e-6 * 0.999;
-        double floor_all = res.count[CC_T_REDUCTION] * latency_us * 1e-6 * 0.999;
-        TEST_EXPECT(total[0] >= floor_it && total[0] >= floor_all,
-                    "%s AR: %g s in reductions < %d it x %d x %g us (%g s) or %lld x %g us",
-                    names[v], total[0], res.iterations, rpi, latency_us, floor_it,
-                    (long long)res.count[CC_T_REDUCTION], latency_us);
-        TEST_EXPECT(per_it[0] >= rpi * latency_us * 1e-6 * 0.999,
-                    "%s AR: an iteration spent %g s in %d reductions", names[v], per_it[0], rpi);
+    /* A run disturbed in every iteration (CI once saw IAR's best iteration at 7.5 ms with other
+     * jobs on the cores) is retried: the AR/IAR pair runs again, up to max_attempts times, and
+     * the comparison must hold in one pair. The AR floors are lower bounds and hold in all. */
+    const int max_attempts = 3;
+    int attempt = 0, hidden_all = 0;
+    do {
+      attempt++;
+      for (int mode = 0; mode < 2; mode++) {
+        cc_krylov_opts o;
+        cc_solve_result res;
+        tk_ckpt ck;
+        memset(&ck, 0, sizeof ck);
+        default_opts(&o, mode ? CC_REDUCTION_IAR : CC_REDUCTION_AR);
+        o.checkpoint        = tk_checkpoint;
+        o.checkpoint_ctx    = &ck;
+        o.timers            = &ck.timers;
+        o.checkpoint_every  = 1;
+        o.inject_latency_us = latency_us;
+        TEST_CALL(solve(p, pc, kv, &o, x, &res));
+        TEST_EXPECT(res.converged && analytic(p, x) < cfg.analytic_tol && ck.calls >= 2,
+                    "%s with latency: converged %d (%s), %d checkpoints", names[v], res.converged,
+                    res.failure, ck.calls);
+        total[mode]  = res.seconds[CC_T_REDUCTION];
+        per_it[mode] = ck.red_min;
+        if (mode == 0) {
+          double floor_it  = res.iterations * rpi * latency_us * 1e-6 * 0.999;
+          double floor_all = res.count[CC_T_REDUCTION] * latency_us * 1e-6 * 0.999;
+          TEST_EXPECT(total[0] >= floor_it && total[0] >= floor_all,
+                      "%s AR: %g s in reductions < %d it x %d x %g us (%g s) or %lld x %g us",
+                      names[v], total[0], res.iterations, rpi, latency_us, floor_it,
+                      (long long)res.count[CC_T_REDUCTION], latency_us);
+          TEST_EXPECT(per_it[0] >= rpi * latency_us * 1e-6 * 0.999,
+                      "%s AR: an iteration spent %g s in %d reductions", names[v], per_it[0], rpi);
+        }
+        if (test_rank == 0)
+          printf("%-6s %-3s %g us injected: %d it, %lld reductions, %.4f s reducing (rank 0), "
+                 "least per iteration %.0f us\n",
+                 names[v], mode ? "iar" : "ar", latency_us, res.iterations,
+                 (long long)res.count[CC_T_REDUCTION], total[mode], per_it[mode] * 1e6);
       }
-      if (test_rank == 0)
-        printf("%-6s %-3s %g us injected: %d it, %lld reductions, %.4f s reducing (rank 0), "
-               "least per iteration %.0f us\n",
-               names[v], mode ? "iar" : "ar", latency_us, res.iterations,
-               (long long)res.count[CC_T_REDUCTION], total[mode], per_it[mode] * 1e6);
-    }
+      /* every rank takes the same decision (the minima differ between ranks) */
+      int hidden = per_it[1] < per_it[0];
+      MPI_Allreduce(&hidden, &hidden_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      if (!hidden_all && attempt < max_attempts && test_rank == 0)
+        printf("%s: attempt %d of %d disturbed (IAR %.0f us >= AR %.0f us): again\n", names[v],
+               attempt, max_attempts, per_it[1] * 1e6, per_it[0] * 1e6);
+    } while (!hidden_all && attempt < max_attempts);
     TEST_EXPECT(per_it[1] < per_it[0],
                 "%s: IAR blocked %g us in its best iteration, not less than AR's %g us (totals %g "
-                "s, %g s)",
-                names[v], per_it[1] * 1e6, per_it[0] * 1e6, total[1], total[0]);
+                "s, %g s, attempt %d of %d)",
+                names[v], per_it[1] * 1e6, per_it[0] * 1e6, total[1], total[0], attempt,
+                max_attempts);
   }
   /* progress = poll: the kernels test the posted reduction while it is in flight */
   cc_krylov_opts o;
