@@ -33,6 +33,9 @@ typedef struct {
   size_t size, page;
   double median, min, max;                      /* bytes/s over repetitions */
   int64_t served_dram, served_ssd, served_coop; /* how the timed gets were served (sum) */
+  /* ssd-miss with --fio: a fio read of the same size just before each get; the median over the
+   * repetitions of get / that fio (0: not paired), and of the fio runs themselves */
+  double vs_fio, fio_median;
 } gb_row;
 
 typedef struct {
@@ -55,8 +58,10 @@ static void usage(void)
          "  --dram SIZE       DRAM page cache per rank (default 320M; rows larger are skipped)\n"
          "  --ssd-dir DIR     the owners' page files (default ./cubecg-gasbench.tmp)\n"
          "  --repeat R        repetitions, median reported (default 5)\n"
-         "  --fio             run fio --ioengine=io_uring --direct=1 --rw=read of each size on\n"
-         "                    --ssd-dir as the SSD anchor (rank 0, needs fio in PATH)\n"
+         "  --fio             run fio --ioengine=io_uring --direct=1 --rw=read (bs min(size,1M),\n"
+         "                    iodepth 4) on --ssd-dir as the SSD anchor (rank 0, fio in PATH):\n"
+         "                    one read of the size just before each ssd-miss get (paired), and\n"
+         "                    R reads of each size before and after the rows (ssd-stream)\n"
          "  --no-weak         skip the weak-scaling run\n"
          "  --weak-page SIZE  page of the weak-scaling run (default 1M)\n"
          "  --weak-pages N    hot data set in pages (default 32)\n"
@@ -245,6 +250,8 @@ static void store_params(const gb_params *p, size_t page, size_t dram, bool coop
   snprintf(gp->ssd_dir, sizeof gp->ssd_dir, "%s", p->ssd_dir);
 }
 
+static double fio_read(const gb_params *p, size_t n, int loops);
+
 /* One store (page size, coop) and every size: put dram-hit, get dram-hit, get ssd-miss (coop
  * off) or get coop-hit (coop on; rank `helper` caches the copy first). */
 static cc_err store_rows(const gb_params *p, size_t page, bool coop, int helper, char *src,
@@ -263,8 +270,10 @@ static cc_err store_rows(const gb_params *p, size_t page, bool coop, int helper,
   cc_gas_stats st;
   cc_gas_get_stats(gas, &st);
   snprintf(ssd_path, n_ssd_path, "%s", st.ssd_path_used);
-  double *bw;
+  double *bw, *fio_bw, *pair;
   CC_CALL(cc_malloc((size_t)p->repeat, sizeof *bw, &bw));
+  CC_CALL(cc_calloc((size_t)p->repeat, sizeof *fio_bw, &fio_bw));
+  CC_CALL(cc_calloc((size_t)p->repeat, sizeof *pair, &pair));
   int64_t home = 0; /* rank 0's pages: owned by its partner */
   for (int s = 0; s < p->n_sizes; s++) {
     size_t n = p->sizes[s];
@@ -291,6 +300,11 @@ static cc_err store_rows(const gb_params *p, size_t page, bool coop, int helper,
           if (rank == 0) CC_CALL(cc_gas_put(gas, home, src, n));
         }
         if (c == CASE_SSD || c == CASE_COOP) CC_CALL(cc_gas_evict_all(gas, false));
+        /* the disk's speed drifts within seconds here: fio reads the same n bytes once, the way
+         * the get does (one read in 1 MiB requests, 4 in flight, after a pause), just before each
+         * SSD-miss get; the row's ratio is the median of the pairs (as the kernel bench's triad
+         * before every repetition) */
+        if (c == CASE_SSD && p->fio && rank == 0) fio_bw[r] = fio_read(p, n, 1);
         if (c == CASE_COOP) {
           if (rank == helper) CC_CALL(cc_gas_get(gas, home, dst, n)); /* caches the copies */
           CC_CALL(cc_gas_evict_all(gas, true)); /* the owner's DRAM is empty, the copy stays */
@@ -308,16 +322,26 @@ static cc_err store_rows(const gb_params *p, size_t page, bool coop, int helper,
           if (!put) served_delta(gas, &before, row);
         }
         CC_CALL(cc_gas_barrier(gas));
-        bw[r] = t > 0 ? (double)n / t : 0;
+        bw[r]   = t > 0 ? (double)n / t : 0;
+        pair[r] = fio_bw[r] > 0 ? bw[r] / fio_bw[r] : 0;
         if (rank == 0 && !put)
           CC_CHECK(!memcmp(src, dst, n), CC_ERR_CHECK,
                    "gasbench: %s get of %zu bytes (page %zu) returned other data", row->kase, n,
                    page);
       }
       summarize(bw, p->repeat, row);
+      if (c == CASE_SSD && p->fio && rank == 0) {
+        gb_row tmp;
+        summarize(pair, p->repeat, &tmp); /* a failed fio run (0) sorts first: min 0 = failed */
+        row->vs_fio = tmp.min > 0 ? tmp.median : 0;
+        summarize(fio_bw, p->repeat, &tmp);
+        row->fio_median = tmp.min > 0 ? tmp.median : 0;
+      }
     }
   }
   cc_free(&bw);
+  cc_free(&fio_bw);
+  cc_free(&pair);
   CC_CALL(cc_gas_destroy(&gas));
   return CC_OK;
 }
@@ -378,7 +402,13 @@ typedef struct {
   double mean[MAX_LIST], before[MAX_LIST], after[MAX_LIST];
 } gb_fio;
 
-static double fio_read(const gb_params *p, size_t n)
+/* One fio run reading n bytes `loops` times in requests of bs = min(n, 1 MiB), 4 in flight (the
+ * store's SSD reads: gas_ssd.c); its file (gasbench.0.0) stays until fio_remove, so the paired
+ * runs only read (laying the file out and deleting it around each run slowed the get that
+ * followed by a quarter here). Bytes/s: fio's bw_bytes, which divides by whole milliseconds; a
+ * single read of at most 4 requests (all in flight at once) divides n by its slowest request's
+ * submit-to-completion latency instead (lat_ns max, nanoseconds). */
+static double fio_read(const gb_params *p, size_t n, int loops)
 {
   size_t bs = n < ((size_t)1 << 20) ? (n + 4095) / 4096 * 4096 : (size_t)1 << 20;
   size_t sz = (n + 4095) / 4096 * 4096;
@@ -387,19 +417,30 @@ static double fio_read(const gb_params *p, size_t n)
            "fio --name=gasbench --directory='%s' --ioengine=io_uring --direct=1 --rw=read "
            "--bs=%zu --iodepth=4 --size=%zu --numjobs=1 --loops=%d --output-format=json "
            "2>/dev/null",
-           p->ssd_dir, bs, sz, p->repeat);
+           p->ssd_dir, bs, sz, loops);
   FILE *f = popen(cmd, "r");
   if (!f) return 0;
   static char out[1 << 16];
   size_t len = fread(out, 1, sizeof out - 1, f);
   out[len]   = '\0';
   pclose(f);
-  char rm[700];
-  snprintf(rm, sizeof rm, "rm -f '%s'/gasbench.0.0", p->ssd_dir);
-  if (system(rm) != 0) return 0;
   const char *read = strstr(out, "\"read\"");
-  const char *bw   = read ? strstr(read, "\"bw_bytes\"") : NULL;
+  if (read && loops == 1 && (sz + bs - 1) / bs <= 4) {
+    const char *lat = strstr(read, "\"lat_ns\"");
+    const char *max = lat ? strstr(lat, "\"max\"") : NULL;
+    double ns       = max ? strtod(strchr(max, ':') + 1, NULL) : 0;
+    return ns > 0 ? (double)n / (ns * 1e-9) : 0;
+  }
+  const char *bw = read ? strstr(read, "\"bw_bytes\"") : NULL;
   return bw ? strtod(strchr(bw, ':') + 1, NULL) : 0;
+}
+
+static void fio_remove(const gb_params *p)
+{
+  char path[700];
+  snprintf(path, sizeof path, "%s/gasbench.0.0", p->ssd_dir);
+  if (unlink(path) != 0 && errno != ENOENT)
+    fprintf(stderr, "cubecg-gasbench: cannot remove fio's file %s: %s\n", path, strerror(errno));
 }
 
 /* ---- weak scaling: every rank reads one hot data set ----------------------------------------- */
@@ -499,23 +540,25 @@ static void ratios(const gb_row *rows, int n, const gb_fio *fio, const gb_params
     if (p->sizes[s] == four) fio4 = fio->mean[s];
   r[0] = (gb_ratio){"dram_get_vs_send_recv", "DRAM-hit get / MPI_Send+Recv, 4 MB", 0, 0.8, ""};
   r[1] = (gb_ratio){"dram_put_vs_send_recv", "DRAM-hit put / MPI_Send+Recv, 4 MB", 0, 0.8, ""};
-  r[2] = (gb_ratio){"ssd_get_vs_fio", "SSD-miss get / fio io_uring direct read, 4 MB", 0, 0.8, ""};
+  r[2] = (gb_ratio){"ssd_get_vs_fio", "SSD-miss get / fio read just before it, 4 MB", 0, 0.8, ""};
   r[3] = (gb_ratio){"coop_vs_ssd", "coop-hit get / SSD-miss get, 4 MB", 0, 1.0, ""};
   r[4] =
       (gb_ratio){"ssd_stream_get_vs_fio", "SSD-miss get back to back / fio read, 4 MB", 0, 0.8, ""};
   if (get && sr_get && sr_get->median > 0) r[0].value = get->median / sr_get->median;
   if (put && sr_put && sr_put->median > 0) r[1].value = put->median / sr_put->median;
-  if (ssd && fio4 > 0) r[2].value = ssd->median / fio4;
+  if (ssd) r[2].value = ssd->vs_fio; /* the pairs' median */
   if (coop && ssd && ssd->median > 0) r[3].value = coop->median / ssd->median;
   if (stream && fio4 > 0) r[4].value = stream->median / fio4;
   for (int i = 0; i < N_RATIOS; i++)
     if (r[i].value == 0)
       snprintf(r[i].why, sizeof r[i].why, "%s",
-               size < 2                          ? "needs >= 2 ranks (rank 0 and its partner)"
-               : i == 3 && size < 3              ? "needs >= 3 ranks (a third rank holds the copy)"
-               : (i == 2 || i == 4) && fio4 <= 0 ? "fio not run (--fio) or failed"
-               : !page                           ? "no page size <= 4 MB"
-                                                 : "4 MB not among --sizes or above --dram");
+               size < 2                   ? "needs >= 2 ranks (rank 0 and its partner)"
+               : i == 3 && size < 3       ? "needs >= 3 ranks (a third rank holds the copy)"
+               : i == 2 && ssd && !p->fio ? "fio not run (--fio)"
+               : i == 2 && ssd            ? "a fio run failed (fio in PATH?)"
+               : i == 4 && fio4 <= 0      ? "fio not run (--fio) or failed"
+               : !page                    ? "no page size <= 4 MB"
+                                          : "4 MB not among --sizes or above --dram");
 }
 
 static void print_table(const gb_row *rows, int n, const gb_weak *weak, int n_weak,
@@ -536,6 +579,8 @@ static void print_table(const gb_row *rows, int n, const gb_weak *weak, int n_we
     if (!strcmp(w->op, "get") && strcmp(w->kase, "send-recv"))
       printf("  %lld/%lld/%lld", (long long)w->served_dram, (long long)w->served_ssd,
              (long long)w->served_coop);
+    if (w->vs_fio > 0)
+      printf("  %.2f x fio just before (fio median %.3f GB/s)", w->vs_fio, w->fio_median / 1e9);
     printf("\n");
   }
   for (int s = 0; s < p->n_sizes; s++)
@@ -608,6 +653,10 @@ static cc_err write_report(const gb_params *p, const gb_row *rows, int n, const 
       cc_json_int(&js, "ssd", w->served_ssd);
       cc_json_int(&js, "coop", w->served_coop);
       cc_json_end_object(&js);
+    }
+    if (w->vs_fio > 0) {
+      cc_json_double(&js, "vs_fio_paired", w->vs_fio);
+      cc_json_double(&js, "fio_paired_bytes_per_s", w->fio_median);
     }
     cc_json_end_object(&js);
   }
@@ -706,11 +755,12 @@ static cc_err bench(int argc, char **argv)
            nodes, owner, helper >= 0 ? "" : " (no third rank: no coop-hit rows)");
     fflush(stdout);
   }
-  /* fio brackets the store's rows (before and after, the anchor their mean): this virtual disk's
-   * speed moves between runs seconds apart, and one fio run after the rows moved the ratio by 2x */
+  /* fio brackets the store's rows (before and after, the ssd-stream rows' anchor their mean):
+   * this virtual disk's speed moves between runs seconds apart, and one fio run after the rows
+   * moved the ratio by 2x; the ssd-miss rows are paired with a fio read each (store_rows) */
   gb_fio fio = {{0}, {0}, {0}};
   if (p.fio && rank == 0)
-    for (int s = 0; s < p.n_sizes; s++) fio.before[s] = fio_read(&p, p.sizes[s]);
+    for (int s = 0; s < p.n_sizes; s++) fio.before[s] = fio_read(&p, p.sizes[s], p.repeat);
   CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
   if (owner != 0) CC_CALL(sendrecv_rows(&p, owner, src, rows, &n_rows));
   char ssd_path[32] = "";
@@ -728,10 +778,11 @@ static cc_err bench(int argc, char **argv)
   }
   if (p.fio && rank == 0)
     for (int s = 0; s < p.n_sizes; s++) {
-      fio.after[s] = fio_read(&p, p.sizes[s]);
-      fio.mean[s]  = fio.before[s] > 0 && fio.after[s] > 0 ? 0.5 * (fio.before[s] + fio.after[s])
-                     : fio.before[s] > 0                   ? fio.before[s]
-                                                           : fio.after[s];
+      fio.after[s] = fio_read(&p, p.sizes[s], p.repeat);
+      if (s == p.n_sizes - 1) fio_remove(&p);
+      fio.mean[s] = fio.before[s] > 0 && fio.after[s] > 0 ? 0.5 * (fio.before[s] + fio.after[s])
+                    : fio.before[s] > 0                   ? fio.before[s]
+                                                          : fio.after[s];
     }
   CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
   gb_weak weak[2 * 32];
