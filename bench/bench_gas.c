@@ -779,11 +779,11 @@ static cc_err bench(int argc, char **argv)
   if (p.fio && rank == 0)
     for (int s = 0; s < p.n_sizes; s++) {
       fio.after[s] = fio_read(&p, p.sizes[s], p.repeat);
-      if (s == p.n_sizes - 1) fio_remove(&p);
-      fio.mean[s] = fio.before[s] > 0 && fio.after[s] > 0 ? 0.5 * (fio.before[s] + fio.after[s])
-                    : fio.before[s] > 0                   ? fio.before[s]
-                                                          : fio.after[s];
+      fio.mean[s]  = fio.before[s] > 0 && fio.after[s] > 0 ? 0.5 * (fio.before[s] + fio.after[s])
+                     : fio.before[s] > 0                   ? fio.before[s]
+                                                           : fio.after[s];
     }
+  if (p.fio && rank == 0) fio_remove(&p);
   CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
   gb_weak weak[2 * 32];
   int n_weak = 0;
