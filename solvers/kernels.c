@@ -5,10 +5,9 @@
  */
 #include "cc_solvers.h"
 
+#include "cc_block3_simd.h"
+
 #include <omp.h>
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#endif
 
 #define HALO_TAG 7301
 /* the main thread calls the exec's poll hook (and tests pending halo messages) every POLL_ROWS
@@ -134,27 +133,19 @@ void cc_bcrs_unclassify_rows(cc_bcrs *a)
  * [x2]: two 4-wide multiply-adds and one scalar per block, summed into y once per row
  * (measured 1.4x faster than the 3 dot products per block in cache, about 1.1x from memory on AMD
  * EPYC). */
-#define SPMV_PREFETCH 16 /* blocks ahead: a small gain over the hardware prefetcher */
+#define SPMV_PREFETCH                                                                              \
+  16 /* blocks ahead: a small gain over the hardware prefetcher (32 and 64                         \
+      * measured slower) */
 #define SPMV_INLINE static inline __attribute__((always_inline))
-#if defined(__AVX2__) && defined(__FMA__)
-/* Row r of a block times x_j as one 4-wide FMA: acc_r += [b_r0 b_r1 b_r2 b_(r+1)0] * [x0 x1 x2 0]
- * (x_j masked-loaded; the block's third row masked too, so nothing past the block is read; the 4th
- * lanes add b * 0). 3 FMAs, 2 loads of x and index per block: 10 instructions instead of the
- * 22 of the shuffled layout below, so more blocks' gathers of x are in flight at once (the level
- * order's x lies in several places, not next to the row as in natural order). */
-#if defined(__AVX512VL__)
-#define SPMV_LOAD3(p) _mm256_maskz_loadu_pd(0x7, (p))
-#else
-#define SPMV_LOAD3(p) _mm256_maskload_pd((p), _mm256_set_epi64x(0, -1, -1, -1))
-#endif
+#if defined(CC_BLOCK3_SIMD)
+/* cc_block3_simd.h: 3 FMAs per block, so more blocks' gathers of x are in flight at once (the
+ * level order's x lies in several places, not next to the row as in natural order). */
 #define SPMV_BLOCKS(K0, K1, COL, VAL)                                                              \
   for (int64_t k = (K0), k_end = (K1); k < k_end; k++) {                                           \
     const double *b = (VAL) + 9 * k;                                                               \
     __builtin_prefetch(b + 9 * SPMV_PREFETCH);                                                     \
-    const __m256d xj = SPMV_LOAD3(x + 3 * (int64_t)(COL)[k]);                                      \
-    a0               = _mm256_fmadd_pd(_mm256_loadu_pd(b), xj, a0);                                \
-    a1               = _mm256_fmadd_pd(_mm256_loadu_pd(b + 3), xj, a1);                            \
-    a2               = _mm256_fmadd_pd(SPMV_LOAD3(b + 6), xj, a2);                                 \
+    const __m256d xj = CC_BLOCK3_LOAD3(x + 3 * (int64_t)(COL)[k]);                                 \
+    CC_BLOCK3_FMA(b, xj, a0, a1, a2);                                                              \
   }
 
 /* out[0..2] <- (A x)_i: out[r] = (a_r[0] + a_r[1]) + (a_r[2] + a_r[3]) */
@@ -166,11 +157,7 @@ SPMV_INLINE void spmv_row(const cc_bcrs *m, const double *restrict x, int i, dou
   __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd(), a2 = _mm256_setzero_pd();
   if (lp) SPMV_BLOCKS(lp[i], lp[i + 1], lc, lv) /* split-off lower part */
   SPMV_BLOCKS(rp[i], rp[i + 1], ci, va)
-  const __m256d h01 = _mm256_hadd_pd(a0, a1), h22 = _mm256_hadd_pd(a2, a2);
-  const __m128d s01 = _mm_add_pd(_mm256_castpd256_pd128(h01), _mm256_extractf128_pd(h01, 1));
-  const __m128d s22 = _mm_add_pd(_mm256_castpd256_pd128(h22), _mm256_extractf128_pd(h22, 1));
-  _mm_storeu_pd(out, s01);
-  _mm_store_sd(out + 2, s22);
+  cc_block3_sum(a0, a1, a2, out);
 }
 #elif defined(__GNUC__)
 typedef double spmv_v4 __attribute__((vector_size(32)));
