@@ -133,9 +133,8 @@ void cc_bcrs_unclassify_rows(cc_bcrs *a)
  * [x2]: two 4-wide multiply-adds and one scalar per block, summed into y once per row
  * (measured 1.4x faster than the 3 dot products per block in cache, about 1.1x from memory on AMD
  * EPYC). */
-#define SPMV_PREFETCH                                                                              \
-  16 /* blocks ahead: a small gain over the hardware prefetcher (32 and 64                         \
-      * measured slower) */
+/* blocks ahead: a small gain over the hardware prefetcher (32 and 64 measured slower) */
+#define SPMV_PREFETCH 16
 #define SPMV_INLINE static inline __attribute__((always_inline))
 #if defined(CC_BLOCK3_SIMD)
 /* cc_block3_simd.h: 3 FMAs per block, so more blocks' gathers of x are in flight at once (the
