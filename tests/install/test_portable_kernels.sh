@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # test_portable_kernels.sh SOURCE WORK MPIEXEC: the kernels' other compile-time paths. SpMV, the
-# double sweeps (cc_block3_simd.h) and the float sweeps have AVX2+FMA intrinsic kernels (with AVX-512VL masked loads where the target has
-# them), chosen at compile time; this -march=native tree compiles only one of the three paths.
-# Builds test_krylov_kernels, test_precond_sgs (the sweeps against the scalar reference: bitwise
-# without FMA, to rounding with it) and test_precond_single for -march=x86-64 (no AVX, no FMA: the
-# portable C kernels; checked: no FMA instruction in them) and for -march=x86-64-v3 (AVX2 + FMA
-# without AVX-512: the vmaskmov path; only where this CPU runs it), and runs both tests on 1 and 2
-# ranks x 2 threads.
+# double sweeps (cc_block3_simd.h) and the float sweeps have AVX2+FMA intrinsic kernels (with
+# AVX-512VL masked loads where the target has them), chosen at compile time; this -march=native tree
+# compiles only one of the three paths. Builds test_krylov_kernels, test_precond_sgs (the sweeps
+# against the scalar reference: bitwise without FMA, to rounding with it) and test_precond_single
+# for -march=x86-64 (no AVX, no FMA: the portable C kernels; checked: no FMA instruction in them)
+# and for -march=x86-64-v3 (AVX2 + FMA without AVX-512: the vmaskmov path; only where this CPU runs
+# it), and runs the three tests on 1 and 2 ranks x 2 threads.
 set -euo pipefail # (grep -q reads here-strings: in a pipe its early exit is a SIGPIPE failure)
 src=$1 work=$2 mpiexec=$3
 objs() {
@@ -22,7 +22,8 @@ for arch in x86-64 x86-64-v3; do
   rm -rf "$tree"
   cmake -S "$src" -B "$tree" -DCMAKE_BUILD_TYPE=Release \
     "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG -march=$arch" >/dev/null
-  cmake --build "$tree" -j2 --target test_krylov_kernels test_precond_sgs test_precond_single >/dev/null
+  cmake --build "$tree" -j2 \
+    --target test_krylov_kernels test_precond_sgs test_precond_single >/dev/null
   # shellcheck disable=SC2046
   dis=$(objdump -d $(objs "$tree"))
   if [ "$arch" = x86-64 ] && grep -q vfmadd <<<"$dis"; then
