@@ -133,8 +133,6 @@ void cc_bcrs_unclassify_rows(cc_bcrs *a)
  * [x2]: two 4-wide multiply-adds and one scalar per block, summed into y once per row
  * (measured 1.4x faster than the 3 dot products per block in cache, about 1.1x from memory on AMD
  * EPYC). */
-/* blocks ahead: a small gain over the hardware prefetcher (32 and 64 measured slower) */
-#define SPMV_PREFETCH 16
 #define SPMV_INLINE static inline __attribute__((always_inline))
 #if defined(CC_BLOCK3_SIMD)
 /* cc_block3_simd.h: 3 FMAs per block, so more blocks' gathers of x are in flight at once (the
@@ -142,7 +140,7 @@ void cc_bcrs_unclassify_rows(cc_bcrs *a)
 #define SPMV_BLOCKS(K0, K1, COL, VAL)                                                              \
   for (int64_t k = (K0), k_end = (K1); k < k_end; k++) {                                           \
     const double *b = (VAL) + 9 * k;                                                               \
-    __builtin_prefetch(b + 9 * SPMV_PREFETCH);                                                     \
+    CC_BLOCK3_PREFETCH(b);                                                                         \
     const __m256d xj = CC_BLOCK3_LOAD3(x + 3 * (int64_t)(COL)[k]);                                 \
     CC_BLOCK3_FMA(b, xj, a0, a1, a2);                                                              \
   }
@@ -165,7 +163,7 @@ typedef double spmv_v4 __attribute__((vector_size(32)));
 #define SPMV_BLOCKS(K0, K1, COL, VAL)                                                              \
   for (int64_t k = (K0), k_end = (K1); k < k_end; k++) {                                           \
     const double *b = (VAL) + 9 * k;                                                               \
-    __builtin_prefetch(b + 9 * SPMV_PREFETCH);                                                     \
+    CC_BLOCK3_PREFETCH(b);                                                                         \
     const double *xj = x + 3 * (int64_t)(COL)[k];                                                  \
     const double x0 = xj[0], x1 = xj[1], x2 = xj[2];                                               \
     spmv_v4 b0, b1;                                                                                \

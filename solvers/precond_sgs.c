@@ -32,6 +32,7 @@ static inline void sgs_block_row(int64_t k0, int64_t k1, const int32_t *restrict
   __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd(), a2 = _mm256_setzero_pd();
   for (int64_t k = k0; k < k1 && col[k] < col_end; k++) {
     const double *b = val + 9 * k;
+    CC_BLOCK3_PREFETCH(b);
     CC_BLOCK3_FMA(b, CC_BLOCK3_LOAD3(v + 3 * (int64_t)col[k]), a0, a1, a2);
   }
   double t[3];
