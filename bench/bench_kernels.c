@@ -11,6 +11,7 @@
 #include "cc_mesh.h"
 #include "cc_solvers.h"
 #include "cc_topology.h"
+#include "spmv_anatomy.h"
 
 #include <math.h>
 #include <omp.h>
@@ -26,15 +27,17 @@ typedef struct {
   int allow_cached; /* run a mesh whose matrix is below 4x the LLC (warning instead of refusal) */
   int mesh_auto;    /* --nx/--ny/--nz not given: the default DRAM-sized cube */
   int level_order;  /* cm-rcm: SpMV level by level, sweeps in chunks of levels (the driver's) */
+  int anatomy;      /* --anatomy: SpMV against its variants (spmv_anatomy.h), interleaved */
   const char *report;
 } bench_opts;
 
 enum { K_SPMV, K_SGS, K_ASDD, K_ASDD_SINGLE, K_DOT, K_AXPY, K_TRIAD, K_COUNT };
-static const char *kernel_name[K_COUNT] = {"spmv",        "sgs", "asdd", "asdd-single",
-                                           "dot",         "axpy", "triad"};
+static const char *kernel_name[K_COUNT] = {"spmv", "sgs",  "asdd", "asdd-single",
+                                           "dot",  "axpy", "triad"};
 /* the traffic model of each kernel (solvers/traffic.c), echoed into the report */
 static const char *kernel_model[K_COUNT] = {
-    "76 B/block + 16 B/row row_ptr and l_ptr + 4 B/row row classes + 24 B/local node x + 24 B/row y",
+    "76 B/block + 16 B/row row_ptr and l_ptr + 4 B/row row classes + 24 B/local node x + 24 B/row "
+    "y",
     "76 B per L and U block + 256 B/row (ptrs 16, D^-1 twice 144, r, y, z read/write 96); "
     "multicolor sweeps read the split matrix in place: ptrs 32 (l_ptr, diag_pos, row_ptr), 272 "
     "B/row",
@@ -50,13 +53,16 @@ typedef struct {
   double bytes[K_COUNT];    /* modelled, summed over ranks */
   double fraction[K_COUNT]; /* median over repeats of kernel bytes/s / the triad's just before */
   double asdd_double_over_single; /* median over repetition pairs of the two ASDD times */
-  double matrix_bytes;      /* the stored matrix (blocks + row pointers), summed over ranks */
-  int matrix_cached;        /* matrix_bytes < 4 x LLC x nodes: the kernels may run from cache */
+  double matrix_bytes;            /* the stored matrix (blocks + row pointers), summed over ranks */
+  int matrix_cached; /* matrix_bytes < 4 x LLC x nodes: the kernels may run from cache */
   int colors_min, colors_max, levels_max;
   double stream_bytes_per_array;   /* per rank */
   int pinned_threads, pinned_cpus; /* threads bound to one CPU, distinct CPUs among them */
   double llc_bytes;
   int64_t rss_max;
+  /* --anatomy: per variant as seconds / fraction above, SpMV's modelled bytes for all */
+  double an_seconds[BENCH_AN_COUNT], an_fraction[BENCH_AN_COUNT];
+  int an_copy_equal; /* the copy's y equals cc_spmv's bit for bit on every rank */
 } bench_result;
 
 static void bench_usage(void)
@@ -77,6 +83,8 @@ static void bench_usage(void)
       "                           per node, at most half of MemAvailable)\n"
       "  --allow-cached [0|1]     run a mesh whose matrix is below 4x the last-level cache (else\n"
       "                           refused, exit 2): fractions of STREAM then overstate DRAM use\n"
+      "  --anatomy [0|1]          also SpMV against variants that each take one cost out (the\n"
+      "                           gathers of x, the row order; spmv_anatomy.h), interleaved\n"
       "  --report FILE            JSON report (kind \"kernels\")\n");
 }
 
@@ -96,6 +104,7 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
   cc_mesh_params_default(&o->mesh);
   o->mesh.nx = o->mesh.ny = o->mesh.nz = 0; /* auto, set by bench_default_mesh */
   o->allow_cached                      = 0;
+  o->anatomy                           = 0;
   o->level_order                       = 1;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
   o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
@@ -108,10 +117,11 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       return CC_OK;
     }
     CC_CHECK(!strncmp(arg, "--", 2), CC_ERR_ARG, "unexpected argument '%s'", arg);
-    if (!strcmp(arg, "--allow-cached")) { /* a flag: the value is optional */
-      o->allow_cached = 1;
+    if (!strcmp(arg, "--allow-cached") || !strcmp(arg, "--anatomy")) { /* flags: value optional */
+      int *flag = !strcmp(arg, "--anatomy") ? &o->anatomy : &o->allow_cached;
+      *flag     = 1;
       if (i + 1 < argc && (!strcmp(argv[i + 1], "0") || !strcmp(argv[i + 1], "1")))
-        o->allow_cached = argv[++i][0] == '1';
+        *flag = argv[++i][0] == '1';
       continue;
     }
     if ((eq = strchr(arg, '='))) {
@@ -152,14 +162,16 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       CC_CHECK(!strcmp(val, "on") || !strcmp(val, "off"), CC_ERR_ARG,
                "--level-order %s: expected on or off", val);
       o->level_order = !strcmp(val, "on");
-    }
-    else if (!strcmp(key, "allow-cached")) {
-      CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG,
-               "--allow-cached %s: expected 0 or 1", val);
-      o->allow_cached = val[0] == '1';
+    } else if (!strcmp(key, "allow-cached") || !strcmp(key, "anatomy")) {
+      CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG, "--%s %s: expected 0 or 1", key,
+               val);
+      *(!strcmp(key, "anatomy") ? &o->anatomy : &o->allow_cached) = val[0] == '1';
     } else
       CC_FAIL(CC_ERR_ARG, "unknown option --%s (see --help)", key);
   }
+  CC_CHECK(!o->anatomy || bench_anatomy_available(), CC_ERR_ARG,
+           "--anatomy: this build has no AVX2 + FMA kernels (CC_BLOCK3_SIMD), which the variants "
+           "copy; build with -march=native or x86-64-v3");
   o->mesh_auto = o->mesh.nx == 0 && o->mesh.ny == 0 && o->mesh.nz == 0;
   CC_CHECK(o->mesh_auto || (o->mesh.nx && o->mesh.ny && o->mesh.nz), CC_ERR_ARG,
            "give all of --nx, --ny, --nz or none (the default DRAM-sized cube)");
@@ -271,6 +283,41 @@ static cc_err bench_pinning(int *pinned_threads, int *pinned_cpus)
   return CC_OK;
 }
 
+/* --anatomy: cc_spmv and the variants of spmv_anatomy.h in turn (the order rotating between
+ * repetitions), each run after a triad, each timed against SpMV's modelled bytes; then the copy's
+ * y checked against cc_spmv's, bit for bit (else the variants would not price what they claim). */
+static cc_err bench_anatomy(const bench_opts *o, const cc_bcrs *a, const cc_comm_table *comm,
+                            cc_triad *triad, double *x, double *y, double *z, double spmv_bytes,
+                            bench_result *res)
+{
+  const int reps = o->repeat;
+  double *buf;
+  CC_CALL(cc_malloc((size_t)(2 * BENCH_AN_COUNT + 1) * (size_t)reps, sizeof(double), &buf));
+  timing tm[BENCH_AN_COUNT];
+  for (int v = 0; v < BENCH_AN_COUNT; v++)
+    tm[v] = (timing){buf + 2 * v * reps, buf + (2 * v + 1) * reps, 0};
+  for (int rep = 0; rep < reps; rep++)
+    for (int k = 0; k < BENCH_AN_COUNT; k++) {
+      const int v = (k + rep) % BENCH_AN_COUNT;
+      if (v == BENCH_AN_SPMV)
+        BENCH_REP(triad, &tm[v], CC_CALL(cc_spmv(NULL, a, comm, x, y)));
+      else
+        BENCH_REP(triad, &tm[v], bench_anatomy_run(v, a, x, z));
+    }
+  for (int v = 0; v < BENCH_AN_COUNT; v++)
+    timing_summary(&tm[v], spmv_bytes, triad->bytes, &res->an_seconds[v], &res->an_fraction[v],
+                   buf + 2 * BENCH_AN_COUNT * reps);
+  cc_free(&buf);
+  CC_CALL(cc_spmv(NULL, a, comm, x, y));
+  bench_anatomy_run(BENCH_AN_COPY, a, x, z);
+  int equal = memcmp(y, z, 3 * (size_t)a->n_rows * sizeof(double)) == 0;
+  CC_MPI(MPI_Allreduce(&equal, &res->an_copy_equal, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  CC_CHECK(res->an_copy_equal, CC_ERR_CHECK,
+           "--anatomy: bench/spmv_anatomy.c's copy of SpMV's row loop gives other bits than "
+           "cc_spmv, so its variants would not price what they claim");
+  return CC_OK;
+}
+
 static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_result *res)
 {
   int size;
@@ -329,9 +376,9 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
 
   /* modelled bytes (solvers/traffic.c), summed over ranks */
   cc_traffic ts, ta, tf;
-  const int chunk           = o->level_order ? 0 : -1; /* -1: color by color */
-  cc_precond_params pp_sgs  = {
-       .name = "sgs", .asdd_iters = 1, .ordering = &ord, .sweep_chunk_rows = chunk};
+  const int chunk          = o->level_order ? 0 : -1; /* -1: color by color */
+  cc_precond_params pp_sgs = {
+      .name = "sgs", .asdd_iters = 1, .ordering = &ord, .sweep_chunk_rows = chunk};
   cc_precond_params pp_asdd = {
       .name = "asdd", .asdd_iters = o->asdd_iters, .ordering = &ord, .sweep_chunk_rows = chunk};
   CC_CALL(cc_traffic_model(&a, &pp_sgs, &ts));
@@ -346,6 +393,8 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y));
   for (int rep = 0; rep < o->repeat; rep++)
     BENCH_REP(&triad, &tm[K_SPMV], CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y)));
+  if (o->anatomy)
+    CC_CALL(bench_anatomy(o, &a, &mesh.comm, &triad, x, y, z, res->bytes[K_SPMV], res));
 
   /* one forward + backward sweep pair; then ASDD; each preconditioner built alone (memory) */
   cc_precond *pc;
@@ -444,6 +493,17 @@ static void bench_print(const bench_opts *o, const bench_result *res, int size, 
   }
   printf("asdd double / single time: %.3f (median of %d alternating pairs)\n",
          res->asdd_double_over_single, o->repeat);
+  if (o->anatomy) {
+    printf("SpMV anatomy (--anatomy, bench/spmv_anatomy.h): in turn, a triad before each; bytes = "
+           "SpMV's model for every row; copy = cc_spmv bit for bit: %s\n",
+           res->an_copy_equal ? "yes" : "NO");
+    printf("%-10s %12s %10s %12s %12s\n", "variant", "median s", "GB/s", "% of STREAM",
+           "time / spmv");
+    for (int v = 0; v < BENCH_AN_COUNT; v++)
+      printf("%-10s %12.4e %10.2f %11.1f%% %12.3f\n", bench_anatomy_name[v], res->an_seconds[v],
+             res->bytes[K_SPMV] / res->an_seconds[v] * 1e-9, 100.0 * res->an_fraction[v],
+             res->an_seconds[v] / res->an_seconds[BENCH_AN_SPMV]);
+  }
   printf("peak RSS (max over ranks): %.1f MiB\n", (double)res->rss_max / 1048576.0);
 }
 
@@ -507,6 +567,21 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
     cc_json_end_object(&js);
   }
   cc_json_end_array(&js);
+  if (o->anatomy) {
+    cc_json_begin_object(&js, "spmv_anatomy");
+    cc_json_bool(&js, "copy_equals_spmv", res->an_copy_equal);
+    cc_json_begin_array(&js, "variants");
+    for (int v = 0; v < BENCH_AN_COUNT; v++) {
+      cc_json_begin_object(&js, NULL);
+      cc_json_string(&js, "name", bench_anatomy_name[v]);
+      cc_json_double(&js, "seconds", res->an_seconds[v]);
+      cc_json_double(&js, "bytes_per_s", res->bytes[K_SPMV] / res->an_seconds[v]);
+      cc_json_double(&js, "fraction_of_stream", res->an_fraction[v]);
+      cc_json_end_object(&js);
+    }
+    cc_json_end_array(&js);
+    cc_json_end_object(&js);
+  }
   cc_json_end_object(&js);
   CC_CHECK(fclose(f) == 0, CC_ERR_SYS, "closing report %s: %s", o->report, strerror(errno));
   return CC_OK;

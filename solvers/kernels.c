@@ -302,8 +302,8 @@ cc_err cc_spmv_halo(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *co
   CC_CALL(err);
   if (overlap) /* then the rows touching the halo (no MPI test: no error) */
     (void)spmv_class(ex, a, a->row_class + a->n_interior, a->n_rows - a->n_interior, x, b, y, NULL);
-  else
-    (void)spmv_class(ex, a, NULL, a->n_rows, x, b, y, NULL);
+  else /* every row in the classes' order (level order on one rank too), else in storage order */
+    (void)spmv_class(ex, a, a->row_class, a->n_rows, x, b, y, NULL);
   return CC_OK;
 }
 

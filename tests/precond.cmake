@@ -50,6 +50,26 @@ if(TARGET cubecg-bench)
     set_tests_properties(precond_bench_smoke_${np}_np${np} PROPERTIES FIXTURES_SETUP precond_bench_${np})
     set_tests_properties(precond_bench_report_${np} PROPERTIES FIXTURES_REQUIRED precond_bench_${np})
   endforeach()
+  # --anatomy: SpMV's variants run and are reported; the bench itself exits 1 unless its copy of
+  # the row loop gives cc_spmv's bits (1 rank x 2 threads, 2 ranks with a halo). A build without
+  # AVX2 + FMA refuses --anatomy (exit 2, named): skipped (77).
+  foreach(np 1 2)
+    set(json ${CMAKE_CURRENT_BINARY_DIR}/bench_anatomy_${np}.json)
+    add_test(NAME bench_anatomy_${np}
+             COMMAND bash -c "rc=0; '${MPIEXEC_EXECUTABLE}' -n ${np} '$<TARGET_FILE:cubecg-bench>' --nx 12 --ny 12 --nz 12 --stream-mb 8 --repeat 2 --allow-cached --anatomy --report '${json}' > '${json}.out' 2>&1 || rc=$?
+               if [ $rc = 2 ] && grep -q 'no AVX2 + FMA' '${json}.out'; then exit 77; fi
+               cat '${json}.out'; [ $rc = 0 ] || exit 1
+               grep -q 'copy = cc_spmv bit for bit: yes' '${json}.out' || exit 1
+               '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_report.py' expect '${json}' \"r['spmv_anatomy']['copy_equals_spmv'] is True\" \"[v['name'] for v in r['spmv_anatomy']['variants']] == ['spmv', 'copy', 'x-in-l1', 'no-gather', 'stream', 'read']\" \"all(v['seconds'] > 0 and v['fraction_of_stream'] > 0 for v in r['spmv_anatomy']['variants'])\"")
+    set_tests_properties(bench_anatomy_${np} PROPERTIES PROCESSORS 2 TIMEOUT 300 LABELS roofline
+                         SKIP_RETURN_CODE 77 ENVIRONMENT OMP_NUM_THREADS=$<IF:$<EQUAL:${np},1>,2,1>)
+  endforeach()
+  add_test(NAME bench_anatomy_bad_value
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "--anatomy 2: expected 0 or 1"
+                   ${CMAKE_CURRENT_BINARY_DIR}/bench_anatomy_bad.json -- ${MPIEXEC_EXECUTABLE} -n 1
+                   $<TARGET_FILE:cubecg-bench> --anatomy=2 --nx 8 --ny 8 --nz 8)
+  set_tests_properties(bench_anatomy_bad_value PROPERTIES LABELS roofline ENVIRONMENT
+                       "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
 endif()
 
 # Split storage (lower blocks apart, as cubecg assembles) gives bitwise the same SpMV / SGS / ASDD.
