@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test.sh [--release | --sanitize] [ctest arguments...]: install what is missing, then what CI runs:
+# test.sh [--release | --sanitize | --help] [ctest arguments...]: install what is missing, then what CI runs:
 # the release suite (build/, release preset, fuzz targets included), then the sanitizer suite
 # (build-debug/, ASan + UBSan, LSan suppressions of cmake/lsan.supp). --release or --sanitize runs
 # only that half. Extra arguments go to both ctest calls (e.g. ./test.sh -R driver).
@@ -9,6 +9,7 @@ mode=all
 case "${1:-}" in
 --release) mode=release; shift ;;
 --sanitize) mode=sanitize; shift ;;
+-h | --help) sed -n '2,5s/^# \{0,1\}//p' "$0"; exit 0 ;;
 esac
 "$here/setup.sh"
 status=0
