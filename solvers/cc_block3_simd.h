@@ -14,14 +14,14 @@
 #define CC_BLOCK3_SIMD_H
 
 /* Software prefetch of the block CC_BLOCK3_AHEAD blocks past b into L2 only (locality 2:
- * prefetcht1), for SpMV and the double sweeps, with or without SIMD. Measured at 128^3, 2 x 1, the
- * matrix streamed from memory, variants alternating inside one process, a triad before each
- * repetition (medians of 15-25 paired repetitions): against no software prefetch, SpMV 1.03-1.04x,
- * SGS 1.04x, ASDD(2) 1.04-1.06x; the earlier prefetch into L1 (locality 3) was 0.92-0.96x, so it
- * cost more than it gave. 16 blocks ahead (1.1 KiB) is the best of 8, 16, 32 and 64; 64 ran at
- * 0.72-0.79x (presumably as its target lies in the next 4 KiB page more often than not). The float
- * sweeps (precond_sgs_single.c) prefetch 16 of their 36-byte blocks ahead: SGS 1.01-1.10x, ASDD(2)
- * 1.01-1.05x against none (32 blocks: 1.00-1.04x). */
+ * prefetcht1), for SpMV and the double and float sweeps, with or without SIMD. Measured at 128^3,
+ * 2 x 1, the matrix streamed from memory, variants alternating inside one process, a triad before
+ * each repetition (medians of 15-25 paired repetitions): against no software prefetch, SpMV
+ * 1.02-1.04x, SGS 1.00-1.05x, ASDD(2) 1.04-1.06x; the earlier prefetch into L1 (locality 3) gave
+ * SpMV 0.92-0.96x, so it cost more than it gained. 16 blocks ahead (1.1 KiB) is the best of 8, 16,
+ * 32 and 64; 64 ran at 0.72-0.79x (presumably as its target lies in the next 4 KiB page more often
+ * than not). The float sweeps (precond_sgs_single.c) prefetch 16 of their 36-byte blocks ahead:
+ * SGS 1.01-1.10x, ASDD(2) 1.01-1.05x against none (32 blocks: 1.00-1.04x). */
 #define CC_BLOCK3_AHEAD 16
 #define CC_BLOCK3_PREFETCH(b) __builtin_prefetch((b) + 9 * CC_BLOCK3_AHEAD, 0, 2)
 
