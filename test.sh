@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test.sh [--release | --sanitize | --help] [ctest arguments...]: install what is missing, then what CI runs:
-# the release suite (build/, release preset, fuzz targets included), then the sanitizer suite
-# (build-debug/, ASan + UBSan, LSan suppressions of cmake/lsan.supp). --release or --sanitize runs
-# only that half. Extra arguments go to both ctest calls (e.g. ./test.sh -R driver).
+# test.sh [--release | --sanitize | --help] [ctest arguments...]: install what is missing, then
+# what CI runs: the release suite (build/, release preset, fuzz targets included), then the
+# sanitizer suite (build-debug/, ASan + UBSan, LSan suppressions of cmake/lsan.supp). --release or
+# --sanitize runs only that half. Extra arguments go to both ctest calls (e.g. ./test.sh -R driver).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mode=all
