@@ -291,7 +291,8 @@ cc_err cc_spmv_halo(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *co
   cc_err err         = cc_halo_begin(comm, x);
   cc_timer_stop(t, tok);
   CC_CALL(err);
-  const int overlap = a->row_class != NULL && comm->n_neighbors > 0;
+  /* with row classes (on a rank without neighbours every row is interior) */
+  const int overlap = a->row_class != NULL;
   int rc            = MPI_SUCCESS;
   if (overlap) /* interior rows while the messages fly: y_i <- (b_i -) (A x)_i */
     rc = spmv_class(ex, a, a->row_class, a->n_interior, x, b, y, comm);
@@ -302,8 +303,8 @@ cc_err cc_spmv_halo(const cc_exec *ex, const cc_bcrs *a, const cc_comm_table *co
   CC_CALL(err);
   if (overlap) /* then the rows touching the halo (no MPI test: no error) */
     (void)spmv_class(ex, a, a->row_class + a->n_interior, a->n_rows - a->n_interior, x, b, y, NULL);
-  else /* every row in the classes' order (level order on one rank too), else in storage order */
-    (void)spmv_class(ex, a, a->row_class, a->n_rows, x, b, y, NULL);
+  else /* no row classes: every row in storage order */
+    (void)spmv_class(ex, a, NULL, a->n_rows, x, b, y, NULL);
   return CC_OK;
 }
 

@@ -16,8 +16,7 @@ typedef struct {
 } asdd_ctx;
 
 /* t = r - A_f z with the float blocks, in cc_spmv_halo's order: begin z's halo exchange, the
- * interior rows while it flies, wait, the boundary rows (without neighbours: wait, every row in
- * the classes' order; without row classes: in storage order).
+ * interior rows while it flies, wait, the boundary rows (without row classes: wait, every row).
  * Timed as cc_spmv_halo times ASDD's double residual. */
 static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const double *r,
                                    double *z, double *t)
@@ -28,7 +27,7 @@ static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const
   cc_err err         = cc_halo_begin(ctx->comm, z);
   cc_timer_stop(tm, tok);
   CC_CALL(err);
-  const int overlap = a->row_class != NULL && ctx->comm->n_neighbors > 0;
+  const int overlap = a->row_class != NULL; /* a rank without neighbours: all rows interior */
   int rc            = MPI_SUCCESS;
   if (overlap)
     rc = cc_sgs_residual_single_rows(&ctx->sgs, ex, r, z, t, a->row_class, 0, a->n_interior,
@@ -41,8 +40,6 @@ static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const
   if (overlap)
     (void)cc_sgs_residual_single_rows(&ctx->sgs, ex, r, z, t, a->row_class, a->n_interior,
                                       a->n_rows, NULL);
-  else if (a->row_class) /* every row in the classes' order (level order on one rank too) */
-    (void)cc_sgs_residual_single_rows(&ctx->sgs, ex, r, z, t, a->row_class, 0, a->n_rows, NULL);
   else
     cc_sgs_residual_single(&ctx->sgs, ex, r, z, t, 0, a->n_rows);
   return CC_OK;
