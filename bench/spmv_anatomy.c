@@ -16,11 +16,11 @@ int bench_anatomy_available(void)
   return 1;
 }
 
-/* how a variant finds the 3 doubles of x a block multiplies */
-enum { X_GATHER, X_IN_L1, X_AT_ROW };
+/* how a variant uses x: gathered at column j, at column j & l1_mask, at the row; or not at all
+ * (the blocks and column indices only summed) */
+enum { X_GATHER, X_IN_L1, X_AT_ROW, X_NONE };
 
-/* rows[p0..p1) of y = A x, as kernels.c's spmv_row, x addressed by mode (a literal per call);
- * X_IN_L1 reads node col & l1_mask */
+/* rows[p0..p1) of y = A x, as kernels.c's spmv_row, x used as mode says (a literal per call) */
 static inline __attribute__((always_inline)) void
 anatomy_rows(const cc_bcrs *m, const int32_t *restrict rows, int p0, int p1,
              const double *restrict x, double *restrict y, int mode, int32_t l1_mask)
@@ -36,35 +36,18 @@ anatomy_rows(const cc_bcrs *m, const int32_t *restrict rows, int p0, int p1,
       for (int64_t k = part ? rp[i] : lp[i]; k < k1; k++) {
         const double *b = val + 9 * k;
         CC_BLOCK3_PREFETCH(b);
+        if (mode == X_NONE) {
+          a0 = _mm256_add_pd(a0, _mm256_loadu_pd(b));
+          a1 = _mm256_add_pd(a1, _mm256_loadu_pd(b + 4));
+          a2 = _mm256_add_pd(a2, _mm256_set1_pd(b[8] + col[k]));
+          continue;
+        }
         const int64_t j = mode == X_GATHER ? col[k] : mode == X_IN_L1 ? (col[k] & l1_mask) : i;
         CC_BLOCK3_FMA(b, CC_BLOCK3_LOAD3(x + 3 * j), a0, a1, a2);
       }
     }
     cc_block3_sum(a0, a1, a2, y + 3 * (int64_t)i);
   }
-}
-
-/* rows[p0..p1): the blocks and column indices summed, in SpMV's order */
-static __m256d anatomy_stream(const cc_bcrs *m, const int32_t *restrict rows, int p0, int p1)
-{
-  __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-  double tail = 0;
-  for (int p = p0; p < p1; p++) {
-    const int i = rows[p];
-    for (int part = m->l_ptr ? 0 : 1; part < 2; part++) {
-      const int32_t *restrict col = part ? m->col_idx : m->l_col;
-      const double *restrict val  = part ? m->val : m->l_val;
-      const int64_t k1            = part ? m->row_ptr[i + 1] : m->l_ptr[i + 1];
-      for (int64_t k = part ? m->row_ptr[i] : m->l_ptr[i]; k < k1; k++) {
-        const double *b = val + 9 * k;
-        CC_BLOCK3_PREFETCH(b);
-        s0 = _mm256_add_pd(s0, _mm256_loadu_pd(b));
-        s1 = _mm256_add_pd(s1, _mm256_loadu_pd(b + 4));
-        tail += b[8] + col[k];
-      }
-    }
-  }
-  return _mm256_add_pd(_mm256_add_pd(s0, s1), _mm256_set1_pd(tail));
 }
 
 /* blocks [k0, k1) of one value / column array pair, front to back */
@@ -92,18 +75,17 @@ void bench_anatomy_run(int v, const cc_bcrs *a, const double *x, double *y)
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();
     const int q = n / nt, rem = n % nt;
     const int begin = t * q + (t < rem ? t : rem), end = begin + q + (t < rem);
-    __m256d s = _mm256_setzero_pd();
     if (v == BENCH_AN_COPY) anatomy_rows(a, a->row_class, begin, end, x, y, X_GATHER, 0);
     if (v == BENCH_AN_X_IN_L1) anatomy_rows(a, a->row_class, begin, end, x, y, X_IN_L1, l1_mask);
     if (v == BENCH_AN_NO_GATHER) anatomy_rows(a, a->row_class, begin, end, x, y, X_AT_ROW, 0);
-    if (v == BENCH_AN_STREAM) s = anatomy_stream(a, a->row_class, begin, end);
+    if (v == BENCH_AN_STREAM) anatomy_rows(a, a->row_class, begin, end, x, y, X_NONE, 0);
     if (v == BENCH_AN_READ) {
       const int64_t nu = a->row_ptr[n], nl = a->l_ptr ? a->l_ptr[n] : 0;
-      s = anatomy_read(a->val, a->col_idx, nu * t / nt, nu * (t + 1) / nt);
+      __m256d s = anatomy_read(a->val, a->col_idx, nu * t / nt, nu * (t + 1) / nt);
       if (nl)
         s = _mm256_add_pd(s, anatomy_read(a->l_val, a->l_col, nl * t / nt, nl * (t + 1) / nt));
+      cc_block3_sum(s, s, s, y + 3 * (int64_t)t);
     }
-    if (v == BENCH_AN_STREAM || v == BENCH_AN_READ) cc_block3_sum(s, s, s, y + 3 * (int64_t)t);
   }
 }
 #else

@@ -8,7 +8,8 @@
  *   x-in-l1    x_j gathered at column j mod 512 (12 KiB of x): the column-indexed load stays,
  *              its cache misses go
  *   no-gather  x read at the row itself: no load depends on a column index
- *   stream     the blocks and column indices only summed, in the same row order: no x, no FMA
+ *   stream     the blocks and column indices only summed into y_i, in the same row order: no x,
+ *              no FMA
  *   read       the matrix's value and column arrays read front to back: no row pointers
  * Every variant is timed against the same bytes, SpMV's traffic model, so their GB/s compare
  * times. Needs a build with AVX2 + FMA (CC_BLOCK3_SIMD); bench_anatomy_available() says.
@@ -30,8 +31,8 @@ enum {
 extern const char *const bench_anatomy_name[BENCH_AN_COUNT];
 
 int bench_anatomy_available(void);
-/* Variant v (BENCH_AN_COPY .. BENCH_AN_READ) over a's internal rows: y_i for copy, x-in-l1 and
- * no-gather; stream and read write thread t's sum into y[3 t .. 3 t + 2] (their y means nothing).
+/* Variant v (BENCH_AN_COPY .. BENCH_AN_READ) over a's internal rows: y_i for copy, x-in-l1,
+ * no-gather and stream (whose y means nothing); read writes thread t's sum into y[3 t .. 3 t + 2].
  */
 void bench_anatomy_run(int v, const cc_bcrs *a, const double *x, double *y);
 
