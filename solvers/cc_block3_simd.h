@@ -1,6 +1,5 @@
 /* cc_block3_simd.h (internal): the 3x3-block row arithmetic shared by SpMV (kernels.c) and the
- * double SGS sweeps (precond_sgs.c), so both stream a block the same way; the float sweeps
- * (precond_sgs_single.c) use its prefetch only.
+ * double SGS sweeps (precond_sgs.c), so both stream a block the same way.
  *
  * With AVX2 + FMA (CC_BLOCK3_SIMD defined), row r of block B times x_j is one 4-wide FMA:
  * acc_r += [b_r0 b_r1 b_r2 b_(r+1)0] * [x0 x1 x2 0], x_j and the block's third row masked-loaded so
@@ -19,9 +18,8 @@
  * each repetition (medians of 15-25 paired repetitions): against no software prefetch, SpMV
  * 1.02-1.04x, SGS 1.00-1.05x, ASDD(2) 1.04-1.06x; the earlier prefetch into L1 (locality 3) gave
  * SpMV 0.92-0.96x, so it cost more than it gained. 16 blocks ahead (1.1 KiB) is the best of 8, 16,
- * 32 and 64; 64 ran at 0.72-0.79x (presumably as its target lies in the next 4 KiB page more often
- * than not). The float sweeps (precond_sgs_single.c) prefetch 16 of their 36-byte blocks ahead:
- * SGS 1.01-1.10x, ASDD(2) 1.01-1.05x against none (32 blocks: 1.00-1.04x). */
+ * 32 and 64; 64 ran at 0.72-0.79x. The float sweeps (precond_sgs_single.c) have their own, longer
+ * distance (SGSF_AHEAD). */
 #define CC_BLOCK3_AHEAD 16
 #define CC_BLOCK3_PREFETCH(b) __builtin_prefetch((b) + 9 * CC_BLOCK3_AHEAD, 0, 2)
 
