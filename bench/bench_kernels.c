@@ -232,6 +232,17 @@ typedef struct {
   int n;
 } timing;
 
+/* count timings of reps repetitions each in one allocation *samples, which ends with reps doubles
+ * of scratch for timing_summary (*scratch); the caller frees *samples */
+static cc_err timing_create(int count, int reps, timing *tm, double **samples, double **scratch)
+{
+  CC_CALL(cc_malloc((size_t)(2 * count + 1) * (size_t)reps, sizeof(double), samples));
+  for (int k = 0; k < count; k++)
+    tm[k] = (timing){*samples + 2 * k * reps, *samples + (2 * k + 1) * reps, 0};
+  *scratch = *samples + 2 * count * reps;
+  return CC_OK;
+}
+
 /* One repetition: a triad, then the kernel, each after a barrier, each the slowest rank's time. */
 #define BENCH_REP(tr, t, body)                                                                     \
   do {                                                                                             \
@@ -290,13 +301,10 @@ static cc_err bench_anatomy(const bench_opts *o, const cc_bcrs *a, const cc_comm
                             cc_triad *triad, double *x, double *y, double *z, double spmv_bytes,
                             bench_result *res)
 {
-  const int reps = o->repeat;
-  double *buf;
-  CC_CALL(cc_malloc((size_t)(2 * BENCH_AN_COUNT + 1) * (size_t)reps, sizeof(double), &buf));
+  double *buf, *scratch;
   timing tm[BENCH_AN_COUNT];
-  for (int v = 0; v < BENCH_AN_COUNT; v++)
-    tm[v] = (timing){buf + 2 * v * reps, buf + (2 * v + 1) * reps, 0};
-  for (int rep = 0; rep < reps; rep++)
+  CC_CALL(timing_create(BENCH_AN_COUNT, o->repeat, tm, &buf, &scratch));
+  for (int rep = 0; rep < o->repeat; rep++)
     for (int k = 0; k < BENCH_AN_COUNT; k++) {
       const int v = (k + rep) % BENCH_AN_COUNT;
       if (v == BENCH_AN_SPMV)
@@ -306,7 +314,7 @@ static cc_err bench_anatomy(const bench_opts *o, const cc_bcrs *a, const cc_comm
     }
   for (int v = 0; v < BENCH_AN_COUNT; v++)
     timing_summary(&tm[v], spmv_bytes, triad->bytes, &res->an_seconds[v], &res->an_fraction[v],
-                   buf + 2 * BENCH_AN_COUNT * reps);
+                   scratch);
   cc_free(&buf);
   CC_CALL(cc_spmv(NULL, a, comm, x, y));
   bench_anatomy_run(BENCH_AN_COPY, a, x, z);
@@ -338,11 +346,8 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   res->stream_bytes_per_array = 8.0 * (double)triad.n;
   res->bytes[K_TRIAD]         = triad.bytes;
   timing tm[K_COUNT];
-  double *samples;
-  CC_CALL(cc_malloc((size_t)(2 * K_COUNT + 1) * (size_t)o->repeat, sizeof(double), &samples));
-  double *scratch = samples + 2 * K_COUNT * o->repeat;
-  for (int k = 0; k < K_COUNT; k++)
-    tm[k] = (timing){samples + 2 * k * o->repeat, samples + (2 * k + 1) * o->repeat, 0};
+  double *samples, *scratch;
+  CC_CALL(timing_create(K_COUNT, o->repeat, tm, &samples, &scratch));
 
   /* the system, ordered */
   cc_mesh mesh;

@@ -13,7 +13,7 @@
 #define CC_BLOCK3_SIMD_H
 
 /* Software prefetch of the block CC_BLOCK3_AHEAD blocks past b into L2 only (locality 2:
- * prefetcht1), for SpMV and the double and float sweeps, with or without SIMD. Measured at 128^3,
+ * prefetcht1), for SpMV and the double sweeps, with or without SIMD. Measured at 128^3,
  * 2 x 1, the matrix streamed from memory, variants alternating inside one process, a triad before
  * each repetition (medians of 15-25 paired repetitions): against no software prefetch, SpMV
  * 1.02-1.04x, SGS 1.00-1.05x, ASDD(2) 1.04-1.06x; the earlier prefetch into L1 (locality 3) gave
