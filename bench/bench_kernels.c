@@ -12,6 +12,7 @@
 #include "cc_solvers.h"
 #include "cc_topology.h"
 #include "spmv_anatomy.h"
+#include "triad_placement.h"
 
 #include <math.h>
 #include <omp.h>
@@ -28,6 +29,7 @@ typedef struct {
   int mesh_auto;    /* --nx/--ny/--nz not given: the default DRAM-sized cube */
   int level_order;  /* cm-rcm: SpMV level by level, sweeps in chunks of levels (the driver's) */
   int anatomy;      /* --anatomy: SpMV against its variants (spmv_anatomy.h), interleaved */
+  int placement; /* --triad-placement N: only the triad on N sets of arrays (triad_placement.h) */
   const char *report;
 } bench_opts;
 
@@ -85,7 +87,11 @@ static void bench_usage(void)
       "                           refused, exit 2): fractions of STREAM then overstate DRAM use\n"
       "  --anatomy [0|1]          also SpMV against variants that each take one cost out (the\n"
       "                           gathers of x, the row order; spmv_anatomy.h), interleaved\n"
-      "  --report FILE            JSON report (kind \"kernels\")\n");
+      "  --triad-placement N      instead of the kernels: the triad on N sets of arrays (2..16)\n"
+      "                           allocated one after another, timed in rotating rounds "
+      "(--repeat):\n"
+      "                           does the triad's bandwidth depend on where its pages lie?\n"
+      "  --report FILE            JSON report (kind \"kernels\", or \"triad_placement\")\n");
 }
 
 static cc_err parse_int(const char *key, const char *val, int lo, int *out)
@@ -105,6 +111,7 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
   o->mesh.nx = o->mesh.ny = o->mesh.nz = 0; /* auto, set by bench_default_mesh */
   o->allow_cached                      = 0;
   o->anatomy                           = 0;
+  o->placement                         = 0;
   o->level_order                       = 1;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
   o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
@@ -144,7 +151,11 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       CC_CALL(parse_int(key, val, 1, &o->asdd_iters));
     else if (!strcmp(key, "repeat"))
       CC_CALL(parse_int(key, val, 1, &o->repeat));
-    else if (!strcmp(key, "ordering")) {
+    else if (!strcmp(key, "triad-placement")) {
+      CC_CALL(parse_int(key, val, 2, &o->placement));
+      CC_CHECK(o->placement <= TRIAD_PLACEMENT_MAX_SETS, CC_ERR_ARG,
+               "--triad-placement %s: expected 2 to %d sets", val, TRIAD_PLACEMENT_MAX_SETS);
+    } else if (!strcmp(key, "ordering")) {
       CC_CHECK(strlen(val) < sizeof o->ordering, CC_ERR_ARG, "--ordering %s: unknown", val);
       snprintf(o->ordering, sizeof o->ordering, "%s", val);
     } else if (!strcmp(key, "partition")) {
@@ -223,6 +234,92 @@ static double mem_available_bytes(void)
     if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
   fclose(f);
   return kb * 1024;
+}
+
+/* The triad's arrays per node: 4x the LLC, or --stream-mb over all ranks. */
+static double bench_stream_node_bytes(const bench_opts *o, const cc_topology *topo, int size)
+{
+  return o->stream_mb > 0 ? o->stream_mb * 1024 * 1024 / size * topo->node_size
+                          : 4.0 * topo->llc_bytes;
+}
+
+/* --triad-placement N: the triad alone on N sets of arrays (triad_placement.h); refused before any
+ * allocation when the sets need more than 80 % of the smallest MemAvailable of the ranks' hosts */
+static cc_err bench_placement(const bench_opts *o, const cc_topology *topo, int size,
+                              triad_placement *pl)
+{
+  double node_bytes = bench_stream_node_bytes(o, topo, size), avail = mem_available_bytes();
+  if (avail <= 0) avail = INFINITY; /* no /proc/meminfo: not checked */
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &avail, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  const double need = o->placement * node_bytes;
+  CC_CHECK(need <= 0.8 * avail, CC_ERR_ARG,
+           "--triad-placement %d: %d sets of %.0f MiB per node need %.0f MiB, more than 80%% of "
+           "MemAvailable (%.0f MiB); use fewer sets or a smaller --stream-mb",
+           o->placement, o->placement, node_bytes / 1048576.0, need / 1048576.0, avail / 1048576.0);
+  CC_CALL(triad_placement_run(MPI_COMM_WORLD, node_bytes, topo->node_size, o->placement, o->repeat,
+                              pl));
+  return CC_OK;
+}
+
+static void bench_placement_print(const triad_placement *pl)
+{
+  printf("cubecg-bench --triad-placement: %d sets of STREAM triad arrays (3 x %.1f MiB per rank "
+         "each), "
+         "allocated and first-touched one after another; %d rounds, every set once per round, "
+         "the order rotating\n",
+         pl->sets, pl->array_bytes_per_rank / 1048576.0, pl->rounds);
+  double fastest = 0;
+  for (int s = 0; s < pl->sets; s++) fastest = fmax(fastest, pl->median[s]);
+  printf("%-4s %12s %10s %10s %16s\n", "set", "median GB/s", "min GB/s", "max GB/s",
+         "median / fastest");
+  for (int s = 0; s < pl->sets; s++)
+    printf("%-4d %12.2f %10.2f %10.2f %16.3f\n", s + 1, pl->median[s] * 1e-9, pl->min[s] * 1e-9,
+           pl->max[s] * 1e-9, fastest > 0 ? pl->median[s] / fastest : 0);
+  printf("spread (fastest median / slowest median): %.3f\n", pl->spread);
+  if (pl->spread > TRIAD_PLACEMENT_WARN)
+    printf("WARNING: the triad's bandwidth depends on where its pages lie (spread %.2f > %.2f): a "
+           "fraction of STREAM measured on this machine carries that uncertainty\n",
+           pl->spread, TRIAD_PLACEMENT_WARN);
+}
+
+static cc_err bench_placement_report(const char *path, const triad_placement *pl, int size,
+                                     int threads, const cc_topology *topo)
+{
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  CC_CALL(cc_mpi_library(library, sizeof library));
+  FILE *f = fopen(path, "w");
+  CC_CHECK(f != NULL, CC_ERR_SYS, "cannot write report %s: %s", path, strerror(errno));
+  cc_json js = {.out = f};
+  cc_json_begin_object(&js, NULL);
+  cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
+  cc_json_string(&js, "kind", "triad_placement");
+  cc_json_string(&js, "cubecg_version", CC_VERSION);
+  cc_provenance_json(&js);
+  cc_json_begin_object(&js, "mpi");
+  cc_json_string(&js, "library", library);
+  cc_json_end_object(&js);
+  cc_topology_json(topo, &js);
+  cc_json_int(&js, "ranks", size);
+  cc_json_int(&js, "threads", threads);
+  cc_json_int(&js, "rounds", pl->rounds);
+  cc_json_double(&js, "stream_array_bytes_per_rank", pl->array_bytes_per_rank);
+  cc_json_double(&js, "triad_bytes", pl->bytes);
+  cc_json_begin_array(&js, "sets"); /* in allocation order */
+  for (int s = 0; s < pl->sets; s++) {
+    cc_json_begin_object(&js, NULL);
+    cc_json_int(&js, "allocated", s + 1);
+    cc_json_double(&js, "median_bytes_per_s", pl->median[s]);
+    cc_json_double(&js, "min_bytes_per_s", pl->min[s]);
+    cc_json_double(&js, "max_bytes_per_s", pl->max[s]);
+    cc_json_end_object(&js);
+  }
+  cc_json_end_array(&js);
+  cc_json_double(&js, "spread", pl->spread);
+  cc_json_double(&js, "spread_warning_above", TRIAD_PLACEMENT_WARN);
+  cc_json_bool(&js, "spread_warning", pl->spread > TRIAD_PLACEMENT_WARN);
+  cc_json_end_object(&js);
+  CC_CHECK(fclose(f) == 0, CC_ERR_SYS, "closing report %s: %s", path, strerror(errno));
+  return CC_OK;
 }
 
 /* Per kernel and repetition: the slowest rank's time of the kernel and of the triad run just
@@ -372,12 +469,9 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
    * slower than what it touches later (measured here, README "Where the triad's arrays lie"),
    * and a triad on the slower pages read the kernels up to 1.3x "of STREAM". */
   res->llc_bytes    = topo->llc_bytes;
-  double node_bytes = 4.0 * res->llc_bytes;
+  double node_bytes = bench_stream_node_bytes(o, topo, size);
   double avail      = mem_available_bytes();
-  if (o->stream_mb > 0)
-    node_bytes = o->stream_mb * 1024 * 1024 / size * topo->node_size;
-  else if (avail > 0 && node_bytes > 0.5 * avail)
-    node_bytes = 0.5 * avail;
+  if (o->stream_mb <= 0 && avail > 0 && node_bytes > 0.5 * avail) node_bytes = 0.5 * avail;
   cc_triad triad;
   CC_CALL(cc_triad_create(MPI_COMM_WORLD, node_bytes, topo->node_size, &triad));
   res->stream_bytes_per_array = 8.0 * (double)triad.n;
@@ -625,6 +719,18 @@ int main(int argc, char **argv)
     if (rank == 0) cc_error_print(stderr, rank);
     MPI_Finalize();
     return err == CC_ERR_ARG ? 2 : 1;
+  }
+  if (o.placement) { /* the triad alone: no mesh */
+    triad_placement pl;
+    err = bench_placement(&o, &topo, size, &pl);
+    if (!err && rank == 0) {
+      bench_placement_print(&pl);
+      if (o.report) err = bench_placement_report(o.report, &pl, size, omp_get_max_threads(), &topo);
+    }
+    if (err && (rank == 0 || err != CC_ERR_ARG)) cc_error_print(stderr, rank); /* ARG: agreed */
+    cc_topology_free(&topo);
+    MPI_Finalize();
+    return err == CC_ERR_ARG ? 2 : err ? 1 : 0;
   }
   /* the default DRAM-sized mesh, or the refusal of a cached one: before any large allocation */
   memset(&res, 0, sizeof res);

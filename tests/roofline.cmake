@@ -80,3 +80,35 @@ if(TARGET cubecg-bench)
   set_tests_properties(roofline_bench_allow_cached PROPERTIES PROCESSORS 2 TIMEOUT 300
                        LABELS roofline ENVIRONMENT OMP_NUM_THREADS=1)
 endif()
+
+# cubecg-bench --triad-placement N: the triad alone on N sets of arrays allocated one after another;
+# the report holds every set in allocation order, each min <= median <= max, and the spread is the
+# fastest median over the slowest. Bad set counts and sets larger than the memory are refused
+# (exit 2, one line) before any allocation.
+if(TARGET cubecg-bench)
+  add_test(NAME roofline_bench_triad_placement
+           COMMAND bash -c "set -e; '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --triad-placement 3 --repeat 3 --stream-mb 12 --report '${RL_OUT}/placement.json' > '${RL_OUT}/placement.out'
+             grep -q 'spread (fastest median / slowest median)' '${RL_OUT}/placement.out'
+             ${RL_CHECK} expect '${RL_OUT}/placement.json' \"r['kind'] == 'triad_placement'\" \"r['rounds'] == 3\" \"[s['allocated'] for s in r['sets']] == [1, 2, 3]\" \"all(0 < s['min_bytes_per_s'] <= s['median_bytes_per_s'] <= s['max_bytes_per_s'] for s in r['sets'])\" \"abs(r['spread'] - max(s['median_bytes_per_s'] for s in r['sets']) / min(s['median_bytes_per_s'] for s in r['sets'])) < 1e-9 * r['spread']\" \"r['spread_warning'] == (r['spread'] > r['spread_warning_above'])\"")
+  set_tests_properties(roofline_bench_triad_placement PROPERTIES PROCESSORS 2 TIMEOUT 300
+                       LABELS roofline ENVIRONMENT OMP_NUM_THREADS=1)
+  foreach(bad "1;expected an integer >= 2" "17;expected 2 to 16 sets")
+    list(GET bad 0 n)
+    list(GET bad 1 msg)
+    add_test(NAME roofline_bench_triad_placement_bad_${n}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "--triad-placement ${n}: ${msg}"
+                     ${RL_OUT}/placement_bad.json -- ${MPIEXEC_EXECUTABLE} -n 1
+                     $<TARGET_FILE:cubecg-bench> --triad-placement ${n} --report
+                     ${RL_OUT}/placement_bad.json)
+    set_tests_properties(roofline_bench_triad_placement_bad_${n} PROPERTIES LABELS roofline
+                         ENVIRONMENT "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
+  endforeach()
+  add_test(NAME roofline_bench_triad_placement_too_big
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh
+                   "--triad-placement 16: 16 sets of .* MiB per node need .* more than 80% of MemAvailable"
+                   ${RL_OUT}/placement_big.json -- ${MPIEXEC_EXECUTABLE} -n 2
+                   $<TARGET_FILE:cubecg-bench> --triad-placement 16 --stream-mb 100000000
+                   --report ${RL_OUT}/placement_big.json)
+  set_tests_properties(roofline_bench_triad_placement_too_big PROPERTIES PROCESSORS 2 LABELS
+                       roofline ENVIRONMENT "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
+endif()
