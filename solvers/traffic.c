@@ -128,20 +128,27 @@ cc_err cc_triad_create(MPI_Comm comm, double node_bytes, int node_ranks, cc_tria
   return CC_OK;
 }
 
-cc_err cc_triad_run(cc_triad *tr, double *seconds)
+/* a[0, n) <- b + 3 c after a barrier; *seconds = the slowest rank's time */
+static cc_err triad_time(MPI_Comm comm, double *restrict a, const double *restrict b,
+                         const double *restrict c, int64_t n, double *seconds)
 {
-  double *restrict a       = tr->a;
-  const double *restrict b = tr->b, *restrict c = tr->c;
   const double s = 3.0;
-  CC_MPI(MPI_Barrier(tr->comm));
+  CC_MPI(MPI_Barrier(comm));
   double t0 = MPI_Wtime();
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < tr->n; i++) a[i] = b[i] + s * c[i]; /* a <- b + s c */
-  double dt            = MPI_Wtime() - t0;
-  volatile double sink = a[tr->n / 2]; /* keep the stores */
-  (void)sink;
-  CC_MPI(MPI_Allreduce(&dt, seconds, 1, MPI_DOUBLE, MPI_MAX, tr->comm)); /* the slowest rank */
+  for (int64_t i = 0; i < n; i++) a[i] = b[i] + s * c[i]; /* a <- b + s c */
+  double dt = MPI_Wtime() - t0;
+  if (n > 0) {
+    volatile double sink = a[n / 2]; /* keep the stores */
+    (void)sink;
+  }
+  CC_MPI(MPI_Allreduce(&dt, seconds, 1, MPI_DOUBLE, MPI_MAX, comm)); /* the slowest rank */
   return CC_OK;
+}
+
+cc_err cc_triad_run(cc_triad *tr, double *seconds)
+{
+  return triad_time(tr->comm, tr->a, tr->b, tr->c, tr->n, seconds);
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -165,6 +172,21 @@ cc_err cc_triad_bandwidth(cc_triad *tr, int repeat, double *bytes_per_s)
   for (int r = 0; r < repeat; r++) CC_CALL(cc_triad_run(tr, &t[r]));
   double med   = cc_median(t, repeat);
   *bytes_per_s = med > 0 ? tr->bytes / med : 0.0;
+  return CC_OK;
+}
+
+cc_err cc_triad_bandwidth_over(cc_triad *tr, const double *src, int64_t n, int repeat,
+                               double *bytes_per_s)
+{
+  double t[CC_TRIAD_MAX_REPEAT], local = 24.0 * (double)n, bytes;
+  CC_CHECK(repeat >= 1 && repeat <= CC_TRIAD_MAX_REPEAT && n >= 0 && n <= tr->n &&
+               (n == 0 || src != NULL),
+           CC_ERR_ARG, "triad over other pages: repeat %d, %lld elements (at most %lld)", repeat,
+           (long long)n, (long long)tr->n);
+  CC_MPI(MPI_Allreduce(&local, &bytes, 1, MPI_DOUBLE, MPI_SUM, tr->comm));
+  for (int r = 0; r < repeat; r++) CC_CALL(triad_time(tr->comm, tr->a, src, src + n, n, &t[r]));
+  double med   = cc_median(t, repeat);
+  *bytes_per_s = med > 0 ? bytes / med : 0.0;
   return CC_OK;
 }
 

@@ -152,6 +152,10 @@ typedef struct {
    * windows of rl_every iterations, each after its own triad: the median of their ratios and of
    * their triads, the smallest and largest ratio; the triads' time taken out of the solve */
   double triad_before, triad_after;
+  /* the same triads reading the matrix's own value pages (cc_triad_bandwidth_over), before and
+   * after the solve, over triad_matrix_elements (min over ranks) elements per rank */
+  double triad_matrix_before, triad_matrix_after;
+  int64_t triad_matrix_elements;
   int rl_windows, rl_every;
   double rl_window_fraction, rl_window_triad, rl_window_min, rl_window_max, rl_overhead_s;
   int fused;                           /* the solve ran the fused vector passes (--fused) */
@@ -300,21 +304,26 @@ typedef struct {
   int every, every_env, started, it0, n;
   int64_t spmv0, precond0;
   double ready, t0, overhead, triad_seconds, window_triad, triad_before, triad_after;
+  const double *matrix_src; /* the matrix's values: b and c of the matrix-page triads */
+  int64_t matrix_n;         /* their elements per rank: min(triad's, half the values) */
+  double triad_matrix_before, triad_matrix_after;
   double ratio[CC_ROOFLINE_MAX_WINDOWS], triads[CC_ROOFLINE_MAX_WINDOWS];
 } cc_roofline;
 /* CUBECG_ROOFLINE_EVERY=N: windows of N iterations (0 when unset: sized so that the triads cost
  * about 1/20 of the solve); a bad value is CC_ERR_ARG (checked by cc_options_validate). */
 CC_WUR cc_err cc_roofline_every_env(int *every);
-/* Collective: the triad before the solve. inner: the monitor the hook calls first. */
-CC_WUR cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_traffic *tm,
-                                const cc_krylov *variant, int unfused, cc_monitor *inner,
-                                MPI_Comm comm);
+/* Collective: the triads before the solve (the triad's own arrays, then a's value pages).
+ * inner: the monitor the hook calls first. */
+CC_WUR cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a,
+                                const cc_traffic *tm, const cc_krylov *variant, int unfused,
+                                cc_monitor *inner, MPI_Comm comm);
 CC_WUR cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual,
                                     int *stop); /* cc_monitor_fn */
 /* Collective: the triad after the solve; the windows and the corrected times into rec. */
 CC_WUR cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec);
 double cc_roofline_triad(const cc_solve_record *rec);    /* the triad the fraction divides by */
 double cc_roofline_bracket(const cc_solve_record *rec);  /* from the triads before and after */
+double cc_roofline_bracket_matrix(const cc_solve_record *rec); /* matrix-page triads' */
 double cc_roofline_fraction(const cc_solve_record *rec); /* median of the windows, else bracket */
 
 /* Rank 0: JSON report (docs/report-schema.md) and the human summary on stdout. */

@@ -206,8 +206,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.monitor     = cc_monitor_iteration; /* also where a signal is noticed: always on */
     kopts.monitor_ctx = &monitor;
     if (opts->roofline) { /* triads before, inside (windows, from the monitor hook) and after */
-      SOLVES_CALL(cc_roofline_begin(roofline, &triad, &tm, plan[s].variant, kopts.unfused, &monitor,
-                                    mesh->comm.comm));
+      SOLVES_CALL(cc_roofline_begin(roofline, &triad, a, &tm, plan[s].variant, kopts.unfused,
+                                    &monitor, mesh->comm.comm));
       kopts.monitor     = cc_roofline_iteration;
       kopts.monitor_ctx = roofline;
       kopts.timers      = &roofline->timers;

@@ -145,6 +145,10 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_double(js, "triad_bytes_per_s_before", rec->triad_before);
     cc_json_double(js, "triad_bytes_per_s_after", rec->triad_after);
     cc_json_double(js, "fraction_bracket", cc_roofline_bracket(rec));
+    cc_json_double(js, "triad_matrix_pages_bytes_per_s_before", rec->triad_matrix_before);
+    cc_json_double(js, "triad_matrix_pages_bytes_per_s_after", rec->triad_matrix_after);
+    cc_json_int(js, "triad_matrix_pages_elements_per_rank_min", rec->triad_matrix_elements);
+    cc_json_double(js, "fraction_bracket_matrix_pages", cc_roofline_bracket_matrix(rec));
     cc_json_double(js, "triads_removed_s", rec->rl_overhead_s);
     cc_json_end_object(js);
   }
@@ -422,10 +426,12 @@ void cc_summary_print(const cc_run *run, FILE *out)
       fprintf(out,
               "\n          roofline fraction %.3f (median of %d windows of %d iterations, %.3f to "
               "%.3f; triad %.2f GB/s); from the triads before / after the solve (%.2f / %.2f "
-              "GB/s): %.3f",
+              "GB/s): %.3f\n          from triads reading the matrix's own pages (before / "
+              "after %.2f / %.2f GB/s): %.3f",
               cc_roofline_fraction(rec), rec->rl_windows, rec->rl_every, rec->rl_window_min,
               rec->rl_window_max, cc_roofline_triad(rec) / 1e9, rec->triad_before / 1e9,
-              rec->triad_after / 1e9, cc_roofline_bracket(rec));
+              rec->triad_after / 1e9, cc_roofline_bracket(rec), rec->triad_matrix_before / 1e9,
+              rec->triad_matrix_after / 1e9, cc_roofline_bracket_matrix(rec));
     fputc('\n', out);
     if (rec->restart_from[0])
       fprintf(out, "          resumed from %s at iteration %d\n", rec->restart_from,

@@ -13,7 +13,7 @@
 /* Windows are sized so that their triads cost about 1 / CC_ROOFLINE_WINDOW_FACTOR of the solve. */
 #define CC_ROOFLINE_WINDOW_FACTOR 20
 
-cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_traffic *tm,
+cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a, const cc_traffic *tm,
                          const cc_krylov *variant, int unfused, cc_monitor *inner, MPI_Comm comm)
 {
   memset(rl, 0, sizeof *rl);
@@ -28,6 +28,13 @@ cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_traffic *tm,
   double local[3] = {tm->spmv, tm->precond, tm->stream};
   CC_MPI(MPI_Allreduce(local, rl->sum, 3, MPI_DOUBLE, MPI_SUM, comm));
   CC_CALL(cc_triad_bandwidth(triad, CC_ROOFLINE_TRIADS, &rl->triad_before));
+  /* the matrix-page triad: b and c in the matrix's values (read only), so its pages are the
+   * solve's own; where they lie can change the bandwidth (README "Where the triad's arrays lie") */
+  const int64_t half = 9 * a->n_blocks / 2;
+  rl->matrix_src     = a->val;
+  rl->matrix_n       = half < triad->n ? half : triad->n;
+  CC_CALL(cc_triad_bandwidth_over(triad, rl->matrix_src, rl->matrix_n, CC_ROOFLINE_TRIADS,
+                                  &rl->triad_matrix_before));
   rl->triad_seconds = rl->triad_before > 0 ? triad->bytes / rl->triad_before : 0;
   rl->ready         = MPI_Wtime();
   return CC_OK;
@@ -83,7 +90,13 @@ cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual, int 
 cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec)
 {
   CC_CALL(cc_triad_bandwidth(rl->triad, CC_ROOFLINE_TRIADS, &rl->triad_after));
-  cc_solve_result *r = &rec->result;
+  CC_CALL(cc_triad_bandwidth_over(rl->triad, rl->matrix_src, rl->matrix_n, CC_ROOFLINE_TRIADS,
+                                  &rl->triad_matrix_after));
+  CC_MPI(
+      MPI_Allreduce(&rl->matrix_n, &rec->triad_matrix_elements, 1, MPI_INT64_T, MPI_MIN, rl->comm));
+  rec->triad_matrix_before = rl->triad_matrix_before;
+  rec->triad_matrix_after  = rl->triad_matrix_after;
+  cc_solve_result *r       = &rec->result;
   /* the triads inside the solve are not the solve's time (nor its breakdown's "other") */
   if (rl->overhead > 0) {
     r->seconds[CC_T_SOLVE] -= rl->overhead;
@@ -112,14 +125,24 @@ double cc_roofline_triad(const cc_solve_record *rec)
   return rec->rl_windows > 0 ? rec->rl_window_triad : 0.5 * (rec->triad_before + rec->triad_after);
 }
 
-double cc_roofline_bracket(const cc_solve_record *rec)
+/* (modelled bytes per iteration / triad) / time per iteration */
+static double bracket(const cc_solve_record *rec, double triad_before, double triad_after)
 {
   const cc_solve_result *r = &rec->result;
   int iterations           = r->iterations - r->start_iteration;
   double per_iter          = iterations > 0 ? r->time_s / iterations : 0;
-  double triad             = 0.5 * (rec->triad_before + rec->triad_after);
-  /* (modelled bytes per iteration / triad bandwidth) / time per iteration */
+  double triad             = 0.5 * (triad_before + triad_after);
   return per_iter > 0 && triad > 0 ? rec->model_total / triad / per_iter : 0;
+}
+
+double cc_roofline_bracket_matrix(const cc_solve_record *rec)
+{
+  return bracket(rec, rec->triad_matrix_before, rec->triad_matrix_after);
+}
+
+double cc_roofline_bracket(const cc_solve_record *rec)
+{
+  return bracket(rec, rec->triad_before, rec->triad_after);
 }
 
 double cc_roofline_fraction(const cc_solve_record *rec)

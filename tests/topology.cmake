@@ -105,7 +105,7 @@ set_tests_properties(topology_bad_placement topology_bad_placement_env PROPERTIE
                      ENVIRONMENT OMP_NUM_THREADS=1 LABELS topology)
 
 # docs/report-schema.md against real reports of every kind (run with and without a checkpoint,
-# kernels, iobench with an offload backend): no undocumented key, no documented key that never
+# kernels, iobench with an offload backend, triad_placement): no undocumented key, no documented key that never
 # appears, parameters == the options of cubecg --help
 set(SCHEMA_OUT ${TOPO_OUT}/schema)
 add_test(NAME schema_reports
@@ -115,7 +115,8 @@ add_test(NAME schema_reports
            '${MPIEXEC_EXECUTABLE}' -n 1 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --checkpoint posix --checkpoint-dir ck --checkpoint-every 5 --report run_ckpt.json --quiet
            '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-bench>' --nx 8 --ny 8 --nz 8 --repeat 2 --stream-mb 4 --allow-cached --report kernels.json > kernels.out
            '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-iobench>' --dir io --sizes 64k --backends posix,offload --buffers 8k --repeat 1 --report iobench.json > iobench.out
-           '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_schema.py' '${PROJECT_SOURCE_DIR}/docs/report-schema.md' --help-text help.txt run=run.json run=run_ckpt.json kernels=kernels.json iobench=iobench.json")
+           '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --triad-placement 2 --repeat 2 --stream-mb 4 --report placement.json > placement.out
+           '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_schema.py' '${PROJECT_SOURCE_DIR}/docs/report-schema.md' --help-text help.txt run=run.json run=run_ckpt.json kernels=kernels.json iobench=iobench.json triad_placement=placement.json")
 set_tests_properties(schema_reports PROPERTIES PROCESSORS 2 TIMEOUT 300
                      ENVIRONMENT OMP_NUM_THREADS=1 LABELS topology)
 
