@@ -398,11 +398,14 @@ CC_WUR cc_err cc_triad_create(MPI_Comm comm, double node_bytes, int node_ranks, 
 CC_WUR cc_err cc_triad_run(cc_triad *tr, double *seconds);
 /* Median over repeat triads of the aggregate bandwidth: bytes / median slowest time. */
 CC_WUR cc_err cc_triad_bandwidth(cc_triad *tr, int repeat, double *bytes_per_s);
-/* The same triad with b = src[0, n) and c = src[n, 2n) of another allocation, read only, and
- * a = tr->a[0, n) (0 <= n <= tr->n, this rank's n): the bandwidth of those pages, e.g. the
- * matrix's values (--roofline's matrix-page triad). Bytes: 24 n summed over ranks. */
-CC_WUR cc_err cc_triad_bandwidth_over(cc_triad *tr, const double *src, int64_t n, int repeat,
-                                      double *bytes_per_s);
+/* The same triad with b[0, n) and c[0, n) from other allocations, read only, and a = tr->a[0, n)
+ * (0 <= n <= tr->n, this rank's n): the bandwidth of those pages, e.g. the matrix's values
+ * (--roofline's matrix-page triad). run: one, the slowest rank's time; bandwidth: the median over
+ * repeat of 24 n summed over ranks / that time. */
+CC_WUR cc_err cc_triad_run_over(cc_triad *tr, const double *b, const double *c, int64_t n,
+                                double *seconds);
+CC_WUR cc_err cc_triad_bandwidth_over(cc_triad *tr, const double *b, const double *c, int64_t n,
+                                      int repeat, double *bytes_per_s);
 void cc_triad_free(cc_triad *tr);
 /* Median of v[0..n) (sorts v). */
 double cc_median(double *v, int n);

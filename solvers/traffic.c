@@ -175,16 +175,23 @@ cc_err cc_triad_bandwidth(cc_triad *tr, int repeat, double *bytes_per_s)
   return CC_OK;
 }
 
-cc_err cc_triad_bandwidth_over(cc_triad *tr, const double *src, int64_t n, int repeat,
-                               double *bytes_per_s)
+cc_err cc_triad_run_over(cc_triad *tr, const double *b, const double *c, int64_t n,
+                         double *seconds)
+{
+  CC_CHECK(n >= 0 && n <= tr->n && (n == 0 || (b && c)), CC_ERR_ARG,
+           "triad over other pages: %lld elements (at most %lld)", (long long)n,
+           (long long)tr->n);
+  return triad_time(tr->comm, tr->a, b, c, n, seconds);
+}
+
+cc_err cc_triad_bandwidth_over(cc_triad *tr, const double *b, const double *c, int64_t n,
+                               int repeat, double *bytes_per_s)
 {
   double t[CC_TRIAD_MAX_REPEAT], local = 24.0 * (double)n, bytes;
-  CC_CHECK(repeat >= 1 && repeat <= CC_TRIAD_MAX_REPEAT && n >= 0 && n <= tr->n &&
-               (n == 0 || src != NULL),
-           CC_ERR_ARG, "triad over other pages: repeat %d, %lld elements (at most %lld)", repeat,
-           (long long)n, (long long)tr->n);
+  CC_CHECK(repeat >= 1 && repeat <= CC_TRIAD_MAX_REPEAT, CC_ERR_ARG,
+           "triad over other pages: repeat %d not in [1, %d]", repeat, CC_TRIAD_MAX_REPEAT);
   CC_MPI(MPI_Allreduce(&local, &bytes, 1, MPI_DOUBLE, MPI_SUM, tr->comm));
-  for (int r = 0; r < repeat; r++) CC_CALL(triad_time(tr->comm, tr->a, src, src + n, n, &t[r]));
+  for (int r = 0; r < repeat; r++) CC_CALL(cc_triad_run_over(tr, b, c, n, &t[r]));
   double med   = cc_median(t, repeat);
   *bytes_per_s = med > 0 ? bytes / med : 0.0;
   return CC_OK;

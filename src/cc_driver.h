@@ -153,9 +153,14 @@ typedef struct {
    * their triads, the smallest and largest ratio; the triads' time taken out of the solve */
   double triad_before, triad_after;
   /* the same triads reading the matrix's own value pages (cc_triad_bandwidth_over), before and
-   * after the solve, over triad_matrix_elements (min over ranks) elements per rank */
+   * after the solve and before every window, over triad_matrix_elements (min over ranks)
+   * elements per rank; rl_matrix_pages: they are the headline's (the matrix covered the triad's
+   * length on every rank) */
   double triad_matrix_before, triad_matrix_after;
   int64_t triad_matrix_elements;
+  int rl_matrix_pages;
+  double rl_window_fraction_matrix, rl_window_triad_matrix, rl_window_min_matrix;
+  double rl_window_max_matrix;
   int rl_windows, rl_every;
   double rl_window_fraction, rl_window_triad, rl_window_min, rl_window_max, rl_overhead_s;
   int fused;                           /* the solve ran the fused vector passes (--fused) */
@@ -304,14 +309,22 @@ typedef struct {
   int every, every_env, started, it0, n;
   int64_t spmv0, precond0;
   double ready, t0, overhead, triad_seconds, window_triad, triad_before, triad_after;
-  const double *matrix_src; /* the matrix's values: b and c of the matrix-page triads */
-  int64_t matrix_n;         /* their elements per rank: min(triad's, half the values) */
-  double triad_matrix_before, triad_matrix_after;
+  /* the matrix-page triads: b and c in the matrix's values (upper and split-off lower part),
+   * matrix_n elements per rank, matrix_bytes summed over ranks; matrix_pages: matrix_n equals
+   * the triad's length on every rank */
+  const double *matrix_b, *matrix_c;
+  int64_t matrix_n;
+  int matrix_pages;
+  double matrix_bytes, window_triad_matrix, triad_matrix_before, triad_matrix_after;
+  double ratio_matrix[CC_ROOFLINE_MAX_WINDOWS], triads_matrix[CC_ROOFLINE_MAX_WINDOWS];
   double ratio[CC_ROOFLINE_MAX_WINDOWS], triads[CC_ROOFLINE_MAX_WINDOWS];
 } cc_roofline;
 /* CUBECG_ROOFLINE_EVERY=N: windows of N iterations (0 when unset: sized so that the triads cost
  * about 1/20 of the solve); a bad value is CC_ERR_ARG (checked by cc_options_validate). */
 CC_WUR cc_err cc_roofline_every_env(int *every);
+/* CUBECG_ROOFLINE_TRIAD_MB=M: the three triad arrays of a node hold M MiB (0 when unset: 4x the
+ * LLC); a bad value is CC_ERR_ARG (checked by cc_options_validate). */
+CC_WUR cc_err cc_roofline_triad_env(double *node_bytes);
 /* Collective: the triads before the solve (the triad's own arrays, then a's value pages).
  * inner: the monitor the hook calls first. */
 CC_WUR cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a,
@@ -325,6 +338,10 @@ double cc_roofline_triad(const cc_solve_record *rec);    /* the triad the fracti
 double cc_roofline_bracket(const cc_solve_record *rec);  /* from the triads before and after */
 double cc_roofline_bracket_matrix(const cc_solve_record *rec); /* matrix-page triads' */
 double cc_roofline_fraction(const cc_solve_record *rec); /* median of the windows, else bracket */
+/* the fraction against one kind of triad: the matrix's pages (matrix 1) or the triad's own
+ * arrays (0); the headline is the matrix pages' when rec->rl_matrix_pages */
+double cc_roofline_fraction_of(const cc_solve_record *rec, int matrix);
+double cc_roofline_triad_of(const cc_solve_record *rec, int matrix);
 
 /* Rank 0: JSON report (docs/report-schema.md) and the human summary on stdout. */
 CC_WUR cc_err cc_report_write(const cc_run *run, const char *path);

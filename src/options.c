@@ -649,6 +649,23 @@ cc_err cc_roofline_every_env(int *every)
   return CC_OK;
 }
 
+/* CUBECG_ROOFLINE_TRIAD_MB: MiB of the three triad arrays per node (0 when unset: 4x the LLC),
+ * read here so that a bad value is refused with the other options, before any allocation. */
+cc_err cc_roofline_triad_env(double *node_bytes)
+{
+  const char *env = getenv("CUBECG_ROOFLINE_TRIAD_MB");
+  *node_bytes     = 0;
+  if (!env || !*env) return CC_OK;
+  char *end;
+  double mb = strtod(env, &end);
+  CC_CHECK(!*end && mb >= 1 && mb <= 1e9, CC_ERR_ARG,
+           "CUBECG_ROOFLINE_TRIAD_MB=%s: expected a number of MiB in [1, 1e9] (the three triad "
+           "arrays per node)",
+           env);
+  *node_bytes = mb * 1048576.0;
+  return CC_OK;
+}
+
 cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
 {
   int ranks;
@@ -692,7 +709,9 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   CC_CHECK(!opts->roofline || opts->timing == CC_TIMING_ON, CC_ERR_ARG,
            "--roofline needs --timing on (the fraction divides by the time per iteration)");
   int every;
+  double triad_node_bytes;
   if (opts->roofline) CC_CALL(cc_roofline_every_env(&every));
+  if (opts->roofline) CC_CALL(cc_roofline_triad_env(&triad_node_bytes));
   CC_CHECK(opts->analytic_tol > 0, CC_ERR_ARG, "--analytic-tol %g must be > 0", opts->analytic_tol);
   /* below 0.001 the limit would be meaningless (and rounds to 0 bytes, which is not "no limit") */
   CC_CHECK(opts->memory_fraction >= 1e-3 && opts->memory_fraction <= 1, CC_ERR_ARG,

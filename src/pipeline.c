@@ -147,10 +147,17 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   cc_traffic tm;
   SOLVES_CALL(cc_traffic_model(a, pparams, &tm));
   if (opts->roofline) {
-    /* STREAM's rule: arrays of 4x the last-level cache per node, split over the node's ranks */
-    run->triad_node_bytes = 4.0 * run->topo.llc_bytes;
-    cc_stage(run, "roofline: STREAM triad arrays %.0f MiB per node (4 x LLC %.0f MiB)",
-             run->triad_node_bytes / 1048576.0, run->topo.llc_bytes / 1048576.0);
+    /* STREAM's rule: arrays of 4x the last-level cache per node, split over the node's ranks
+     * (CUBECG_ROOFLINE_TRIAD_MB sets another size) */
+    SOLVES_CALL(cc_roofline_triad_env(&run->triad_node_bytes));
+    if (run->triad_node_bytes > 0)
+      cc_stage(run, "roofline: STREAM triad arrays %.0f MiB per node (CUBECG_ROOFLINE_TRIAD_MB)",
+               run->triad_node_bytes / 1048576.0);
+    else {
+      run->triad_node_bytes = 4.0 * run->topo.llc_bytes;
+      cc_stage(run, "roofline: STREAM triad arrays %.0f MiB per node (4 x LLC %.0f MiB)",
+               run->triad_node_bytes / 1048576.0, run->topo.llc_bytes / 1048576.0);
+    }
     SOLVES_CALL(
         cc_triad_create(mesh->comm.comm, run->triad_node_bytes, run->topo.node_size, &triad));
     run->triad_rank_elements = triad.n;

@@ -3,6 +3,7 @@
 #include "cc_driver.h"
 #include "cc_io.h"
 
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,8 +141,15 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_begin_object(js, "roofline");
     cc_json_int(js, "windows", rec->rl_windows);
     cc_json_int(js, "window_iterations", rec->rl_every);
-    cc_json_double(js, "window_fraction_min", rec->rl_window_min);
-    cc_json_double(js, "window_fraction_max", rec->rl_window_max);
+    cc_json_string(js, "triad_source", rec->rl_matrix_pages ? "matrix_pages" : "triad_arrays");
+    cc_json_double(js, "window_fraction_min",
+                   rec->rl_matrix_pages ? rec->rl_window_min_matrix : rec->rl_window_min);
+    cc_json_double(js, "window_fraction_max",
+                   rec->rl_matrix_pages ? rec->rl_window_max_matrix : rec->rl_window_max);
+    cc_json_double(js, "fraction_triad_arrays", cc_roofline_fraction_of(rec, 0));
+    cc_json_double(js, "triad_arrays_bytes_per_s", cc_roofline_triad_of(rec, 0));
+    cc_json_double(js, "fraction_matrix_pages", cc_roofline_fraction_of(rec, 1));
+    cc_json_double(js, "triad_matrix_pages_bytes_per_s", cc_roofline_triad_of(rec, 1));
     cc_json_double(js, "triad_bytes_per_s_before", rec->triad_before);
     cc_json_double(js, "triad_bytes_per_s_after", rec->triad_after);
     cc_json_double(js, "fraction_bracket", cc_roofline_bracket(rec));
@@ -327,11 +335,16 @@ cc_err cc_report_write(const cc_run *run, const char *path)
     cc_json_begin_object(&js, "roofline");
     cc_json_int(&js, "llc_bytes", (int64_t)run->topo.llc_bytes);
     cc_json_double(&js, "triad_node_bytes", run->triad_node_bytes);
+    cc_json_string(&js, "triad_node_bytes_from",
+                   getenv("CUBECG_ROOFLINE_TRIAD_MB") && *getenv("CUBECG_ROOFLINE_TRIAD_MB")
+                       ? "CUBECG_ROOFLINE_TRIAD_MB"
+                       : "4 x llc_bytes");
     cc_json_int(&js, "triad_rank_elements", run->triad_rank_elements);
     cc_json_int(&js, "triads_per_measurement", CC_ROOFLINE_TRIADS);
     cc_json_string(&js, "when",
                    "5 triads just before and 5 just after each solve; one before every window of "
-                   "window_iterations iterations inside it (their time taken out of the solve)");
+                   "window_iterations iterations inside it (their time taken out of the solve); "
+                   "each time on the triad's own arrays and over the matrix's pages");
     cc_json_end_object(&js);
   } else {
     cc_json_string(&js, "roofline", NULL);
@@ -424,12 +437,19 @@ void cc_summary_print(const cc_run *run, FILE *out)
             rec->model_vectors / 1e6);
     if (o->roofline)
       fprintf(out,
-              "\n          roofline fraction %.3f (median of %d windows of %d iterations, %.3f to "
-              "%.3f; triad %.2f GB/s); from the triads before / after the solve (%.2f / %.2f "
-              "GB/s): %.3f\n          from triads reading the matrix's own pages (before / "
-              "after %.2f / %.2f GB/s): %.3f",
-              cc_roofline_fraction(rec), rec->rl_windows, rec->rl_every, rec->rl_window_min,
-              rec->rl_window_max, cc_roofline_triad(rec) / 1e9, rec->triad_before / 1e9,
+              "\n          roofline fraction %.3f against triads %s (median of %d windows of %d "
+              "iterations, %.3f to %.3f; triad %.2f GB/s)\n          against the %s: %.3f "
+              "(triad %.2f GB/s); before / after the solve: triad arrays %.2f / %.2f GB/s, "
+              "%.3f; matrix pages %.2f / %.2f GB/s, %.3f",
+              cc_roofline_fraction(rec),
+              rec->rl_matrix_pages ? "over the matrix's pages" : "on their own arrays",
+              rec->rl_windows, rec->rl_every,
+              rec->rl_matrix_pages ? rec->rl_window_min_matrix : rec->rl_window_min,
+              rec->rl_matrix_pages ? rec->rl_window_max_matrix : rec->rl_window_max,
+              cc_roofline_triad(rec) / 1e9,
+              rec->rl_matrix_pages ? "triad's own arrays" : "matrix's pages",
+              cc_roofline_fraction_of(rec, !rec->rl_matrix_pages),
+              cc_roofline_triad_of(rec, !rec->rl_matrix_pages) / 1e9, rec->triad_before / 1e9,
               rec->triad_after / 1e9, cc_roofline_bracket(rec), rec->triad_matrix_before / 1e9,
               rec->triad_matrix_after / 1e9, cc_roofline_bracket_matrix(rec));
     fputc('\n', out);

@@ -1,9 +1,14 @@
-/* roofline.c: --roofline (issue 15 item 4): STREAM triads interleaved with a solve. A triad runs
- * just before the solve; then, from the monitor hook, one before every window of `every`
- * iterations; then one just after the solve. A window's ratio is (its modelled bytes / the
- * bandwidth of the triad just before it) / its time, and the solve's roofline_fraction is the
- * median over windows (as cubecg-bench pairs a triad with every repetition), so a neighbour's
- * burst moves both numbers of a pair. The triads' time is taken out of the solve's time.
+/* roofline.c: --roofline (issue 15 item 4): STREAM triads interleaved with a solve. Triads run
+ * just before the solve; then, from the monitor hook, before every window of `every` iterations;
+ * then just after the solve. Two kinds each time: on the triad's own arrays, and over the
+ * matrix's pages (b and c read from its values, a the triad's own), because on some machines
+ * (VMs) the bandwidth depends on where the pages lie and the matrix's may stream slower than
+ * arrays allocated later (README "Where the triad's arrays lie"). A window's ratio is (its
+ * modelled bytes / the bandwidth of a triad just before it) / its time; each kind's fraction is
+ * the median over windows (as cubecg-bench pairs a triad with every repetition), so a
+ * neighbour's burst moves both numbers of a pair. roofline_fraction is the matrix pages' when the
+ * matrix covers the triad's length on every rank (a DRAM-sized mesh), else the own arrays'. The
+ * triads' time is taken out of the solve's time.
  */
 #include "cc_driver.h"
 
@@ -28,24 +33,37 @@ cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a, con
   double local[3] = {tm->spmv, tm->precond, tm->stream};
   CC_MPI(MPI_Allreduce(local, rl->sum, 3, MPI_DOUBLE, MPI_SUM, comm));
   CC_CALL(cc_triad_bandwidth(triad, CC_ROOFLINE_TRIADS, &rl->triad_before));
-  /* the matrix-page triad: b and c in the matrix's values (read only), so its pages are the
-   * solve's own; where they lie can change the bandwidth (README "Where the triad's arrays lie") */
-  const int64_t half = 9 * a->n_blocks / 2;
-  rl->matrix_src     = a->val;
-  rl->matrix_n       = half < triad->n ? half : triad->n;
-  CC_CALL(cc_triad_bandwidth_over(triad, rl->matrix_src, rl->matrix_n, CC_ROOFLINE_TRIADS,
+  /* the matrix-page triad: b and c read from the matrix's values (upper part, and the split-off
+   * lower part or the upper part's second half), so its pages are the solve's own; where they
+   * lie can change the bandwidth (README "Where the triad's arrays lie") */
+  const int64_t upper = 9 * a->n_blocks, lower = a->l_ptr ? 9 * a->l_ptr[a->n_rows] : 0;
+  int64_t n           = a->l_ptr ? (upper < lower ? upper : lower) : upper / 2;
+  n                   = n < triad->n ? n : triad->n;
+  rl->matrix_b        = a->val;
+  rl->matrix_c        = a->l_ptr ? a->l_val : a->val + n;
+  rl->matrix_n        = n;
+  int covers          = n == triad->n;
+  double local_bytes  = 24.0 * (double)n;
+  CC_MPI(MPI_Allreduce(&local_bytes, &rl->matrix_bytes, 1, MPI_DOUBLE, MPI_SUM, comm));
+  CC_MPI(MPI_Allreduce(&covers, &rl->matrix_pages, 1, MPI_INT, MPI_MIN, comm));
+  CC_CALL(cc_triad_bandwidth_over(triad, rl->matrix_b, rl->matrix_c, n, CC_ROOFLINE_TRIADS,
                                   &rl->triad_matrix_before));
-  rl->triad_seconds = rl->triad_before > 0 ? triad->bytes / rl->triad_before : 0;
+  /* a window's two triads */
+  rl->triad_seconds = (rl->triad_before > 0 ? triad->bytes / rl->triad_before : 0) +
+                      (rl->triad_matrix_before > 0 ? rl->matrix_bytes / rl->triad_matrix_before : 0);
   rl->ready         = MPI_Wtime();
   return CC_OK;
 }
 
-/* a triad, then the next window starts (its counts and clock) */
+/* a triad on its own arrays and one over the matrix's pages, then the next window starts (its
+ * counts and clock) */
 static cc_err window_start(cc_roofline *rl, int iteration)
 {
   double seconds;
   CC_CALL(cc_triad_run(rl->triad, &seconds));
   rl->window_triad = seconds > 0 ? rl->triad->bytes / seconds : 0;
+  CC_CALL(cc_triad_run_over(rl->triad, rl->matrix_b, rl->matrix_c, rl->matrix_n, &seconds));
+  rl->window_triad_matrix = seconds > 0 ? rl->matrix_bytes / seconds : 0;
   rl->it0          = iteration;
   rl->spmv0        = rl->timers.count[CC_T_SPMV];
   rl->precond0     = rl->timers.count[CC_T_PRECOND];
@@ -74,9 +92,12 @@ cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual, int 
     double bytes = (double)(rl->timers.count[CC_T_SPMV] - rl->spmv0) * rl->sum[0] +
                    (double)(rl->timers.count[CC_T_PRECOND] - rl->precond0) * rl->sum[1] +
                    (iteration - rl->it0) * rl->passes * rl->sum[2];
-    if (dt > 0 && rl->window_triad > 0) {
-      rl->ratio[rl->n]    = bytes / rl->window_triad / dt;
-      rl->triads[rl->n++] = rl->window_triad;
+    if (dt > 0 && rl->window_triad > 0 && rl->window_triad_matrix > 0) {
+      rl->ratio[rl->n]         = bytes / rl->window_triad / dt;
+      rl->triads[rl->n]        = rl->window_triad;
+      rl->ratio_matrix[rl->n]  = bytes / rl->window_triad_matrix / dt;
+      rl->triads_matrix[rl->n] = rl->window_triad_matrix;
+      rl->n++;
     }
   } else {
     return CC_OK; /* inside a window */
@@ -90,8 +111,8 @@ cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual, int 
 cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec)
 {
   CC_CALL(cc_triad_bandwidth(rl->triad, CC_ROOFLINE_TRIADS, &rl->triad_after));
-  CC_CALL(cc_triad_bandwidth_over(rl->triad, rl->matrix_src, rl->matrix_n, CC_ROOFLINE_TRIADS,
-                                  &rl->triad_matrix_after));
+  CC_CALL(cc_triad_bandwidth_over(rl->triad, rl->matrix_b, rl->matrix_c, rl->matrix_n,
+                                  CC_ROOFLINE_TRIADS, &rl->triad_matrix_after));
   CC_MPI(
       MPI_Allreduce(&rl->matrix_n, &rec->triad_matrix_elements, 1, MPI_INT64_T, MPI_MIN, rl->comm));
   rec->triad_matrix_before = rl->triad_matrix_before;
@@ -114,15 +135,32 @@ cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec)
     if (w == 0 || rl->ratio[w] < rec->rl_window_min) rec->rl_window_min = rl->ratio[w];
     if (w == 0 || rl->ratio[w] > rec->rl_window_max) rec->rl_window_max = rl->ratio[w];
   }
-  rec->rl_window_fraction = cc_median(rl->ratio, rl->n); /* 0 without a window */
-  rec->rl_window_triad    = cc_median(rl->triads, rl->n);
+  rec->rl_window_min_matrix = rec->rl_window_max_matrix = 0;
+  for (int w = 0; w < rl->n; w++) {
+    double q = rl->ratio_matrix[w];
+    if (w == 0 || q < rec->rl_window_min_matrix) rec->rl_window_min_matrix = q;
+    if (w == 0 || q > rec->rl_window_max_matrix) rec->rl_window_max_matrix = q;
+  }
+  rec->rl_window_fraction        = cc_median(rl->ratio, rl->n); /* 0 without a window */
+  rec->rl_window_triad           = cc_median(rl->triads, rl->n);
+  rec->rl_window_fraction_matrix = cc_median(rl->ratio_matrix, rl->n);
+  rec->rl_window_triad_matrix    = cc_median(rl->triads_matrix, rl->n);
+  rec->rl_matrix_pages           = rl->matrix_pages;
   return CC_OK;
+}
+
+double cc_roofline_triad_of(const cc_solve_record *rec, int matrix)
+{
+  /* the windows' triads when there were windows, else the ones before and after the solve */
+  if (matrix)
+    return rec->rl_windows > 0 ? rec->rl_window_triad_matrix
+                               : 0.5 * (rec->triad_matrix_before + rec->triad_matrix_after);
+  return rec->rl_windows > 0 ? rec->rl_window_triad : 0.5 * (rec->triad_before + rec->triad_after);
 }
 
 double cc_roofline_triad(const cc_solve_record *rec)
 {
-  /* the windows' triads when there were windows, else the ones before and after the solve */
-  return rec->rl_windows > 0 ? rec->rl_window_triad : 0.5 * (rec->triad_before + rec->triad_after);
+  return cc_roofline_triad_of(rec, rec->rl_matrix_pages);
 }
 
 /* (modelled bytes per iteration / triad) / time per iteration */
@@ -145,7 +183,14 @@ double cc_roofline_bracket(const cc_solve_record *rec)
   return bracket(rec, rec->triad_before, rec->triad_after);
 }
 
+double cc_roofline_fraction_of(const cc_solve_record *rec, int matrix)
+{
+  if (matrix)
+    return rec->rl_windows > 0 ? rec->rl_window_fraction_matrix : cc_roofline_bracket_matrix(rec);
+  return rec->rl_windows > 0 ? rec->rl_window_fraction : cc_roofline_bracket(rec);
+}
+
 double cc_roofline_fraction(const cc_solve_record *rec)
 {
-  return rec->rl_windows > 0 ? rec->rl_window_fraction : cc_roofline_bracket(rec);
+  return cc_roofline_fraction_of(rec, rec->rl_matrix_pages);
 }

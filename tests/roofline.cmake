@@ -21,7 +21,9 @@ set(RL_EXPECT
     "all(s['roofline_fraction'] > 0 and (s['roofline']['window_fraction_min'] <= s['roofline_fraction'] <= s['roofline']['window_fraction_max'] if s['roofline']['windows'] else s['roofline_fraction'] == s['roofline']['fraction_bracket']) for s in r['solves'])"
     "all(s['roofline']['triad_matrix_pages_bytes_per_s_before'] > 0 and s['roofline']['triad_matrix_pages_bytes_per_s_after'] > 0 and s['roofline']['triad_matrix_pages_elements_per_rank_min'] > 0 for s in r['solves'])"
     "all(abs(s['roofline']['fraction_bracket_matrix_pages'] - s['modelled_bytes_per_iteration']['total'] / (0.5 * s['roofline']['triad_matrix_pages_bytes_per_s_before'] + 0.5 * s['roofline']['triad_matrix_pages_bytes_per_s_after']) / s['time_per_iter_s']) <= 1e-6 * s['roofline']['fraction_bracket_matrix_pages'] for s in r['solves'])"
-    "r['roofline']['llc_bytes'] == r['topology']['llc_bytes'] > 0 and r['roofline']['triad_node_bytes'] == 4 * r['topology']['llc_bytes']"
+    "all(s['roofline']['fraction_triad_arrays'] > 0 and s['roofline']['fraction_matrix_pages'] > 0 and s['roofline']['triad_arrays_bytes_per_s'] > 0 and s['roofline']['triad_matrix_pages_bytes_per_s'] > 0 for s in r['solves'])"
+    "all(s['roofline_fraction'] == s['roofline']['fraction_' + s['roofline']['triad_source']] and s['triad_bytes_per_s'] == s['roofline'][{'triad_arrays': 'triad_arrays_bytes_per_s', 'matrix_pages': 'triad_matrix_pages_bytes_per_s'}[s['roofline']['triad_source']]] for s in r['solves'])"
+    "r['roofline']['llc_bytes'] == r['topology']['llc_bytes'] > 0 and (r['roofline']['triad_node_bytes'] == 4 * r['topology']['llc_bytes'] if r['roofline']['triad_node_bytes_from'] == '4 x llc_bytes' else r['roofline']['triad_node_bytes_from'] == 'CUBECG_ROOFLINE_TRIAD_MB')"
     "r['checks']['passed']")
 foreach(np 1 2 4)
   if(np GREATER CC_TEST_MAX_PROCS)
@@ -40,9 +42,11 @@ foreach(np 1 2 4)
   endif()
   set_tests_properties(roofline_run_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 300 LABELS roofline
                        ENVIRONMENT "${env}" FIXTURES_SETUP roofline_np${np})
+  # an 8^3 matrix is shorter than the triad's arrays (4x the LLC): the headline is the own arrays'
   add_test(NAME roofline_report_np${np}
            COMMAND ${RL_CHECK} expect ${RL_OUT}/run_np${np}.json ${RL_EXPECT}
-                   "r['problem']['ranks'] == ${np} and len(r['solves']) == 4" "${windows}")
+                   "r['problem']['ranks'] == ${np} and len(r['solves']) == 4" "${windows}"
+                   "all(s['roofline']['triad_source'] == 'triad_arrays' and s['roofline']['triad_matrix_pages_elements_per_rank_min'] < r['roofline']['triad_rank_elements'] for s in r['solves'])")
   set_tests_properties(roofline_report_np${np} PROPERTIES LABELS roofline
                        FIXTURES_REQUIRED roofline_np${np})
 endforeach()
@@ -65,6 +69,35 @@ set_tests_properties(roofline_bad_timing_off PROPERTIES LABELS roofline ENVIRONM
                      "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
 set_tests_properties(roofline_bad_every PROPERTIES LABELS roofline ENVIRONMENT
                      "OMP_NUM_THREADS=1;EXPECT_EXIT=2;CUBECG_ROOFLINE_EVERY=0")
+
+# CUBECG_ROOFLINE_TRIAD_MB=1: triad arrays of 1 MiB per node, which a 12^3 matrix covers on every
+# rank, so the windows' headline triad reads the matrix's pages; both fractions are reported, each
+# window's pair of triads taken just before it
+foreach(np 2 4)
+  if(np GREATER CC_TEST_MAX_PROCS)
+    continue()
+  endif()
+  add_test(NAME roofline_matrix_pages_np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} -n ${np} $<TARGET_FILE:cubecg> --nx 12 --ny 12 --nz 12
+                   --solver all --reduction ar --roofline --quiet --report
+                   ${RL_OUT}/matrix_np${np}.json)
+  set_tests_properties(roofline_matrix_pages_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 300
+                       LABELS roofline FIXTURES_SETUP roofline_matrix_np${np} ENVIRONMENT
+                       "OMP_NUM_THREADS=1;CUBECG_ROOFLINE_EVERY=5;CUBECG_ROOFLINE_TRIAD_MB=1")
+  add_test(NAME roofline_matrix_pages_report_np${np}
+           COMMAND ${RL_CHECK} expect ${RL_OUT}/matrix_np${np}.json ${RL_EXPECT}
+                   "r['roofline']['triad_node_bytes'] == 1048576 and r['roofline']['triad_node_bytes_from'] == 'CUBECG_ROOFLINE_TRIAD_MB'"
+                   "all(s['roofline']['triad_source'] == 'matrix_pages' and s['roofline']['triad_matrix_pages_elements_per_rank_min'] == r['roofline']['triad_rank_elements'] for s in r['solves'])"
+                   "all(s['roofline']['windows'] >= 4 for s in r['solves'])")
+  set_tests_properties(roofline_matrix_pages_report_np${np} PROPERTIES LABELS roofline
+                       FIXTURES_REQUIRED roofline_matrix_np${np})
+endforeach()
+add_test(NAME roofline_bad_triad_mb
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "CUBECG_ROOFLINE_TRIAD_MB=0: expected"
+                 ${RL_OUT}/bad_mb.json -- ${MPIEXEC_EXECUTABLE} -n 1 $<TARGET_FILE:cubecg> --nx 4
+                 --ny 4 --nz 4 --roofline --report ${RL_OUT}/bad_mb.json)
+set_tests_properties(roofline_bad_triad_mb PROPERTIES LABELS roofline ENVIRONMENT
+                     "OMP_NUM_THREADS=1;EXPECT_EXIT=2;CUBECG_ROOFLINE_TRIAD_MB=0")
 
 # cubecg-bench: a mesh whose matrix is below 4x the LLC is refused (exit 2, one line naming the
 # sizes and --allow-cached); with --allow-cached it runs, says so loudly and in the report

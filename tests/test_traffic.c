@@ -139,13 +139,13 @@ static void triad(void)
       TEST_EXPECT(0, "triad a[%lld] = %g", (long long)i, tr.a[i]);
       break;
     }
-  /* over another allocation's pages: b = src[0, n), c = src[n, 2n), a = tr.a[0, n); the rest of
-   * a untouched; bytes 24 n over ranks; more elements than the triad's arrays refused */
+  /* over other allocations' pages: b = src[0, n), c = src[n, 2n), a = tr.a[0, n); the rest of a
+   * untouched; more elements than the triad's arrays refused */
   const int64_t n = tr.n / 2;
   double *src;
   TEST_CALL(cc_malloc(2 * (size_t)n, sizeof(double), &src));
   for (int64_t i = 0; i < 2 * n; i++) src[i] = (double)(i % 13);
-  TEST_CALL(cc_triad_bandwidth_over(&tr, src, n, 2, &bw));
+  TEST_CALL(cc_triad_bandwidth_over(&tr, src, src + n, n, 2, &bw));
   TEST_EXPECT(bw > 0 && isfinite(bw), "triad over other pages: bandwidth %g", bw);
   for (int64_t i = 0; i < tr.n; i++) {
     double want = i < n ? src[i] + 3.0 * src[n + i] : 7.0;
@@ -155,7 +155,7 @@ static void triad(void)
       break;
     }
   }
-  TEST_EXPECT(cc_triad_bandwidth_over(&tr, src, tr.n + 1, 2, &bw) == CC_ERR_ARG,
+  TEST_EXPECT(cc_triad_bandwidth_over(&tr, src, src, tr.n + 1, 2, &bw) == CC_ERR_ARG,
               "triad over other pages: %lld elements > the triad's %lld accepted",
               (long long)(tr.n + 1), (long long)tr.n);
   cc_error_clear();
