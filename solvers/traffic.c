@@ -175,12 +175,10 @@ cc_err cc_triad_bandwidth(cc_triad *tr, int repeat, double *bytes_per_s)
   return CC_OK;
 }
 
-cc_err cc_triad_run_over(cc_triad *tr, const double *b, const double *c, int64_t n,
-                         double *seconds)
+cc_err cc_triad_run_over(cc_triad *tr, const double *b, const double *c, int64_t n, double *seconds)
 {
   CC_CHECK(n >= 0 && n <= tr->n && (n == 0 || (b && c)), CC_ERR_ARG,
-           "triad over other pages: %lld elements (at most %lld)", (long long)n,
-           (long long)tr->n);
+           "triad over other pages: %lld elements (at most %lld)", (long long)n, (long long)tr->n);
   return triad_time(tr->comm, tr->a, b, c, n, seconds);
 }
 

@@ -37,21 +37,22 @@ cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a, con
    * lower part or the upper part's second half), so its pages are the solve's own; where they
    * lie can change the bandwidth (README "Where the triad's arrays lie") */
   const int64_t upper = 9 * a->n_blocks, lower = a->l_ptr ? 9 * a->l_ptr[a->n_rows] : 0;
-  int64_t n           = a->l_ptr ? (upper < lower ? upper : lower) : upper / 2;
-  n                   = n < triad->n ? n : triad->n;
-  rl->matrix_b        = a->val;
-  rl->matrix_c        = a->l_ptr ? a->l_val : a->val + n;
-  rl->matrix_n        = n;
-  int covers          = n == triad->n;
-  double local_bytes  = 24.0 * (double)n;
+  int64_t n          = a->l_ptr ? (upper < lower ? upper : lower) : upper / 2;
+  n                  = n < triad->n ? n : triad->n;
+  rl->matrix_b       = a->val;
+  rl->matrix_c       = a->l_ptr ? a->l_val : a->val + n;
+  rl->matrix_n       = n;
+  int covers         = n == triad->n;
+  double local_bytes = 24.0 * (double)n;
   CC_MPI(MPI_Allreduce(&local_bytes, &rl->matrix_bytes, 1, MPI_DOUBLE, MPI_SUM, comm));
   CC_MPI(MPI_Allreduce(&covers, &rl->matrix_pages, 1, MPI_INT, MPI_MIN, comm));
   CC_CALL(cc_triad_bandwidth_over(triad, rl->matrix_b, rl->matrix_c, n, CC_ROOFLINE_TRIADS,
                                   &rl->triad_matrix_before));
   /* a window's two triads */
-  rl->triad_seconds = (rl->triad_before > 0 ? triad->bytes / rl->triad_before : 0) +
-                      (rl->triad_matrix_before > 0 ? rl->matrix_bytes / rl->triad_matrix_before : 0);
-  rl->ready         = MPI_Wtime();
+  rl->triad_seconds =
+      (rl->triad_before > 0 ? triad->bytes / rl->triad_before : 0) +
+      (rl->triad_matrix_before > 0 ? rl->matrix_bytes / rl->triad_matrix_before : 0);
+  rl->ready = MPI_Wtime();
   return CC_OK;
 }
 
@@ -64,10 +65,10 @@ static cc_err window_start(cc_roofline *rl, int iteration)
   rl->window_triad = seconds > 0 ? rl->triad->bytes / seconds : 0;
   CC_CALL(cc_triad_run_over(rl->triad, rl->matrix_b, rl->matrix_c, rl->matrix_n, &seconds));
   rl->window_triad_matrix = seconds > 0 ? rl->matrix_bytes / seconds : 0;
-  rl->it0          = iteration;
-  rl->spmv0        = rl->timers.count[CC_T_SPMV];
-  rl->precond0     = rl->timers.count[CC_T_PRECOND];
-  rl->t0           = MPI_Wtime();
+  rl->it0                 = iteration;
+  rl->spmv0               = rl->timers.count[CC_T_SPMV];
+  rl->precond0            = rl->timers.count[CC_T_PRECOND];
+  rl->t0                  = MPI_Wtime();
   return CC_OK;
 }
 
