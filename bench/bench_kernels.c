@@ -282,25 +282,36 @@ static void bench_placement_print(const triad_placement *pl)
            pl->spread, TRIAD_PLACEMENT_WARN);
 }
 
-static cc_err bench_placement_report(const char *path, const triad_placement *pl, int size,
-                                     int threads, const cc_topology *topo)
+/* Opens report path and writes the keys every cubecg-bench report starts with (version, kind,
+ * provenance, MPI library, topology, ranks, threads), inside the still open top-level object. */
+static cc_err bench_report_open(const char *path, const char *kind, int size, int threads,
+                                const cc_topology *topo, FILE **f, cc_json *js)
 {
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
   CC_CALL(cc_mpi_library(library, sizeof library));
-  FILE *f = fopen(path, "w");
-  CC_CHECK(f != NULL, CC_ERR_SYS, "cannot write report %s: %s", path, strerror(errno));
-  cc_json js = {.out = f};
-  cc_json_begin_object(&js, NULL);
-  cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
-  cc_json_string(&js, "kind", "triad_placement");
-  cc_json_string(&js, "cubecg_version", CC_VERSION);
-  cc_provenance_json(&js);
-  cc_json_begin_object(&js, "mpi");
-  cc_json_string(&js, "library", library);
-  cc_json_end_object(&js);
-  cc_topology_json(topo, &js);
-  cc_json_int(&js, "ranks", size);
-  cc_json_int(&js, "threads", threads);
+  *f = fopen(path, "w");
+  CC_CHECK(*f != NULL, CC_ERR_SYS, "cannot write report %s: %s", path, strerror(errno));
+  *js = (cc_json){.out = *f};
+  cc_json_begin_object(js, NULL);
+  cc_json_int(js, "cubecg_report_version", CC_REPORT_VERSION);
+  cc_json_string(js, "kind", kind);
+  cc_json_string(js, "cubecg_version", CC_VERSION);
+  cc_provenance_json(js); /* date, build, platform */
+  cc_json_begin_object(js, "mpi");
+  cc_json_string(js, "library", library);
+  cc_json_end_object(js);
+  cc_topology_json(topo, js);
+  cc_json_int(js, "ranks", size);
+  cc_json_int(js, "threads", threads);
+  return CC_OK;
+}
+
+static cc_err bench_placement_report(const char *path, const triad_placement *pl, int size,
+                                     int threads, const cc_topology *topo)
+{
+  FILE *f;
+  cc_json js;
+  CC_CALL(bench_report_open(path, "triad_placement", size, threads, topo, &f, &js));
   cc_json_int(&js, "rounds", pl->rounds);
   cc_json_double(&js, "stream_array_bytes_per_rank", pl->array_bytes_per_rank);
   cc_json_double(&js, "triad_bytes", pl->bytes);
@@ -613,23 +624,10 @@ static void bench_print(const bench_opts *o, const bench_result *res, int size, 
 static cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int threads,
                            const cc_topology *topo)
 {
-  char library[MPI_MAX_LIBRARY_VERSION_STRING];
-  CC_CALL(cc_mpi_library(library, sizeof library));
-  FILE *f = fopen(o->report, "w");
-  CC_CHECK(f != NULL, CC_ERR_SYS, "cannot write report %s: %s", o->report, strerror(errno));
-  cc_json js    = {.out = f};
+  FILE *f;
+  cc_json js;
+  CC_CALL(bench_report_open(o->report, "kernels", size, threads, topo, &f, &js));
   double stream = res->bytes[K_TRIAD] / res->seconds[K_TRIAD];
-  cc_json_begin_object(&js, NULL);
-  cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
-  cc_json_string(&js, "kind", "kernels");
-  cc_json_string(&js, "cubecg_version", CC_VERSION);
-  cc_provenance_json(&js); /* date, build, platform */
-  cc_json_begin_object(&js, "mpi");
-  cc_json_string(&js, "library", library);
-  cc_json_end_object(&js);
-  cc_topology_json(topo, &js);
-  cc_json_int(&js, "ranks", size);
-  cc_json_int(&js, "threads", threads);
   cc_json_int(&js, "nx", o->mesh.nx);
   cc_json_int(&js, "ny", o->mesh.ny);
   cc_json_int(&js, "nz", o->mesh.nz);

@@ -109,6 +109,16 @@ cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual, int 
   return CC_OK;
 }
 
+/* the smallest and largest of v[0, n) (both 0 when n is 0) */
+static void min_max(const double *v, int n, double *lo, double *hi)
+{
+  *lo = *hi = n > 0 ? v[0] : 0;
+  for (int i = 1; i < n; i++) {
+    if (v[i] < *lo) *lo = v[i];
+    if (v[i] > *hi) *hi = v[i];
+  }
+}
+
 cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec)
 {
   CC_CALL(cc_triad_bandwidth(rl->triad, CC_ROOFLINE_TRIADS, &rl->triad_after));
@@ -131,17 +141,8 @@ cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec)
   rec->rl_windows    = rl->n;
   rec->rl_every      = rl->every;
   rec->rl_overhead_s = overhead;
-  rec->rl_window_min = rec->rl_window_max = 0;
-  for (int w = 0; w < rl->n; w++) {
-    if (w == 0 || rl->ratio[w] < rec->rl_window_min) rec->rl_window_min = rl->ratio[w];
-    if (w == 0 || rl->ratio[w] > rec->rl_window_max) rec->rl_window_max = rl->ratio[w];
-  }
-  rec->rl_window_min_matrix = rec->rl_window_max_matrix = 0;
-  for (int w = 0; w < rl->n; w++) {
-    double q = rl->ratio_matrix[w];
-    if (w == 0 || q < rec->rl_window_min_matrix) rec->rl_window_min_matrix = q;
-    if (w == 0 || q > rec->rl_window_max_matrix) rec->rl_window_max_matrix = q;
-  }
+  min_max(rl->ratio, rl->n, &rec->rl_window_min, &rec->rl_window_max);
+  min_max(rl->ratio_matrix, rl->n, &rec->rl_window_min_matrix, &rec->rl_window_max_matrix);
   rec->rl_window_fraction        = cc_median(rl->ratio, rl->n); /* 0 without a window */
   rec->rl_window_triad           = cc_median(rl->triads, rl->n);
   rec->rl_window_fraction_matrix = cc_median(rl->ratio_matrix, rl->n);
