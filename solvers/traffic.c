@@ -164,17 +164,6 @@ double cc_median(double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-cc_err cc_triad_bandwidth(cc_triad *tr, int repeat, double *bytes_per_s)
-{
-  double t[CC_TRIAD_MAX_REPEAT];
-  CC_CHECK(repeat >= 1 && repeat <= CC_TRIAD_MAX_REPEAT, CC_ERR_ARG,
-           "triad: repeat %d not in [1, %d]", repeat, CC_TRIAD_MAX_REPEAT);
-  for (int r = 0; r < repeat; r++) CC_CALL(cc_triad_run(tr, &t[r]));
-  double med   = cc_median(t, repeat);
-  *bytes_per_s = med > 0 ? tr->bytes / med : 0.0;
-  return CC_OK;
-}
-
 cc_err cc_triad_run_over(cc_triad *tr, const double *b, const double *c, int64_t n, double *seconds)
 {
   CC_CHECK(n >= 0 && n <= tr->n && (n == 0 || (b && c)), CC_ERR_ARG,
@@ -187,12 +176,17 @@ cc_err cc_triad_bandwidth_over(cc_triad *tr, const double *b, const double *c, i
 {
   double t[CC_TRIAD_MAX_REPEAT], local = 24.0 * (double)n, bytes;
   CC_CHECK(repeat >= 1 && repeat <= CC_TRIAD_MAX_REPEAT, CC_ERR_ARG,
-           "triad over other pages: repeat %d not in [1, %d]", repeat, CC_TRIAD_MAX_REPEAT);
+           "triad: repeat %d not in [1, %d]", repeat, CC_TRIAD_MAX_REPEAT);
   CC_MPI(MPI_Allreduce(&local, &bytes, 1, MPI_DOUBLE, MPI_SUM, tr->comm));
   for (int r = 0; r < repeat; r++) CC_CALL(cc_triad_run_over(tr, b, c, n, &t[r]));
   double med   = cc_median(t, repeat);
   *bytes_per_s = med > 0 ? bytes / med : 0.0;
   return CC_OK;
+}
+
+cc_err cc_triad_bandwidth(cc_triad *tr, int repeat, double *bytes_per_s)
+{
+  return cc_triad_bandwidth_over(tr, tr->b, tr->c, tr->n, repeat, bytes_per_s);
 }
 
 void cc_triad_free(cc_triad *tr)

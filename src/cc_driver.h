@@ -133,6 +133,10 @@ typedef enum {
 } cc_breakdown_id;
 extern const char *const cc_breakdown_name[CC_BRK_COUNT];
 
+/* --roofline's two kinds of triad: on the triad's own arrays, and with b and c read from the
+ * matrix's values (its pages; README "Where the triad's arrays lie") */
+typedef enum { CC_RL_ARRAYS, CC_RL_MATRIX, CC_RL_KINDS } cc_rl_kind;
+
 typedef struct {
   cc_solve_result result;
   double analytic_error;
@@ -148,21 +152,17 @@ typedef struct {
   /* traffic model per iteration (solvers/traffic.c), summed over ranks; min / max of one rank */
   double model_total, model_rank_min, model_rank_max;
   double model_spmv, model_precond, model_vectors, model_vector_passes;
-  /* --roofline (roofline.c): aggregate triad bandwidth just before and just after the solve; the
-   * windows of rl_every iterations, each after its own triad: the median of their ratios and of
-   * their triads, the smallest and largest ratio; the triads' time taken out of the solve */
-  double triad_before, triad_after;
-  /* the same triads reading the matrix's own value pages (cc_triad_bandwidth_over), before and
-   * after the solve and before every window, over triad_matrix_elements (min over ranks)
-   * elements per rank; rl_matrix_pages: they are the headline's (the matrix covered the triad's
-   * length on every rank) */
-  double triad_matrix_before, triad_matrix_after;
+  /* --roofline (roofline.c), per kind of triad (cc_rl_kind): aggregate triad bandwidth just
+   * before and just after the solve; the windows of rl_every iterations, each after its own pair
+   * of triads: the median of their ratios and of their triads, the smallest and largest ratio; the
+   * triads' time taken out of the solve. The matrix-page triads ran over triad_matrix_elements
+   * (min over ranks) elements per rank; rl_matrix_pages: they are the headline's (the matrix
+   * covered the triad's length on every rank) */
+  double triad_before[CC_RL_KINDS], triad_after[CC_RL_KINDS];
   int64_t triad_matrix_elements;
-  int rl_matrix_pages;
-  double rl_window_fraction_matrix, rl_window_triad_matrix, rl_window_min_matrix;
-  double rl_window_max_matrix;
-  int rl_windows, rl_every;
-  double rl_window_fraction, rl_window_triad, rl_window_min, rl_window_max, rl_overhead_s;
+  int rl_matrix_pages, rl_windows, rl_every;
+  double rl_window_fraction[CC_RL_KINDS], rl_window_triad[CC_RL_KINDS];
+  double rl_window_min[CC_RL_KINDS], rl_window_max[CC_RL_KINDS], rl_overhead_s;
   int fused;                           /* the solve ran the fused vector passes (--fused) */
   double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
   /* per checkpoint (the first CC_MAX_CKPT_RECORDS; ckpt_records_dropped counts the rest): stall,
@@ -218,6 +218,7 @@ typedef struct {
    * cache; inside the solve it would evict the cache and add to the solve's time) */
 #define CC_ROOFLINE_TRIADS 5
   double triad_node_bytes;     /* the three triad arrays of one node (4x its LLC) */
+  int triad_node_bytes_env;    /* ... set by CUBECG_ROOFLINE_TRIAD_MB instead */
   int64_t triad_rank_elements; /* elements per array on rank 0 */
   /* the preconditioner's storage beyond the matrix, summed over ranks: as run, and what the
    * double-precision one would hold (--precond-precision) */
@@ -308,16 +309,16 @@ typedef struct {
   double passes;    /* the variant's vector passes per iteration */
   int every, every_env, started, it0, n;
   int64_t spmv0, precond0;
-  double ready, t0, overhead, triad_seconds, window_triad, triad_before, triad_after;
-  /* the matrix-page triads: b and c in the matrix's values (upper and split-off lower part),
-   * matrix_n elements per rank, matrix_bytes summed over ranks; matrix_pages: matrix_n equals
-   * the triad's length on every rank */
-  const double *matrix_b, *matrix_c;
-  int64_t matrix_n;
+  double ready, t0, overhead, triad_seconds;
+  /* per kind: the triad's b and c, its elements on this rank and bytes over all ranks (arrays:
+   * the triad's own; matrix: the upper and the split-off lower values), and its bandwidths;
+   * matrix_pages: the matrix kind covers the triad's length on every rank */
+  const double *src_b[CC_RL_KINDS], *src_c[CC_RL_KINDS];
+  int64_t src_n[CC_RL_KINDS];
   int matrix_pages;
-  double matrix_bytes, window_triad_matrix, triad_matrix_before, triad_matrix_after;
-  double ratio_matrix[CC_ROOFLINE_MAX_WINDOWS], triads_matrix[CC_ROOFLINE_MAX_WINDOWS];
-  double ratio[CC_ROOFLINE_MAX_WINDOWS], triads[CC_ROOFLINE_MAX_WINDOWS];
+  double src_bytes[CC_RL_KINDS], window_triad[CC_RL_KINDS];
+  double triad_before[CC_RL_KINDS], triad_after[CC_RL_KINDS];
+  double ratio[CC_RL_KINDS][CC_ROOFLINE_MAX_WINDOWS], triads[CC_RL_KINDS][CC_ROOFLINE_MAX_WINDOWS];
 } cc_roofline;
 /* CUBECG_ROOFLINE_EVERY=N: windows of N iterations (0 when unset: sized so that the triads cost
  * about 1/20 of the solve); a bad value is CC_ERR_ARG (checked by cc_options_validate). */
@@ -334,14 +335,16 @@ CC_WUR cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residua
                                     int *stop); /* cc_monitor_fn */
 /* Collective: the triad after the solve; the windows and the corrected times into rec. */
 CC_WUR cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec);
+/* Against one kind of triad: the triad (the windows' median, else the mean of those before and
+ * after), the bracket (from the triads before and after) and the fraction (median of the
+ * windows, else the bracket). The headline (no kind) is the matrix pages' when
+ * rec->rl_matrix_pages, else the own arrays'. */
+double cc_roofline_triad_of(const cc_solve_record *rec, cc_rl_kind kind);
+double cc_roofline_bracket_of(const cc_solve_record *rec, cc_rl_kind kind);
+double cc_roofline_fraction_of(const cc_solve_record *rec, cc_rl_kind kind);
+cc_rl_kind cc_roofline_headline(const cc_solve_record *rec);
 double cc_roofline_triad(const cc_solve_record *rec);    /* the triad the fraction divides by */
-double cc_roofline_bracket(const cc_solve_record *rec);  /* from the triads before and after */
-double cc_roofline_bracket_matrix(const cc_solve_record *rec); /* matrix-page triads' */
 double cc_roofline_fraction(const cc_solve_record *rec); /* median of the windows, else bracket */
-/* the fraction against one kind of triad: the matrix's pages (matrix 1) or the triad's own
- * arrays (0); the headline is the matrix pages' when rec->rl_matrix_pages */
-double cc_roofline_fraction_of(const cc_solve_record *rec, int matrix);
-double cc_roofline_triad_of(const cc_solve_record *rec, int matrix);
 
 /* Rank 0: JSON report (docs/report-schema.md) and the human summary on stdout. */
 CC_WUR cc_err cc_report_write(const cc_run *run, const char *path);

@@ -150,7 +150,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     /* STREAM's rule: arrays of 4x the last-level cache per node, split over the node's ranks
      * (CUBECG_ROOFLINE_TRIAD_MB sets another size) */
     SOLVES_CALL(cc_roofline_triad_env(&run->triad_node_bytes));
-    if (run->triad_node_bytes > 0)
+    run->triad_node_bytes_env = run->triad_node_bytes > 0;
+    if (run->triad_node_bytes_env)
       cc_stage(run, "roofline: STREAM triad arrays %.0f MiB per node (CUBECG_ROOFLINE_TRIAD_MB)",
                run->triad_node_bytes / 1048576.0);
     else {

@@ -3,7 +3,6 @@
 #include "cc_driver.h"
 #include "cc_io.h"
 
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,22 +140,21 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_begin_object(js, "roofline");
     cc_json_int(js, "windows", rec->rl_windows);
     cc_json_int(js, "window_iterations", rec->rl_every);
-    cc_json_string(js, "triad_source", rec->rl_matrix_pages ? "matrix_pages" : "triad_arrays");
-    cc_json_double(js, "window_fraction_min",
-                   rec->rl_matrix_pages ? rec->rl_window_min_matrix : rec->rl_window_min);
-    cc_json_double(js, "window_fraction_max",
-                   rec->rl_matrix_pages ? rec->rl_window_max_matrix : rec->rl_window_max);
-    cc_json_double(js, "fraction_triad_arrays", cc_roofline_fraction_of(rec, 0));
-    cc_json_double(js, "triad_arrays_bytes_per_s", cc_roofline_triad_of(rec, 0));
-    cc_json_double(js, "fraction_matrix_pages", cc_roofline_fraction_of(rec, 1));
-    cc_json_double(js, "triad_matrix_pages_bytes_per_s", cc_roofline_triad_of(rec, 1));
-    cc_json_double(js, "triad_bytes_per_s_before", rec->triad_before);
-    cc_json_double(js, "triad_bytes_per_s_after", rec->triad_after);
-    cc_json_double(js, "fraction_bracket", cc_roofline_bracket(rec));
-    cc_json_double(js, "triad_matrix_pages_bytes_per_s_before", rec->triad_matrix_before);
-    cc_json_double(js, "triad_matrix_pages_bytes_per_s_after", rec->triad_matrix_after);
+    const cc_rl_kind head = cc_roofline_headline(rec), A = CC_RL_ARRAYS, M = CC_RL_MATRIX;
+    cc_json_string(js, "triad_source", head == M ? "matrix_pages" : "triad_arrays");
+    cc_json_double(js, "window_fraction_min", rec->rl_window_min[head]);
+    cc_json_double(js, "window_fraction_max", rec->rl_window_max[head]);
+    cc_json_double(js, "fraction_triad_arrays", cc_roofline_fraction_of(rec, A));
+    cc_json_double(js, "triad_arrays_bytes_per_s", cc_roofline_triad_of(rec, A));
+    cc_json_double(js, "fraction_matrix_pages", cc_roofline_fraction_of(rec, M));
+    cc_json_double(js, "triad_matrix_pages_bytes_per_s", cc_roofline_triad_of(rec, M));
+    cc_json_double(js, "triad_bytes_per_s_before", rec->triad_before[A]);
+    cc_json_double(js, "triad_bytes_per_s_after", rec->triad_after[A]);
+    cc_json_double(js, "fraction_bracket", cc_roofline_bracket_of(rec, A));
+    cc_json_double(js, "triad_matrix_pages_bytes_per_s_before", rec->triad_before[M]);
+    cc_json_double(js, "triad_matrix_pages_bytes_per_s_after", rec->triad_after[M]);
     cc_json_int(js, "triad_matrix_pages_elements_per_rank_min", rec->triad_matrix_elements);
-    cc_json_double(js, "fraction_bracket_matrix_pages", cc_roofline_bracket_matrix(rec));
+    cc_json_double(js, "fraction_bracket_matrix_pages", cc_roofline_bracket_of(rec, M));
     cc_json_double(js, "triads_removed_s", rec->rl_overhead_s);
     cc_json_end_object(js);
   }
@@ -336,9 +334,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
     cc_json_int(&js, "llc_bytes", (int64_t)run->topo.llc_bytes);
     cc_json_double(&js, "triad_node_bytes", run->triad_node_bytes);
     cc_json_string(&js, "triad_node_bytes_from",
-                   getenv("CUBECG_ROOFLINE_TRIAD_MB") && *getenv("CUBECG_ROOFLINE_TRIAD_MB")
-                       ? "CUBECG_ROOFLINE_TRIAD_MB"
-                       : "4 x llc_bytes");
+                   run->triad_node_bytes_env ? "CUBECG_ROOFLINE_TRIAD_MB" : "4 x llc_bytes");
     cc_json_int(&js, "triad_rank_elements", run->triad_rank_elements);
     cc_json_int(&js, "triads_per_measurement", CC_ROOFLINE_TRIADS);
     cc_json_string(&js, "when",
@@ -435,23 +431,23 @@ void cc_summary_print(const cc_run *run, FILE *out)
     fprintf(out, "          modelled %.3g MB per iteration (SpMV %.3g, M^-1 %.3g, vectors %.3g)",
             rec->model_total / 1e6, rec->model_spmv / 1e6, rec->model_precond / 1e6,
             rec->model_vectors / 1e6);
-    if (o->roofline)
-      fprintf(out,
-              "\n          roofline fraction %.3f against triads %s (median of %d windows of %d "
-              "iterations, %.3f to %.3f; triad %.2f GB/s)\n          against the %s: %.3f "
-              "(triad %.2f GB/s); before / after the solve: triad arrays %.2f / %.2f GB/s, "
-              "%.3f; matrix pages %.2f / %.2f GB/s, %.3f",
-              cc_roofline_fraction(rec),
-              rec->rl_matrix_pages ? "over the matrix's pages" : "on their own arrays",
-              rec->rl_windows, rec->rl_every,
-              rec->rl_matrix_pages ? rec->rl_window_min_matrix : rec->rl_window_min,
-              rec->rl_matrix_pages ? rec->rl_window_max_matrix : rec->rl_window_max,
-              cc_roofline_triad(rec) / 1e9,
-              rec->rl_matrix_pages ? "triad's own arrays" : "matrix's pages",
-              cc_roofline_fraction_of(rec, !rec->rl_matrix_pages),
-              cc_roofline_triad_of(rec, !rec->rl_matrix_pages) / 1e9, rec->triad_before / 1e9,
-              rec->triad_after / 1e9, cc_roofline_bracket(rec), rec->triad_matrix_before / 1e9,
-              rec->triad_matrix_after / 1e9, cc_roofline_bracket_matrix(rec));
+    if (o->roofline) {
+      const cc_rl_kind head  = cc_roofline_headline(rec),
+                       other = head == CC_RL_MATRIX ? CC_RL_ARRAYS : CC_RL_MATRIX;
+      const cc_rl_kind A = CC_RL_ARRAYS, M = CC_RL_MATRIX;
+      fprintf(
+          out,
+          "\n          roofline fraction %.3f against triads %s (median of %d windows of %d "
+          "iterations, %.3f to %.3f; triad %.2f GB/s)\n          against the %s: %.3f "
+          "(triad %.2f GB/s); before / after the solve: triad arrays %.2f / %.2f GB/s, "
+          "%.3f; matrix pages %.2f / %.2f GB/s, %.3f",
+          cc_roofline_fraction(rec), head == M ? "over the matrix's pages" : "on their own arrays",
+          rec->rl_windows, rec->rl_every, rec->rl_window_min[head], rec->rl_window_max[head],
+          cc_roofline_triad(rec) / 1e9, head == M ? "triad's own arrays" : "matrix's pages",
+          cc_roofline_fraction_of(rec, other), cc_roofline_triad_of(rec, other) / 1e9,
+          rec->triad_before[A] / 1e9, rec->triad_after[A] / 1e9, cc_roofline_bracket_of(rec, A),
+          rec->triad_before[M] / 1e9, rec->triad_after[M] / 1e9, cc_roofline_bracket_of(rec, M));
+    }
     fputc('\n', out);
     if (rec->restart_from[0])
       fprintf(out, "          resumed from %s at iteration %d\n", rec->restart_from,

@@ -18,6 +18,15 @@
 /* Windows are sized so that their triads cost about 1 / CC_ROOFLINE_WINDOW_FACTOR of the solve. */
 #define CC_ROOFLINE_WINDOW_FACTOR 20
 
+/* The triads of every kind: the median of CC_ROOFLINE_TRIADS into bw[kind] */
+static cc_err triads(cc_roofline *rl, double bw[CC_RL_KINDS])
+{
+  for (int k = 0; k < CC_RL_KINDS; k++)
+    CC_CALL(cc_triad_bandwidth_over(rl->triad, rl->src_b[k], rl->src_c[k], rl->src_n[k],
+                                    CC_ROOFLINE_TRIADS, &bw[k]));
+  return CC_OK;
+}
+
 cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a, const cc_traffic *tm,
                          const cc_krylov *variant, int unfused, cc_monitor *inner, MPI_Comm comm)
 {
@@ -32,43 +41,43 @@ cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a, con
   /* the model's coefficients summed over ranks: a window's bytes need no reduction */
   double local[3] = {tm->spmv, tm->precond, tm->stream};
   CC_MPI(MPI_Allreduce(local, rl->sum, 3, MPI_DOUBLE, MPI_SUM, comm));
-  CC_CALL(cc_triad_bandwidth(triad, CC_ROOFLINE_TRIADS, &rl->triad_before));
+  rl->src_b[CC_RL_ARRAYS] = triad->b;
+  rl->src_c[CC_RL_ARRAYS] = triad->c;
+  rl->src_n[CC_RL_ARRAYS] = triad->n;
   /* the matrix-page triad: b and c read from the matrix's values (upper part, and the split-off
    * lower part or the upper part's second half), so its pages are the solve's own; where they
    * lie can change the bandwidth (README "Where the triad's arrays lie") */
   const int64_t upper = 9 * a->n_blocks, lower = a->l_ptr ? 9 * a->l_ptr[a->n_rows] : 0;
-  int64_t n          = a->l_ptr ? (upper < lower ? upper : lower) : upper / 2;
-  n                  = n < triad->n ? n : triad->n;
-  rl->matrix_b       = a->val;
-  rl->matrix_c       = a->l_ptr ? a->l_val : a->val + n;
-  rl->matrix_n       = n;
-  int covers         = n == triad->n;
-  double local_bytes = 24.0 * (double)n;
-  CC_MPI(MPI_Allreduce(&local_bytes, &rl->matrix_bytes, 1, MPI_DOUBLE, MPI_SUM, comm));
+  int64_t n               = a->l_ptr ? (upper < lower ? upper : lower) : upper / 2;
+  n                       = n < triad->n ? n : triad->n;
+  rl->src_b[CC_RL_MATRIX] = a->val;
+  rl->src_c[CC_RL_MATRIX] = a->l_ptr ? a->l_val : a->val + n;
+  rl->src_n[CC_RL_MATRIX] = n;
+  int covers              = n == triad->n;
   CC_MPI(MPI_Allreduce(&covers, &rl->matrix_pages, 1, MPI_INT, MPI_MIN, comm));
-  CC_CALL(cc_triad_bandwidth_over(triad, rl->matrix_b, rl->matrix_c, n, CC_ROOFLINE_TRIADS,
-                                  &rl->triad_matrix_before));
-  /* a window's two triads */
-  rl->triad_seconds =
-      (rl->triad_before > 0 ? triad->bytes / rl->triad_before : 0) +
-      (rl->triad_matrix_before > 0 ? rl->matrix_bytes / rl->triad_matrix_before : 0);
+  double local_bytes[CC_RL_KINDS];
+  for (int k = 0; k < CC_RL_KINDS; k++) local_bytes[k] = 24.0 * (double)rl->src_n[k];
+  CC_MPI(MPI_Allreduce(local_bytes, rl->src_bytes, CC_RL_KINDS, MPI_DOUBLE, MPI_SUM, comm));
+  CC_CALL(triads(rl, rl->triad_before));
+  rl->triad_seconds = 0; /* a window's pair of triads */
+  for (int k = 0; k < CC_RL_KINDS; k++)
+    if (rl->triad_before[k] > 0) rl->triad_seconds += rl->src_bytes[k] / rl->triad_before[k];
   rl->ready = MPI_Wtime();
   return CC_OK;
 }
 
-/* a triad on its own arrays and one over the matrix's pages, then the next window starts (its
- * counts and clock) */
+/* a triad of each kind, then the next window starts (its counts and clock) */
 static cc_err window_start(cc_roofline *rl, int iteration)
 {
-  double seconds;
-  CC_CALL(cc_triad_run(rl->triad, &seconds));
-  rl->window_triad = seconds > 0 ? rl->triad->bytes / seconds : 0;
-  CC_CALL(cc_triad_run_over(rl->triad, rl->matrix_b, rl->matrix_c, rl->matrix_n, &seconds));
-  rl->window_triad_matrix = seconds > 0 ? rl->matrix_bytes / seconds : 0;
-  rl->it0                 = iteration;
-  rl->spmv0               = rl->timers.count[CC_T_SPMV];
-  rl->precond0            = rl->timers.count[CC_T_PRECOND];
-  rl->t0                  = MPI_Wtime();
+  for (int k = 0; k < CC_RL_KINDS; k++) {
+    double seconds;
+    CC_CALL(cc_triad_run_over(rl->triad, rl->src_b[k], rl->src_c[k], rl->src_n[k], &seconds));
+    rl->window_triad[k] = seconds > 0 ? rl->src_bytes[k] / seconds : 0;
+  }
+  rl->it0      = iteration;
+  rl->spmv0    = rl->timers.count[CC_T_SPMV];
+  rl->precond0 = rl->timers.count[CC_T_PRECOND];
+  rl->t0       = MPI_Wtime();
   return CC_OK;
 }
 
@@ -93,11 +102,11 @@ cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual, int 
     double bytes = (double)(rl->timers.count[CC_T_SPMV] - rl->spmv0) * rl->sum[0] +
                    (double)(rl->timers.count[CC_T_PRECOND] - rl->precond0) * rl->sum[1] +
                    (iteration - rl->it0) * rl->passes * rl->sum[2];
-    if (dt > 0 && rl->window_triad > 0 && rl->window_triad_matrix > 0) {
-      rl->ratio[rl->n]         = bytes / rl->window_triad / dt;
-      rl->triads[rl->n]        = rl->window_triad;
-      rl->ratio_matrix[rl->n]  = bytes / rl->window_triad_matrix / dt;
-      rl->triads_matrix[rl->n] = rl->window_triad_matrix;
+    if (dt > 0 && rl->window_triad[CC_RL_ARRAYS] > 0 && rl->window_triad[CC_RL_MATRIX] > 0) {
+      for (int k = 0; k < CC_RL_KINDS; k++) {
+        rl->ratio[k][rl->n]  = bytes / rl->window_triad[k] / dt;
+        rl->triads[k][rl->n] = rl->window_triad[k];
+      }
       rl->n++;
     }
   } else {
@@ -121,14 +130,10 @@ static void min_max(const double *v, int n, double *lo, double *hi)
 
 cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec)
 {
-  CC_CALL(cc_triad_bandwidth(rl->triad, CC_ROOFLINE_TRIADS, &rl->triad_after));
-  CC_CALL(cc_triad_bandwidth_over(rl->triad, rl->matrix_b, rl->matrix_c, rl->matrix_n,
-                                  CC_ROOFLINE_TRIADS, &rl->triad_matrix_after));
-  CC_MPI(
-      MPI_Allreduce(&rl->matrix_n, &rec->triad_matrix_elements, 1, MPI_INT64_T, MPI_MIN, rl->comm));
-  rec->triad_matrix_before = rl->triad_matrix_before;
-  rec->triad_matrix_after  = rl->triad_matrix_after;
-  cc_solve_result *r       = &rec->result;
+  CC_CALL(triads(rl, rl->triad_after));
+  CC_MPI(MPI_Allreduce(&rl->src_n[CC_RL_MATRIX], &rec->triad_matrix_elements, 1, MPI_INT64_T,
+                       MPI_MIN, rl->comm));
+  cc_solve_result *r = &rec->result;
   /* the triads inside the solve are not the solve's time (nor its breakdown's "other") */
   if (rl->overhead > 0) {
     r->seconds[CC_T_SOLVE] -= rl->overhead;
@@ -136,63 +141,53 @@ cc_err cc_roofline_end(cc_roofline *rl, cc_solve_record *rec)
   }
   double overhead;
   CC_MPI(MPI_Allreduce(&rl->overhead, &overhead, 1, MPI_DOUBLE, MPI_MAX, rl->comm));
-  rec->triad_before  = rl->triad_before;
-  rec->triad_after   = rl->triad_after;
-  rec->rl_windows    = rl->n;
-  rec->rl_every      = rl->every;
-  rec->rl_overhead_s = overhead;
-  min_max(rl->ratio, rl->n, &rec->rl_window_min, &rec->rl_window_max);
-  min_max(rl->ratio_matrix, rl->n, &rec->rl_window_min_matrix, &rec->rl_window_max_matrix);
-  rec->rl_window_fraction        = cc_median(rl->ratio, rl->n); /* 0 without a window */
-  rec->rl_window_triad           = cc_median(rl->triads, rl->n);
-  rec->rl_window_fraction_matrix = cc_median(rl->ratio_matrix, rl->n);
-  rec->rl_window_triad_matrix    = cc_median(rl->triads_matrix, rl->n);
-  rec->rl_matrix_pages           = rl->matrix_pages;
+  rec->rl_windows      = rl->n;
+  rec->rl_every        = rl->every;
+  rec->rl_overhead_s   = overhead;
+  rec->rl_matrix_pages = rl->matrix_pages;
+  for (int k = 0; k < CC_RL_KINDS; k++) {
+    rec->triad_before[k] = rl->triad_before[k];
+    rec->triad_after[k]  = rl->triad_after[k];
+    min_max(rl->ratio[k], rl->n, &rec->rl_window_min[k], &rec->rl_window_max[k]);
+    rec->rl_window_fraction[k] = cc_median(rl->ratio[k], rl->n); /* 0 without a window */
+    rec->rl_window_triad[k]    = cc_median(rl->triads[k], rl->n);
+  }
   return CC_OK;
 }
 
-double cc_roofline_triad_of(const cc_solve_record *rec, int matrix)
+cc_rl_kind cc_roofline_headline(const cc_solve_record *rec)
+{
+  return rec->rl_matrix_pages ? CC_RL_MATRIX : CC_RL_ARRAYS;
+}
+
+double cc_roofline_triad_of(const cc_solve_record *rec, cc_rl_kind kind)
 {
   /* the windows' triads when there were windows, else the ones before and after the solve */
-  if (matrix)
-    return rec->rl_windows > 0 ? rec->rl_window_triad_matrix
-                               : 0.5 * (rec->triad_matrix_before + rec->triad_matrix_after);
-  return rec->rl_windows > 0 ? rec->rl_window_triad : 0.5 * (rec->triad_before + rec->triad_after);
+  return rec->rl_windows > 0 ? rec->rl_window_triad[kind]
+                             : 0.5 * (rec->triad_before[kind] + rec->triad_after[kind]);
 }
 
-double cc_roofline_triad(const cc_solve_record *rec)
-{
-  return cc_roofline_triad_of(rec, rec->rl_matrix_pages);
-}
-
-/* (modelled bytes per iteration / triad) / time per iteration */
-static double bracket(const cc_solve_record *rec, double triad_before, double triad_after)
+double cc_roofline_bracket_of(const cc_solve_record *rec, cc_rl_kind kind)
 {
   const cc_solve_result *r = &rec->result;
   int iterations           = r->iterations - r->start_iteration;
   double per_iter          = iterations > 0 ? r->time_s / iterations : 0;
-  double triad             = 0.5 * (triad_before + triad_after);
+  double triad             = 0.5 * (rec->triad_before[kind] + rec->triad_after[kind]);
+  /* (modelled bytes per iteration / triad bandwidth) / time per iteration */
   return per_iter > 0 && triad > 0 ? rec->model_total / triad / per_iter : 0;
 }
 
-double cc_roofline_bracket_matrix(const cc_solve_record *rec)
+double cc_roofline_fraction_of(const cc_solve_record *rec, cc_rl_kind kind)
 {
-  return bracket(rec, rec->triad_matrix_before, rec->triad_matrix_after);
+  return rec->rl_windows > 0 ? rec->rl_window_fraction[kind] : cc_roofline_bracket_of(rec, kind);
 }
 
-double cc_roofline_bracket(const cc_solve_record *rec)
+double cc_roofline_triad(const cc_solve_record *rec)
 {
-  return bracket(rec, rec->triad_before, rec->triad_after);
-}
-
-double cc_roofline_fraction_of(const cc_solve_record *rec, int matrix)
-{
-  if (matrix)
-    return rec->rl_windows > 0 ? rec->rl_window_fraction_matrix : cc_roofline_bracket_matrix(rec);
-  return rec->rl_windows > 0 ? rec->rl_window_fraction : cc_roofline_bracket(rec);
+  return cc_roofline_triad_of(rec, cc_roofline_headline(rec));
 }
 
 double cc_roofline_fraction(const cc_solve_record *rec)
 {
-  return cc_roofline_fraction_of(rec, rec->rl_matrix_pages);
+  return cc_roofline_fraction_of(rec, cc_roofline_headline(rec));
 }

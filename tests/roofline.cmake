@@ -61,14 +61,19 @@ add_test(NAME roofline_bad_timing_off
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "--roofline needs --timing on"
                  ${RL_OUT}/bad.json -- ${MPIEXEC_EXECUTABLE} -n 1 $<TARGET_FILE:cubecg> --nx 4
                  --ny 4 --nz 4 --roofline --timing off --report ${RL_OUT}/bad.json)
-add_test(NAME roofline_bad_every
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "CUBECG_ROOFLINE_EVERY=0: expected"
-                 ${RL_OUT}/bad.json -- ${MPIEXEC_EXECUTABLE} -n 1 $<TARGET_FILE:cubecg> --nx 4
-                 --ny 4 --nz 4 --roofline --report ${RL_OUT}/bad.json)
 set_tests_properties(roofline_bad_timing_off PROPERTIES LABELS roofline ENVIRONMENT
                      "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
-set_tests_properties(roofline_bad_every PROPERTIES LABELS roofline ENVIRONMENT
-                     "OMP_NUM_THREADS=1;EXPECT_EXIT=2;CUBECG_ROOFLINE_EVERY=0")
+# a bad CUBECG_ROOFLINE_EVERY (iterations per window) or CUBECG_ROOFLINE_TRIAD_MB (the triad
+# arrays' MiB per node) is bad input: exit 2, named, before any allocation
+foreach(var EVERY TRIAD_MB)
+  string(TOLOWER ${var} name)
+  add_test(NAME roofline_bad_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "CUBECG_ROOFLINE_${var}=0: expected"
+                   ${RL_OUT}/bad_${name}.json -- ${MPIEXEC_EXECUTABLE} -n 1 $<TARGET_FILE:cubecg>
+                   --nx 4 --ny 4 --nz 4 --roofline --report ${RL_OUT}/bad_${name}.json)
+  set_tests_properties(roofline_bad_${name} PROPERTIES LABELS roofline ENVIRONMENT
+                       "OMP_NUM_THREADS=1;EXPECT_EXIT=2;CUBECG_ROOFLINE_${var}=0")
+endforeach()
 
 # CUBECG_ROOFLINE_TRIAD_MB=1: triad arrays of 1 MiB per node, which a 12^3 matrix covers on every
 # rank, so the windows' headline triad reads the matrix's pages; both fractions are reported, each
@@ -92,12 +97,6 @@ foreach(np 2 4)
   set_tests_properties(roofline_matrix_pages_report_np${np} PROPERTIES LABELS roofline
                        FIXTURES_REQUIRED roofline_matrix_np${np})
 endforeach()
-add_test(NAME roofline_bad_triad_mb
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "CUBECG_ROOFLINE_TRIAD_MB=0: expected"
-                 ${RL_OUT}/bad_mb.json -- ${MPIEXEC_EXECUTABLE} -n 1 $<TARGET_FILE:cubecg> --nx 4
-                 --ny 4 --nz 4 --roofline --report ${RL_OUT}/bad_mb.json)
-set_tests_properties(roofline_bad_triad_mb PROPERTIES LABELS roofline ENVIRONMENT
-                     "OMP_NUM_THREADS=1;EXPECT_EXIT=2;CUBECG_ROOFLINE_TRIAD_MB=0")
 
 # cubecg-bench: a mesh whose matrix is below 4x the LLC is refused (exit 2, one line naming the
 # sizes and --allow-cached); with --allow-cached it runs, says so loudly and in the report
