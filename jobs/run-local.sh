@@ -205,7 +205,7 @@ done; done
 
 # checkpoint I/O benchmark (the I/O study's per-rank files) and kernel bandwidth for the model
 # (--allow-cached: the model's kernel mesh is small for speed and model.py caps its fractions at 1;
-# cubecg-bench refuses such a mesh otherwise)
+# cubecg-bench refuses such a mesh otherwise, issue 15)
 for ranks in 1 "$ncores"; do
   sfx=""
   ((emulate > 1 && ranks % emulate == 0)) && sfx=_${emulate}nodes
