@@ -618,6 +618,12 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
   cc_err local = CC_OK, global;
   if (rank == 0) {
     local = check_output_file("report", opts->report, 1);
+    char summary[CC_PATH_MAX + 16]; /* the summary saved beside the report */
+    struct stat sst;
+    if (!local && cc_summary_path(opts->report, summary, sizeof summary) &&
+        stat(summary, &sst) == 0 && S_ISDIR(sst.st_mode))
+      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                            "--report %s: its summary %s is a directory", opts->report, summary);
     if (!local) local = check_output_file("export-matrix", opts->export_matrix, 0);
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
     if (!local && opts->checkpoint != CC_CHOICE_NONE)
