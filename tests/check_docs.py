@@ -7,8 +7,9 @@
       word with an underscore, e.g. CUBECG_TRACE) must appear in GUIDE.md as `--name` / the name.
   check_docs.py links ROOT FILE.md|DIR [...]
       every relative link of each file ([text](target), ![alt](target), [name]: target) must name a
-      file or directory inside ROOT (the repository); a DIR stands for its *.md files; web links
-      and in-page anchors are skipped.
+      file or directory inside ROOT (the repository), and its #anchor, if any, must name a heading
+      of the target Markdown file (GitHub's rule: lower case, punctuation dropped, spaces to -);
+      a DIR stands for its *.md files; web links are skipped.
       No file may point at a path outside ROOT.
 Exit 0 when all hold, 1 otherwise (each miss printed on its own line)."""
 import os
@@ -63,6 +64,19 @@ FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 
+def anchors(path):
+    """The anchors GitHub gives the headings of a Markdown file (duplicates get -1, -2, ...)."""
+    with open(path) as f:
+        text = FENCE.sub("", f.read())
+    seen, out = {}, set()
+    for m in re.finditer(r"^#{1,6}\s+(.*?)\s*#*\s*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
 def check_links(root, files):
     root = os.path.realpath(root)
     bad, count = [], 0
@@ -79,16 +93,18 @@ def check_links(root, files):
         targets = LINK.findall(prose) + REF_LINK.findall(prose)
         here = os.path.dirname(os.path.realpath(path))
         for target in targets:
-            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
-                continue  # http:, https:, mailto: ...; an anchor in the same page
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                continue  # http:, https:, mailto: ...
             count += 1
-            file_part = target.split("#", 1)[0]
-            resolved = os.path.realpath(os.path.join(here, file_part))
+            file_part, _, anchor = target.partition("#")
+            resolved = os.path.realpath(os.path.join(here, file_part)) if file_part else os.path.realpath(path)
             rel = os.path.relpath(path, root)
             if os.path.commonpath([root, resolved]) != root:
                 bad.append(f"{rel}: link '{target}' points outside the repository")
             elif not os.path.exists(resolved):
                 bad.append(f"{rel}: link '{target}' names no file ({os.path.relpath(resolved, root)})")
+            elif anchor and resolved.endswith(".md") and anchor not in anchors(resolved):
+                bad.append(f"{rel}: link '{target}': no heading with anchor #{anchor}")
         if re.search(r"\.\./shared/|\bshared/(algorithms|reference-results|conventions)\.md", text):
             bad.append(f"{os.path.relpath(path, root)}: refers to shared/ outside the repository")
     for b in bad:
