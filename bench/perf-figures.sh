@@ -141,8 +141,10 @@ for path in sorted(glob.glob(os.path.join(out, "*.json")) + glob.glob(os.path.jo
                     f"{1e3 * s['time_per_iter_s']:.1f} ms/iteration")
             if s.get("roofline_fraction") is not None:
                 rl = s.get("roofline") or {}
-                line += (f", roofline {s['roofline_fraction']:.3f} (matrix pages "
-                         f"{rl.get('fraction_matrix_pages')}, own arrays {rl.get('fraction_triad_arrays')})")
+                fmt = lambda v: f"{v:.3f}" if isinstance(v, (int, float)) else "n/a"
+                line += (f", roofline {fmt(s['roofline_fraction'])} (against the matrix's pages "
+                         f"{fmt(rl.get('fraction_matrix_pages'))}, the triad's own arrays "
+                         f"{fmt(rl.get('fraction_triad_arrays'))}; headline: {rl.get('triad_source')})")
             ck = s.get("checkpoint")
             if ck and ck.get("write_s"):
                 line += f", checkpoint stall / write {ck['stall_s'] / ck['write_s']:.3f}"
