@@ -609,6 +609,20 @@ static cc_err check_output_dir(const char *option, const char *path)
   }
 }
 
+/* The summary saved beside the report (declared in cc_driver.h; here because the options check
+ * it before any allocation): a trailing ".json" replaced by ".summary.txt", else appended; none for
+ * "-" (stdout) or an existing non-regular target (fifo, device), which is written directly. */
+int cc_summary_path(const char *report, char *out, size_t size)
+{
+  struct stat st;
+  if (!report[0] || strcmp(report, "-") == 0) return 0;
+  if (stat(report, &st) == 0 && !S_ISREG(st.st_mode)) return 0;
+  size_t len  = strlen(report);
+  size_t keep = len > 5 && strcmp(report + len - 5, ".json") == 0 ? len - 5 : len;
+  int n       = snprintf(out, size, "%.*s.summary.txt", (int)keep, report);
+  return n > 0 && (size_t)n < size;
+}
+
 /* Output paths are checked by rank 0 (the writer of the report; the shared file system for the
  * others) before any large allocation; every rank returns the same error. */
 static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)

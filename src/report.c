@@ -486,16 +486,6 @@ void cc_summary_print(const cc_run *run, FILE *out)
           failed ? "FAILED" : "PASSED", run->n_checks, run->analytic_error);
 }
 
-int cc_summary_path(const char *report, char *out, size_t size)
-{
-  if (!report[0] || !cc_report_target_is_file(report)) return 0;
-  size_t len         = strlen(report);
-  const char *suffix = ".json";
-  size_t keep        = len > 5 && strcmp(report + len - 5, suffix) == 0 ? len - 5 : len;
-  int n              = snprintf(out, size, "%.*s.summary.txt", (int)keep, report);
-  return n > 0 && (size_t)n < size;
-}
-
 cc_err cc_summary_write(const cc_run *run, const char *path)
 {
   char tmp[CC_PATH_MAX + 32];
