@@ -11,6 +11,8 @@
       of the target Markdown file (GitHub's rule: lower case, punctuation dropped, spaces to -);
       a DIR stands for its *.md files; web links are skipped.
       No file may point at a path outside ROOT.
+  check_docs.py size FILE BYTES
+      FILE (the README, a user's document) is at most BYTES long; details belong in docs/.
 Exit 0 when all hold, 1 otherwise (each miss printed on its own line)."""
 import os
 import re
@@ -116,6 +118,10 @@ def check_links(root, files):
 def main(argv):
     if len(argv) >= 3 and argv[0] == "options":
         return check_options(argv[1], argv[2:])
+    if len(argv) == 3 and argv[0] == "size":
+        size = os.path.getsize(argv[1])
+        print(f"{argv[1]}: {size} bytes, limit {argv[2]}")
+        return 0 if size <= int(argv[2]) else 1
     if len(argv) >= 3 and argv[0] == "links":
         return check_links(argv[1], argv[2:])
     print(__doc__, file=sys.stderr)

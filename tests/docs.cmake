@@ -17,6 +17,12 @@ add_test(NAME docs_links_resolve
                  ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs)
 set_tests_properties(docs_links_resolve PROPERTIES LABELS docs TIMEOUT 60)
 
+# The README stays a user's document: at most 25 KB (details go to docs/).
+add_test(NAME docs_readme_size
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_docs.py size
+                 ${PROJECT_SOURCE_DIR}/README.md 25600)
+set_tests_properties(docs_readme_size PROPERTIES LABELS docs TIMEOUT 60)
+
 # --report R.json also saves the printed summary as R.summary.txt (same text as stdout, named in
 # the report and on stdout; --quiet still saves it; none for --report -; a directory in its way is
 # bad input).
