@@ -14,8 +14,9 @@ ranks=$(( $(nproc) >= 2 ? 2 : 1 ))
 echo "== default job: mpiexec.mpich -n $ranks cubecg --nx 32 --ny 32 --nz 32 --solver all --reduction all $*"
 OMP_NUM_THREADS=1 mpiexec.mpich -n "$ranks" "$here/build/src/cubecg" --nx 32 --ny 32 --nz 32 \
   --solver all --reduction all --report "$out/default.json" "$@"
+echo "== open first: $out/default.summary.txt (the summary above, saved; README.md \"First run\" explains its columns)"
 if [ "$sweep" = 1 ]; then
   echo "== quick strong-scaling sweep and figures (jobs/run-local.sh --quick)"
   "$here/jobs/run-local.sh" --quick --out "$out/sweep"
 fi
-echo "== results in $out"
+echo "== results in $out: default.summary.txt first, then default.json (the report)$([ "$sweep" = 1 ] && echo " and sweep/ (tables.md, figures)")"

@@ -52,4 +52,5 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cubecg.pc DESTINATION ${CMAKE_INSTALL_
 install(DIRECTORY jobs DESTINATION ${CMAKE_INSTALL_DATADIR}/cubecg USE_SOURCE_PERMISSIONS
         PATTERN "__pycache__" EXCLUDE)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# docs/ keeps its name so that the README's links (docs/...) resolve in the installed tree too
+install(DIRECTORY docs DESTINATION ${CMAKE_INSTALL_DOCDIR})

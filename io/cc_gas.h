@@ -2,7 +2,7 @@
  * fixed-size pages over MPI RMA, a DRAM page cache per rank in an MPI window, an SSD tier per owner
  * (O_DIRECT + io_uring, registered buffers), a per-owner page directory and cooperative caching.
  * After vGASNet (SSD-extended PGAS global memory with DRAM caching over GASNet); see
- * ../shared/reference-results.md. Used by the "gas" checkpoint backend (io_gas.c) and
+ * docs/global-store.md. Used by the "gas" checkpoint backend (io_gas.c) and
  * cubecg-gasbench.
  *
  * Contract:

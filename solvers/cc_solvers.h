@@ -1,5 +1,5 @@
 /* cc_solvers.h: distributed kernels, orderings, preconditioners and the four CG variants of the
- * GeoFEM/Cube study (see ../shared/algorithms.md for Alg.1-4 and Table 1).
+ * GeoFEM/Cube study (docs/algorithms.md: Alg.1-4 and Table 1).
  *
  * Contract:
  * - solvers/ sees a distributed 3x3 block CRS matrix (cc_bcrs: rows = internal nodes, columns =

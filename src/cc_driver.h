@@ -352,5 +352,12 @@ CC_WUR cc_err cc_report_write(const cc_run *run, const char *path);
  * the one final report only (no partial rewrites, no rename). */
 int cc_report_target_is_file(const char *path);
 void cc_summary_print(const cc_run *run, FILE *out);
+/* The summary saved beside the report: a trailing ".json" of the report's path replaced by
+ * ".summary.txt" (else ".summary.txt" appended). Returns 0 (no file) when the report goes to stdout
+ * or to a fifo/device, or when the name does not fit in size bytes. */
+int cc_summary_path(const char *report, char *out, size_t size);
+/* Rank 0: the summary (cc_summary_print) plus the names of the report and of itself, written to a
+ * temporary name and renamed, as the report is. */
+CC_WUR cc_err cc_summary_write(const cc_run *run, const char *path);
 
 #endif

@@ -76,11 +76,17 @@ int main(int argc, char **argv)
     /* with --report - the JSON owns stdout: the summary goes to stderr */
     int report_stdout = strcmp(run.opts.report, "-") == 0;
     if (!run.opts.quiet) cc_summary_print(&run, report_stdout ? stderr : stdout);
-    if (run.opts.report[0]) err = cc_report_write(&run, run.opts.report);
+    /* the summary is saved beside the report (also with --quiet), before the report that
+     * names it */
+    char summary[CC_PATH_MAX + 16];
+    int has_summary = cc_summary_path(run.opts.report, summary, sizeof summary);
+    if (has_summary) err = cc_summary_write(&run, summary);
+    if (!err && run.opts.report[0]) err = cc_report_write(&run, run.opts.report);
     if (err)
       cc_error_print(stderr, rank);
     else if (run.opts.report[0] && !run.opts.quiet && !report_stdout)
       printf("  report: %s\n", run.opts.report);
+    if (!err && has_summary && !run.opts.quiet) printf("  summary: %s\n", summary);
   }
   int code = err ? 1 : run.interrupted ? CC_EXIT_INTERRUPTED : passed ? 0 : 3;
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -609,6 +609,20 @@ static cc_err check_output_dir(const char *option, const char *path)
   }
 }
 
+/* The summary saved beside the report (declared in cc_driver.h; here because the options check
+ * it before any allocation): a trailing ".json" replaced by ".summary.txt", else appended; none for
+ * "-" (stdout) or an existing non-regular target (fifo, device), which is written directly. */
+int cc_summary_path(const char *report, char *out, size_t size)
+{
+  struct stat st;
+  if (!report[0] || strcmp(report, "-") == 0) return 0;
+  if (stat(report, &st) == 0 && !S_ISREG(st.st_mode)) return 0;
+  size_t len  = strlen(report);
+  size_t keep = len > 5 && strcmp(report + len - 5, ".json") == 0 ? len - 5 : len;
+  int n       = snprintf(out, size, "%.*s.summary.txt", (int)keep, report);
+  return n > 0 && (size_t)n < size;
+}
+
 /* Output paths are checked by rank 0 (the writer of the report; the shared file system for the
  * others) before any large allocation; every rank returns the same error. */
 static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
@@ -618,6 +632,12 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
   cc_err local = CC_OK, global;
   if (rank == 0) {
     local = check_output_file("report", opts->report, 1);
+    char summary[CC_PATH_MAX + 16]; /* the summary saved beside the report */
+    struct stat sst;
+    if (!local && cc_summary_path(opts->report, summary, sizeof summary) &&
+        stat(summary, &sst) == 0 && S_ISDIR(sst.st_mode))
+      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                            "--report %s: its summary %s is a directory", opts->report, summary);
     if (!local) local = check_output_file("export-matrix", opts->export_matrix, 0);
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
     if (!local && opts->checkpoint != CC_CHOICE_NONE)

@@ -238,6 +238,11 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_bool(&js, "in_progress", run->in_progress);
   cc_json_bool(&js, "interrupted", run->interrupted);
   cc_json_string(&js, "signal", run->interrupted ? cc_signal_name(run->signal) : NULL);
+  /* the printed summary saved beside this report, once the run is over (null before, and when
+   * the report goes to stdout or a fifo) */
+  char summary[CC_PATH_MAX + 16];
+  int has_summary = !run->in_progress && cc_summary_path(path, summary, sizeof summary);
+  cc_json_string(&js, "summary_file", has_summary ? summary : NULL);
   cc_options_json(&run->opts, &js);
   write_available(&js);
   cc_provenance_json(&js); /* date, build, platform */
@@ -479,4 +484,21 @@ void cc_summary_print(const cc_run *run, FILE *out)
             cc_signal_name(run->signal), CC_EXIT_INTERRUPTED);
   fprintf(out, "\n  verification: %s (%d checks, analytic max rel error %.3e)\n",
           failed ? "FAILED" : "PASSED", run->n_checks, run->analytic_error);
+}
+
+cc_err cc_summary_write(const cc_run *run, const char *path)
+{
+  char tmp[CC_PATH_MAX + 32];
+  int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  CC_CHECK(n > 0 && (size_t)n < sizeof tmp, CC_ERR_SYS, "summary path '%s' too long", path);
+  FILE *out = fopen(tmp, "w");
+  CC_CHECK(out != NULL, CC_ERR_SYS, "cannot create summary '%s': %s", tmp, strerror(errno));
+  cc_summary_print(run, out);
+  fprintf(out, "  report: %s\n  summary: %s\n", run->opts.report, path);
+  int write_failed = ferror(out);
+  int close_failed = fclose(out);
+  CC_CHECK(!write_failed && !close_failed, CC_ERR_SYS, "writing summary '%s' failed", tmp);
+  CC_CHECK(rename(tmp, path) == 0, CC_ERR_SYS, "cannot rename '%s' to '%s': %s", tmp, path,
+           strerror(errno));
+  return CC_OK;
 }
