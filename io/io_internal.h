@@ -45,7 +45,7 @@ extern const cc_io_backend_ops io_backend_posix;
 extern const cc_io_backend_ops io_backend_uring;
 extern const cc_io_backend_ops io_backend_offload;
 extern const cc_io_backend_ops io_backend_hdf5;
-extern const cc_io_backend_ops io_backend_gas; /* io_gas.c */
+extern const cc_io_backend_ops io_backend_gas; /* io_gas.c, issue 14 */
 #ifdef CUBECG_HAVE_FORTRAN
 extern const cc_io_backend_ops io_backend_fortran;
 #endif

@@ -1,5 +1,5 @@
 #!/bin/sh
-# io_ckpt_dirs.sh MPIEXEC CUBECG DIR: checkpoint directories of other runs.
+# io_ckpt_dirs.sh MPIEXEC CUBECG DIR: checkpoint directories of other runs (issue 9, item 5).
 #  1. the same command twice: both runs succeed (the 2nd replaces ckpt.20, the latest, atomically;
 #     it used to abort with "ckpt.20 exists and is the latest checkpoint"), and latest restarts;
 #  2. another problem (--E 2) into the directory: refused before the solve, exit 2, naming the

@@ -1,4 +1,4 @@
-# jobs/: Slurm and local job scripts, the analyzer and the model. The scripts run
+# jobs/ (issue 6): Slurm and local job scripts, the analyzer and the model. The scripts run
 # `python3` from PATH (as users do), so these tests do too. Label: jobs.
 set(JOBS_SRC ${PROJECT_SOURCE_DIR})
 set(JOBS_OUT ${CMAKE_CURRENT_BINARY_DIR}/jobs)
@@ -39,7 +39,7 @@ add_test(NAME jobs_malformed
                  ${JOBS_OUT}/malformed)
 set_tests_properties(jobs_analyze jobs_malformed PROPERTIES FIXTURES_REQUIRED jobs_reports
                      TIMEOUT 300)
-# (e) a batch job whose cubecg run fails exits non-zero with a summary line
+# (e) issue 12: a batch job whose cubecg run fails exits non-zero with a summary line
 add_test(NAME jobs_batchfail
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_batchfail.sh ${JOBS_SRC} $<TARGET_FILE:cubecg>
                  ${JOBS_OUT}/batchfail)
@@ -47,7 +47,7 @@ set_tests_properties(jobs_batchfail PROPERTIES PROCESSORS 2 TIMEOUT 300)
 set_tests_properties(jobs_syntax jobs_dryrun jobs_fixtures jobs_analyze jobs_malformed jobs_batchfail
                      PROPERTIES LABELS jobs)
 
-# model.py --preset oakforest-pacs models the published Table 7 (AR / IAR, thread
+# issue 11 item 5: model.py --preset oakforest-pacs models the published Table 7 (AR / IAR, thread
 # on in both) from Table 4, leave-one-out; jobs_model_local: the same ratio from the local reports
 add_test(NAME jobs_model
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_model.sh ${JOBS_SRC} ${JOBS_OUT}/model)
