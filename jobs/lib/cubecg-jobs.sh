@@ -1,6 +1,6 @@
 # cubecg-jobs.sh: helpers shared by the Slurm scripts and the local runner (sourced, not executed).
 # They only turn settings into environment variables, binding options and command lines; all
-# computation stays in cubecg and in jobs/analyze.py (docs/conventions: "batch scripts are thin").
+# computation stays in cubecg and in the analysis package jobs/cubecg_analysis (docs/conventions: "batch scripts are thin").
 # shellcheck shell=bash
 
 # Mesh presets of the study (nodes per direction, 3 DOF per node): Nakajima's Reedbush-U runs
