@@ -209,7 +209,7 @@ done; done
 
 # checkpoint I/O benchmark (the I/O study's per-rank files) and kernel bandwidth for the model
 # (--allow-cached: the model's kernel mesh is small for speed and cubecg-model caps its fractions at 1;
-# cubecg-bench refuses such a mesh otherwise, issue 15)
+# cubecg-bench refuses such a mesh otherwise)
 for ranks in 1 "$ncores"; do
   sfx=""
   ((emulate > 1 && ranks % emulate == 0)) && sfx=_${emulate}nodes

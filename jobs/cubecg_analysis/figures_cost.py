@@ -7,7 +7,7 @@ import statistics
 from .common import BACKEND_COLOR, BREAKDOWN, BREAKDOWN_LABEL, PROGRESS_ORDER, human_bytes
 from .metrics import IO_MODE_LABEL, IO_MODES, backend_order, checkpoint_data, checkpoint_overheads, io_rows
 from .output import FIGURES, grid_for, new_figure, skip, yerr
-from .series import main_mesh, pick_reference, variant_label, variant_order
+from .series import main_mesh, most_common_setup, pick_reference, variant_label, variant_order
 
 def fig_breakdown(rows, fw):
     plain = pick_reference(rows)
@@ -21,10 +21,7 @@ def fig_breakdown(rows, fw):
     plain = [r for r in plain if r["cores"] == top and r["nodes"] == fewest]
     if any(not r["placement"] for r in plain):
         plain = [r for r in plain if not r["placement"]]
-    # one MPI implementation and precision (the most frequent): never merged either
-    common_run = max(sorted({(r["mpi"], r["precision"]) for r in plain}),
-                     key=lambda k: sum((r["mpi"], r["precision"]) == k for r in plain))
-    plain = [r for r in plain if (r["mpi"], r["precision"]) == common_run]
+    plain = most_common_setup(plain)  # one MPI implementation and precision: never merged either
     configs = sorted({(r["ranks"], r["threads"], r["progress"]) for r in plain if r["cores"] == top},
                      key=lambda c: (c[1], PROGRESS_ORDER.index(c[2]) if c[2] in PROGRESS_ORDER else 9))
     configs = configs[:6]

@@ -9,7 +9,7 @@ from . import variants as cv
 from .common import PROGRESS_COLOR, PROGRESS_ORDER, fmt_lat
 from .metrics import relative_data, speedup_data, table6_data, table7_data
 from .output import FIGURES, grid_for, mark_noise, new_figure, skip, yerr
-from .series import variant_label, variant_order
+from .series import most_common_setup, variant_label, variant_order
 
 def fig_speedup(rows, fw):
     data = speedup_data(rows)
@@ -21,6 +21,7 @@ def fig_speedup(rows, fw):
     mesh = max(sorted(counts), key=lambda m: len(counts[m])) if counts else None
     sel = [d for d in sel if d["mesh"] == mesh and not d["placement"]] or \
         [d for d in sel if d["mesh"] == mesh]
+    sel = most_common_setup(sel)
     if len({d["cores"] for d in sel}) < 2:
         return skip(1, "needs plain runs (no latency, no checkpoint) at two or more core counts")
     layouts = [lay for lay in ("flat", "hybrid") if any(d["layout"] == lay and d["cores"] > 1 for d in sel)]
@@ -131,8 +132,8 @@ def published_table7(ax):
     ax.axhline(1.0, color="black", linewidth=1)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("cores (Oakforest-PACS)")
-    ax.set_title("published Table 7: 512x256x256, progress on\nin both runs (other machine)",
-                 fontsize=8)
+    ax.set_title(f"published Table 7 (other machine):\n{pub.MACHINE['mesh']}, progress on "
+                 "in both runs", fontsize=7)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     return rows
@@ -263,7 +264,7 @@ def fig_placement(rows, fw):
     for ax in flat_axes[len(groups):]:
         ax.axis("off")
     fig.suptitle("Progress-thread placement (cf. Table 6 / Fig. 17): one bar per placement, "
-                 "median with min-max over repeats;\nhatched: within noise or a single run. "
-                 f"Published (32 KNL nodes): {pub.TABLE6_SUMMARY}", fontsize=9)
+                 "median with min-max over repeats;\nhatched: within noise or a single run. Grey band: "
+                 "published gain of threads on cores free of compute (Table 6, KNL)", fontsize=9)
     fig.tight_layout()
     fw.save(fig, FIGURES[7], "gain of the progress thread per placement (Table 6)", drawn)

@@ -18,8 +18,9 @@ def speedup_data(rows):
     plain = plain_rows(rows)
     stats = index_stats(plain)
     out = []
-    for grp in sorted({(r["mesh"], r["progress"], r["placement"]) for r in plain}):
-        sel = [r for r in plain if (r["mesh"], r["progress"], r["placement"]) == grp]
+    group = ("mesh", "progress", "placement", "mpi", "precision")  # one baseline each
+    for grp in sorted({tuple(r[k] for k in group) for r in plain}):
+        sel = [r for r in plain if tuple(r[k] for k in group) == grp]
         base = [r for r in sel if r["variant"] == baseline_variant()]
         if not base:
             continue

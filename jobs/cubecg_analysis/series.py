@@ -235,3 +235,13 @@ def config_fields(r):
                 threads=r["threads"], cores=r["cores"], progress=r["progress"],
                 placement=r["placement"], latency_us=0.0 if math.isnan(r["latency"]) else r["latency"],
                 mpi=r["mpi"], precision=r["precision"])
+
+
+def most_common_setup(rows):
+    """The rows of the most frequent (MPI implementation, precision): a figure that draws one
+    setup never merges another into its medians (tables.md lists every setup)."""
+    if not rows:
+        return rows
+    setups = sorted({(r["mpi"], r["precision"]) for r in rows})
+    best = max(setups, key=lambda k: sum((r["mpi"], r["precision"]) == k for r in rows))
+    return [r for r in rows if (r["mpi"], r["precision"]) == best]
