@@ -29,7 +29,7 @@ def print_table(rows, reports, out=sys.stdout):
                                         r["placement"], vorder.index(r["variant"]), r["repeat"]))
     for r in order:
         flags = "oversub" if r["oversub"] else ""
-        rel = "" if math.isnan(r["rel"]) or r["rel"] < 0 else f"{r['rel']:.3f}"
+        rel = "" if math.isnan(r["rel"]) or r["rel"] <= 0 else f"{r['rel']:.3f}"  # 0: no Alg.1 in the run
         print(f"{r['mesh']:>11} {r['nodes']:>5} {r['rt']:>6} {r['layout']:>6} {r['progress']:>11} "
               f"{r['placement'] or '-':>9} {fmt_lat(r['latency']):>6} {r['ckpt'] or '-':>7} {flags:>7} "
               f"{variant_label(r['variant']):>11} {r['iterations']:>5} "

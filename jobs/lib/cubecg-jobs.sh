@@ -44,7 +44,7 @@ cc_require_binary()
 {
   [[ ${CC_DRY_RUN:-0} == 1 || -x $1 ]] && return 0
   echo "cubecg-jobs: $1 is missing or not executable; build first:" >&2
-  echo "  cmake -S <repo> -B <repo>/build -DCMAKE_BUILD_TYPE=Release && cmake --build <repo>/build -j" >&2
+  echo "  cd <repo> && cmake --preset release && cmake --build --preset release   (or ./build.sh release)" >&2
   echo "  (or point CUBECG_BUILD at your build directory)" >&2
   return 2
 }
