@@ -53,7 +53,7 @@ def run_one(args, opts, report):
 
 def main(argv=None):
     here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="cubecg-ab", description=__doc__.split("\n")[0])
     p.add_argument("--pairs", type=int, default=5)
     p.add_argument("--launch", default="mpiexec.mpich -n 2")
     p.add_argument("--threads", type=int, default=1)

@@ -76,7 +76,7 @@ def write_tables(rows, reports, fw):
 
 
 def main(argv=None):
-    ap = report_args(__doc__, "cubecg", "figures, CSVs and tables.md")
+    ap = report_args("cubecg-analyze", __doc__, "cubecg", "figures, CSVs and tables.md")
     ap.add_argument("--no-figures", action="store_true", help="print the table only")
     args = ap.parse_args(argv)
     reports = load_or_complain("cubecg-analyze", args.dir)

@@ -330,7 +330,8 @@ def figures(reports, fw):
 
 
 def main(argv=None):
-    args = report_args(__doc__, "cubecg-iobench", "figures and CSVs").parse_args(argv)
+    args = report_args("cubecg-analyze-io", __doc__, "cubecg-iobench",
+                       "figures and CSVs").parse_args(argv)
     reports = load_or_complain("cubecg-analyze-io", args.dir)
     if reports is None:
         return 2

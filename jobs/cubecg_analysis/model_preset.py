@@ -43,7 +43,7 @@ REPLACEMENT = {"pipecg": dict(spmv=4, precond=2), "gropp": dict(spmv=2, precond=
 
 
 def traffic_bytes_per_row(asdd_iterations):
-    """Bytes per block row (3 DOF) of each kernel, the traffic model of README.md (Benchmarks):
+    """Bytes per block row (3 DOF) of each kernel, the traffic model of docs/benchmarks.md:
     27-point stencil, 26 off-diagonal blocks of 76 B (9 doubles + int32 column), half below."""
     block, nblocks, noff = 76, 27, 26
     spmv = block * nblocks + 16 + 24 + 24              # blocks + row_ptr/l_ptr + x + y

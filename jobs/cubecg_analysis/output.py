@@ -124,9 +124,10 @@ def use_agg():
     return True
 
 
-def report_args(doc, what, outputs):
-    """The command line of the analyzers (analyze.py, analyze_io.py): DIR, --figdir, --force."""
-    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+def report_args(prog, doc, what, outputs):
+    """The command line of the analyzers (cubecg-analyze, cubecg-analyze-io): DIR, --figdir, --force."""
+    ap = argparse.ArgumentParser(prog=prog, description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir", help=f"folder with {what} JSON reports (searched recursively)")
     ap.add_argument("--figdir", help=f"write {outputs} here instead of DIR")
     ap.add_argument("--force", action="store_true", help="overwrite existing figures")

@@ -188,7 +188,8 @@ def make_figures(reports, fw):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog="cubecg-analyze-store", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("reports", nargs="+", help="gasbench JSON reports or folders holding them")
     ap.add_argument("--out", help="output folder (default: the first report's folder)")
     ap.add_argument("--force", action="store_true", help="overwrite existing files")
