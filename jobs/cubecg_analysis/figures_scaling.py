@@ -82,8 +82,21 @@ def fig_speedup(rows, fw):
                  f"Alg.1 AR at {sel[0]['baseline_cores']} core(s) (cf. Figs. 12/18)\n"
                  + (f"median of up to {reps} repeats, bars min-max" if reps > 1 else
                     "one run per point (no repeats: no spread shown)"), fontsize=10)
-    fig.tight_layout()
-    fw.save(fig, FIGURES[1], "speed-up vs cores, one Alg.1-AR baseline for every variant", drawn)
+    fw.save(fig, FIGURES[1], "speed-up vs cores, one Alg.1-AR baseline for every variant",
+            [dict(d, source="measured") for d in drawn] + published_speedup(fig))
+
+
+def published_speedup(fig):
+    """The published speed-up of Figs. 12/18 (other machine, far beyond this one's core counts)
+    written under the panels; its rows for the CSV."""
+    top = pub.SPEEDUP["rows"][-1]
+    fig.text(0.01, 0.005, f"published (other machine, {pub.SPEEDUP['mesh']}, baseline "
+             f"{pub.SPEEDUP['baseline_cores']} cores): {top['note']}, at {top['cores']:,} cores",
+             fontsize=7, color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return [dict(source=pub.SPEEDUP["source"], mesh=pub.SPEEDUP["mesh"], cores=r["cores"], solver=s,
+                 speedup=r[s], baseline_cores=pub.SPEEDUP["baseline_cores"])
+            for r in pub.SPEEDUP["rows"] for s in pub.TABLE7_SOLVERS if s in r]
 
 
 AR_IAR_KEY = ("mesh", "cores", "nodes", "ranks", "threads", "latency_us", "progress", "placement",

@@ -31,3 +31,5 @@ IO = [(r["system"], r["devices"], r["ranks"], r["mode"], r["op"], r["gb_s"], r["
       for r in RAW["io_sx_aurora"]["rows"]]
 IO_MAPPING = [(r["mapping"], r["gb_s"]) for r in RAW["io_mapping"]["rows"]]
 VGASNET = RAW["vgasnet"]
+# Figs. 12/18: the speed-up Alg.3/4 reach on Reedbush-U at the largest core count
+SPEEDUP = RAW["speedup_reedbush"]

@@ -133,8 +133,18 @@ def speedup_section(rows, variants):
                     + [fmt_noisy(m[v]["speedup"], m[v]["speedup_min"], m[v]["speedup_max"],
                                  m[v]["repeats"], single(m[v]["repeats"])) if v in m else ""
                        for v in variants])
+    for r in pub.SPEEDUP["rows"]:  # the published speed-up at its own core count
+        body.append([f"{pub.SPEEDUP['mesh']} (*published*)", "-", r["cores"],
+                     "Reedbush-U", f"{pub.SPEEDUP['baseline_cores']} (flat)"]
+                    + [f"about {r[v.split('/')[0]]:,}" if v.split("/")[0] in r and v.endswith("/iar")
+                       else "" for v in variants])
+    body.sort(key=lambda b: b[2])
+    for b in body:
+        b[2] = f"{b[2]:,}"
     out.append(md_table(["mesh", "progress", "cores", "ranks x threads", "baseline n0"]
                         + [variant_label(v) for v in variants], body))
+    top = pub.SPEEDUP["rows"][-1]
+    out.append(f"\n*Published* ({pub.SPEEDUP['source']}): {top['note']}.\n")
     return out
 
 

@@ -66,6 +66,12 @@ def test_published_rows_stand_at_their_core_counts(folder):
     head = table_line(t4, ["cores", "source", "mesh"])
     assert cells[head.index("Alg.1 AR")] == "59.50%"
     assert cells[head.index("Alg.3 AR")] == ""
+    sp = md.split("## Speed-up")[1].split("\n## ")[0]
+    top = published.SPEEDUP["rows"][-1]
+    cells = table_line(sp, [f"{published.SPEEDUP['mesh']} (*published*)", "-", f"{top['cores']:,}"])
+    head = table_line(sp, ["mesh", "progress", "cores"])
+    assert cells[head.index("Alg.3 IAR")] == f"about {top['pipecg']:,}"
+    assert cells[head.index("Alg.1 AR")] == ""
 
 
 def test_single_runs_are_marked(folder):
