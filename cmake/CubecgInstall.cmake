@@ -49,8 +49,10 @@ configure_file(cmake/cubecg.pc.in ${CMAKE_CURRENT_BINARY_DIR}/cubecg.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cubecg.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The study scripts and the documentation (jobs/lib finds bin/ of the prefix when installed).
+# jobs/cubecg_analysis is the analysis package (its data/published.json with it); what a
+# `pip install ./jobs` left in the source tree is not shipped
 install(DIRECTORY jobs DESTINATION ${CMAKE_INSTALL_DATADIR}/cubecg USE_SOURCE_PERMISSIONS
-        PATTERN "__pycache__" EXCLUDE)
+        PATTERN "__pycache__" EXCLUDE PATTERN "*.egg-info" EXCLUDE REGEX "/jobs/build$" EXCLUDE)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # docs/ keeps its name so that the README's links (docs/...) resolve in the installed tree too
 install(DIRECTORY docs DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -2,7 +2,7 @@
 # iosweep.sh: the seeds' checkpoint I/O sweep (SX-Aurora normal / accelerated / offload I/O) with
 # cubecg-iobench: rank counts 1, 2, 4, ... up to the cores (x nodes), per-rank file sizes 1 MB to
 # 1 GB, 8 KB and 512 KB buffers, every backend built in (the Fortran one included), and the
-# rank-to-device mapping experiment (--dirs D1,D2,... block and cyclic). Then jobs/analyze_io.py.
+# rank-to-device mapping experiment (--dirs D1,D2,... block and cyclic). Then cubecg-analyze-io.
 #
 #   jobs/iosweep.sh [--quick] [--out DIR] [--dirs D1,D2,...] [--repeat R] [--fio] [--dry-run]
 #                   [--emulate-nodes N] [--no-analyze] [--force]
@@ -18,7 +18,7 @@
 #   --dry-run        print the command lines only
 #   --emulate-nodes N  runs whose rank count is a multiple of N spread over N emulated nodes on
 #                    this machine (as jobs/run-local.sh); the rank counts still stop at the cores
-#   --no-analyze     skip jobs/analyze_io.py
+#   --no-analyze     skip cubecg-analyze-io
 #   --force          let the analyzer overwrite figures already in DIR
 # Environment: CUBECG_BUILD (build dir), CUBECG_MPIEXEC (mpiexec.mpich), CUBECG_MAX_CORES (cores
 # per node, default nproc), CUBECG_NODES (nodes; default SLURM_NNODES, else 1: inside a Slurm
@@ -161,6 +161,7 @@ for d in "${dir_list[@]}"; do rmdir "$d" 2>/dev/null || true; done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.txt"
 echo "I/O sweep: $failed failed run(s); reports in $out"
 if ((analyze)); then
-  python3 "$here/analyze_io.py" "${force[@]}" "$out" || failed=$((failed + 1))
+  PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" python3 -m cubecg_analysis.io_figures "${force[@]}" "$out" ||
+    failed=$((failed + 1))
 fi
 ((failed == 0))

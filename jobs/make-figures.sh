@@ -1,6 +1,6 @@
 #!/bin/bash
 # make-figures.sh: regenerates the figures the README shows (docs/figures/) from a fresh --quick
-# local run: jobs/run-local.sh --quick, then analyze.py and model.py into docs/figures (replacing
+# local run: jobs/run-local.sh --quick, then cubecg-analyze and cubecg-model into docs/figures (replacing
 # the previous figures there on purpose: --force). The reports stay in results/<timestamp>-quick/.
 # Every setting runs 3 times (run-local.sh --repeat 3, or CUBECG_FIGURE_REPEAT; a --repeat N given
 # here wins): the figures show medians with min-max bars, and an overhead below the run-to-run
@@ -23,7 +23,8 @@ figs=$repo/docs/figures
 "$here/run-local.sh" --quick "${repeat[@]}" --out "$out" "${args[@]}" ||
   echo "make-figures.sh: run-local.sh reported failures (above); figures from the reports that exist" >&2
 mkdir -p "$figs"
-python3 "$here/analyze.py" --force --figdir "$figs" "$out" >/dev/null
-python3 "$here/model.py" --force --figdir "$figs" "$out" >/dev/null
+export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" # the package beside this script
+python3 -m cubecg_analysis.cli --force --figdir "$figs" "$out" >/dev/null
+python3 -m cubecg_analysis.model_cli --force --figdir "$figs" "$out" >/dev/null
 cp "$out/run-info.txt" "$figs/run-info.txt"
 echo "make-figures.sh: figures, tables.md and model.md in $figs (reports: $out)"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # run-local.sh: the strong-scaling / progress-thread study of jobs/slurm on one machine
 # (Nakajima's pipelined CG with an asynchronous progress thread; checkpoint I/O benchmark), then
-# jobs/analyze.py and jobs/model.py on the reports. One JSON report per run in the output folder.
+# cubecg-analyze and cubecg-model (jobs/cubecg_analysis) on the reports. One JSON report per run in the output folder.
 #
 #   jobs/run-local.sh [--quick] [--out DIR] [--mesh N|NXxNYxNZ] [--oversubscribe] [--dry-run]
 #                     [--no-analyze] [--force] [--emulate-nodes N]
@@ -17,7 +17,7 @@
 #   --oversubscribe  also run more ranks than cores (up to 2 x nproc); those reports go to
 #                    DIR/oversubscribed/ and are flagged in the analyzer's table
 #   --dry-run        print the command lines only
-#   --no-analyze     skip jobs/analyze.py and jobs/model.py
+#   --no-analyze     skip the analysis (cubecg-analyze, cubecg-model)
 #   --force          let the analyzer overwrite figures already in DIR
 #   --emulate-nodes N  rehearse a cluster study: every run whose rank count is a multiple of N
 #                    is spread over N emulated nodes on this machine (mpiexec.mpich -launcher fork
@@ -27,7 +27,7 @@
 # Environment: CUBECG_BUILD (build dir, default <repo>/build), CUBECG_MPIEXEC (mpiexec.mpich),
 # CUBECG_MAX_CORES (default nproc).
 # --repeat N: every cubecg setting runs N times (reports *_rep1 .. *_repN; the analyzer draws the
-# median with min-max bars); default 1.
+# median with min-max bars, and marks a point that ran once); default 3 with --quick, else 1.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -60,7 +60,7 @@ done
 [[ $emulate =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --emulate-nodes '$emulate' is not a node count (1, 2, ...)" >&2; exit 2; }
 # nproc honours OMP_NUM_THREADS (examples set it to 1): ask for the cores without it
 ncores=${CUBECG_MAX_CORES:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
-repeat=${repeat:-1}
+repeat=${repeat:-$((quick ? 3 : 1))} # --quick: 3 repeats, so a comparison can say "within noise"
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-local.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
 [[ -n $mesh ]] || { if ((quick)); then mesh=24; else mesh=48; fi; }
 [[ $mesh =~ ^[0-9]+$ ]] && mesh=${mesh}x${mesh}x${mesh}
@@ -80,7 +80,7 @@ fi
 cc_require_binary "$CC_CUBECG"
 # the benchmarks only feed figure 5 and the model: without them, say so and go on
 have_bench=1 have_iobench=1
-[[ $CC_DRY_RUN == 1 || -x $CC_BENCH ]] || { have_bench=0; echo "run-local.sh: $CC_BENCH not built: no kernel benchmark (model.py needs it)" >&2; }
+[[ $CC_DRY_RUN == 1 || -x $CC_BENCH ]] || { have_bench=0; echo "run-local.sh: $CC_BENCH not built: no kernel benchmark (cubecg-model needs it)" >&2; }
 [[ $CC_DRY_RUN == 1 || -x $CC_IOBENCH ]] || { have_iobench=0; echo "run-local.sh: $CC_IOBENCH not built: no I/O benchmark (figure 5)" >&2; }
 command -v "$CC_MPIEXEC" >/dev/null || { echo "run-local.sh: $CC_MPIEXEC not found (set CUBECG_MPIEXEC)" >&2; exit 2; }
 
@@ -133,7 +133,11 @@ for b in "${backends[@]}" none; do runs+=("$ncores 1 off 0 $b"); done
 } | if [[ $CC_DRY_RUN == 1 ]]; then cat; else tee "$out/run-info.txt"; fi
 
 failed=0
-total=$((repeat * ${#runs[@]} + 2 * have_bench + 2 * have_iobench))
+# steps: every run times its repeats (a checkpoint run repeats ckpt_repeat times), then the benches
+total=$((2 * have_bench + 2 * have_iobench))
+for r in "${runs[@]}"; do
+  if [[ ${r##* } == - ]]; then total=$((total + repeat)); else total=$((total + ckpt_repeat)); fi
+done
 step=0
 t_start=$SECONDS
 
@@ -204,8 +208,8 @@ for ((rep = 1; rep <= ckpt_repeat; rep++)); do for r in "${runs[@]}"; do
 done; done
 
 # checkpoint I/O benchmark (the I/O study's per-rank files) and kernel bandwidth for the model
-# (--allow-cached: the model's kernel mesh is small for speed and model.py caps its fractions at 1;
-# cubecg-bench refuses such a mesh otherwise, issue 15)
+# (--allow-cached: the model's kernel mesh is small for speed and cubecg-model caps its fractions at 1;
+# cubecg-bench refuses such a mesh otherwise)
 for ranks in 1 "$ncores"; do
   sfx=""
   ((emulate > 1 && ranks % emulate == 0)) && sfx=_${emulate}nodes
@@ -226,7 +230,9 @@ echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.tx
 echo "local sweep: $((SECONDS - t_start)) s, $failed failed run(s); reports in $out"
 
 if ((analyze)); then
-  python3 "$here/analyze.py" "${force[@]}" "$out" || failed=$((failed + 1))
-  python3 "$here/model.py" "${force[@]}" "$out" || failed=$((failed + 1))
+  # the analysis package beside this script (jobs/cubecg_analysis), without installing it
+  export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
+  python3 -m cubecg_analysis.cli "${force[@]}" "$out" || failed=$((failed + 1))
+  python3 -m cubecg_analysis.model_cli "${force[@]}" "$out" || failed=$((failed + 1))
 fi
 ((failed == 0))

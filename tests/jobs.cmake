@@ -1,5 +1,6 @@
-# jobs/ (issue 6): Slurm and local job scripts, the analyzer and the model. The scripts run
-# `python3` from PATH (as users do), so these tests do too. Label: jobs.
+# jobs/: Slurm and local job scripts and the analysis package jobs/cubecg_analysis (the analyzer
+# and the model). The scripts run `python3` from PATH (as users do), so these tests do too.
+# Label: jobs.
 set(JOBS_SRC ${PROJECT_SOURCE_DIR})
 set(JOBS_OUT ${CMAKE_CURRENT_BINARY_DIR}/jobs)
 set(JOBS_FIXTURES ${JOBS_OUT}/fixtures)
@@ -37,9 +38,10 @@ add_test(NAME jobs_analyze
 add_test(NAME jobs_malformed
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_malformed.sh ${JOBS_SRC} ${JOBS_FIXTURES}
                  ${JOBS_OUT}/malformed)
+# 134-175 s on two cores loaded by other builds: 600 s leaves room for a busier machine
 set_tests_properties(jobs_analyze jobs_malformed PROPERTIES FIXTURES_REQUIRED jobs_reports
-                     TIMEOUT 300)
-# (e) issue 12: a batch job whose cubecg run fails exits non-zero with a summary line
+                     TIMEOUT 600)
+# (e) a batch job whose cubecg run fails exits non-zero with a summary line
 add_test(NAME jobs_batchfail
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_batchfail.sh ${JOBS_SRC} $<TARGET_FILE:cubecg>
                  ${JOBS_OUT}/batchfail)
@@ -47,8 +49,8 @@ set_tests_properties(jobs_batchfail PROPERTIES PROCESSORS 2 TIMEOUT 300)
 set_tests_properties(jobs_syntax jobs_dryrun jobs_fixtures jobs_analyze jobs_malformed jobs_batchfail
                      PROPERTIES LABELS jobs)
 
-# issue 11 item 5: model.py --preset oakforest-pacs models the published Table 7 (AR / IAR, thread
-# on in both) from Table 4, leave-one-out; jobs_model_local: the same ratio from the local reports
+# cubecg-model --preset oakforest-pacs models the published Table 7 (AR / IAR, thread on in both)
+# from Table 4, leave-one-out; jobs_model_local: the same ratio from the local reports
 add_test(NAME jobs_model
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_model.sh ${JOBS_SRC} ${JOBS_OUT}/model)
 add_test(NAME jobs_model_local
@@ -56,3 +58,14 @@ add_test(NAME jobs_model_local
                  ${JOBS_OUT}/model_local ${JOBS_FIXTURES})
 set_tests_properties(jobs_model_local PROPERTIES FIXTURES_REQUIRED jobs_reports TIMEOUT 300)
 set_tests_properties(jobs_model jobs_model_local PROPERTIES LABELS jobs)
+
+# the analysis package's pytest tests on fixture reports (tests/jobs: series grouping, medians of
+# repeats, noise verdicts, table values, published values from the data file, the model's fit, the
+# command lines; about 20 s on 2 loaded cores) and its shape (no file over 500 lines, no function
+# over 80, no import circle, no sys.path edit: well under a second). pytest comes from
+# jobs/ensure-python.sh (setup.sh); a missing pytest fails the test, it is not skipped.
+add_test(NAME jobs_pytest COMMAND python3 -m pytest -q ${CMAKE_CURRENT_SOURCE_DIR}/jobs)
+add_test(NAME jobs_package_limits
+         COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/jobs/check_package.py
+                 ${PROJECT_SOURCE_DIR}/jobs/cubecg_analysis)
+set_tests_properties(jobs_pytest jobs_package_limits PROPERTIES LABELS jobs TIMEOUT 300)

@@ -103,7 +103,7 @@ expect "$work/study.txt" '^ +env OMP_NUM_THREADS=8 .*CUBECG_PLACEMENT=free-last 
 expect "$work/study.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=68,76,84,92,100,108,116,124 CUBECG_PLACEMENT=smt1 srun --nodes 128 ' "study: SMT placement from hwloc"
 expect "$work/study.txt" '--nx 512 --ny 256 --nz 256 .*_N256_2048x8_hybrid_progress-on_pin-inherit_reserve-4_rep3\.json' "study: third repeat, one report each"
 expect "$work/study.txt" '^env .*CUBECG_ANALYZE_DIR=[^ ]*/results/study-test sbatch --parsable --dependency=afterok:DRYRUN-1:DRYRUN-2:DRYRUN-3 .*analyze\.sbatch' "study: analysis job after all run jobs (afterok)"
-expect "$work/study.txt" '^ +python3 [^ ]*/jobs/analyze\.py --force [^ ]*/results/study-test$' "study: the analysis job runs analyze.py on the sweep"
+expect "$work/study.txt" '^ +env PYTHONPATH=[^ ]*/jobs[^ ]* python3 -m cubecg_analysis\.cli --force [^ ]*/results/study-test$' "study: the analysis job runs the analysis package on the sweep"
 runs=$(grep -c '^ .* srun --nodes 256 ' "$work/study.txt")
 # 3 repeats x (off + on x 3 placements) x 1 layout = 12 launches per node count
 if [[ $runs == 12 ]]; then echo "ok   study: 12 launch lines for 256 nodes"; else echo "FAIL study: $runs launch lines for 256 nodes (want 12)"; fail=1; fi

@@ -81,7 +81,7 @@ for rep in 1 2; do
 done
 run iobench_2x1 1 "" 2 1 -- "$iobench" --dir "$out/iobench-files" --sizes 1M --backends "$("$iobench" --list-backends)" \
   --buffers 8k,512k --repeat 1 --report "$out/iobench_2x1.json"
-# issue 13 figures io4 (ranks) and io5 (mapping): one rank, and two ranks over two directories
+# the I/O figures io4 (ranks) and io5 (mapping): one rank, and two ranks over two directories
 run iobench_1x1 1 "" 1 1 -- "$iobench" --dir "$out/iobench-files" --sizes 1M --backends posix,uring \
   --buffers 512k --repeat 1 --report "$out/iobench_1x1.json"
 run iobench_2x1_block-2dirs 1 "" 2 1 -- "$iobench" --dirs "$out/iobench-files/a,$out/iobench-files/b" \

@@ -23,11 +23,10 @@ cat "$work/preset.out"
 [[ -s $work/model_table7.csv && -s $work/model.md ]] ||
   { echo "FAIL model_table7.csv / model.md missing"; exit 1; }
 
-python3 - "$repo" "$work" <<'EOF' || fail=1
+PYTHONPATH="$repo/jobs" python3 - "$repo" "$work" <<'EOF' || fail=1
 import csv, math, sys
+from cubecg_analysis import model_preset as model
 repo, work = sys.argv[1], sys.argv[2]
-sys.path.insert(0, repo + "/jobs")
-import model  # noqa: E402
 
 bad = []
 rows = list(csv.DictReader(open(work + "/model_table7.csv")))

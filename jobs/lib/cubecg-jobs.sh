@@ -1,6 +1,6 @@
 # cubecg-jobs.sh: helpers shared by the Slurm scripts and the local runner (sourced, not executed).
 # They only turn settings into environment variables, binding options and command lines; all
-# computation stays in cubecg and in jobs/analyze.py (docs/conventions: "batch scripts are thin").
+# computation stays in cubecg and in the analysis package jobs/cubecg_analysis (docs/conventions: "batch scripts are thin").
 # shellcheck shell=bash
 
 # Mesh presets of the study (nodes per direction, 3 DOF per node): Nakajima's Reedbush-U runs
@@ -44,7 +44,7 @@ cc_require_binary()
 {
   [[ ${CC_DRY_RUN:-0} == 1 || -x $1 ]] && return 0
   echo "cubecg-jobs: $1 is missing or not executable; build first:" >&2
-  echo "  cmake -S <repo> -B <repo>/build -DCMAKE_BUILD_TYPE=Release && cmake --build <repo>/build -j" >&2
+  echo "  cd <repo> && cmake --preset release && cmake --build --preset release   (or ./build.sh release)" >&2
   echo "  (or point CUBECG_BUILD at your build directory)" >&2
   return 2
 }

@@ -2,7 +2,7 @@
 # submit-study.sh: the whole strong-scaling / progress-thread study in one command. Submits
 # strong-scaling.sbatch once per node count (sbatch -N n), each running every variant x reduction
 # (cubecg --solver all --reduction all) x progress setting x progress-thread placement x layout,
-# CUBECG_REPEAT times, then one analysis job (analyze.sbatch: jobs/analyze.py on the sweep folder)
+# CUBECG_REPEAT times, then one analysis job (analyze.sbatch: cubecg-analyze on the sweep folder)
 # with --dependency=afterok on all of them.
 #
 #   jobs/slurm/submit-study.sh --preset NAME --nodes 2,4,8 [--repeat 3] [--progress off,poll,on]

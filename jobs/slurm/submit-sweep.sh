@@ -55,4 +55,4 @@ for n in ${nodes_list//,/ }; do
     "${cmd[@]}"
   fi
 done
-echo "sweep $sweep: when the jobs finish, run  python3 $repo/jobs/analyze.py $repo/results/$sweep"
+echo "sweep $sweep: when the jobs finish, run  PYTHONPATH=$repo/jobs python3 -m cubecg_analysis.cli $repo/results/$sweep"

@@ -1,11 +1,15 @@
 """The CG variants of cubecg as its registry lists them (solvers/krylov*.c: name, description,
-reductions, Table 1, vector traffic per iteration fused / unfused), the one list jobs/analyze.py and jobs/model.py read.
+reductions, Table 1, vector traffic per iteration fused / unfused), the one list the analysis and
+the model read.
 
-Every run report carries the registry as "available" (docs/report-schema.md); load_reports() in
-analyze.py hands the reports to use_reports(), which replaces the built-in copy below by the
-report's list (a build with another set of variants needs no edit here). The built-in copy serves
-when no run report is at hand (model.py's fit to the published tables); the ctest
-jobs_variants_match checks that it equals what cubecg writes, so it cannot drift.
+Every run report carries the registry as "available" (docs/report-schema.md); reports.load_reports
+hands the reports to use_reports(), which replaces the built-in copy below by the report's list (a
+build with another set of variants needs no edit here). The built-in copy serves when no run report
+is at hand (the model's fit to the published tables); the ctest jobs_variants_match checks that it
+equals what cubecg writes, so it cannot drift.
+
+A solve's series is its "label" when the report gives one (a variant with a parameter, e.g.
+plcg-l2, sstep-s4), else its solver name; solver_of() maps a series back to its registry entry.
 """
 
 BUILTIN = [
@@ -79,6 +83,32 @@ def use_reports(reports):
             raise VariantsError(f"{path}: available.variants differs from {chosen[0]} "
                                 "(reports of different cubecg builds in one folder)")
     use(chosen[1], chosen[0]) if chosen else use(BUILTIN)
+
+
+def solver_of(series):
+    """The registry name a series belongs to: the series itself, else the longest registered name
+    it starts with followed by "-" (plcg-l2 -> plcg); the series when none matches."""
+    if series in NAMES:
+        return series
+    cands = [n for n in NAMES if series.startswith(n + "-")]
+    return max(cands, key=len) if cands else series
+
+
+def short_of(series):
+    """"Alg.1" for pcg; "Alg.5 l2" for plcg-l2 (the short name plus the label's parameter)."""
+    solver = solver_of(series)
+    short = SHORT.get(solver, solver)
+    return short if series == solver else f"{short} {series[len(solver) + 1:] or series}"
+
+
+def color_of(series):
+    return COLOR.get(solver_of(series))
+
+
+def rank_of(series):
+    """Registry position of a series (unknown ones last)."""
+    solver = solver_of(series)
+    return NAMES.index(solver) if solver in NAMES else len(NAMES)
 
 
 use(BUILTIN)

@@ -1,0 +1,283 @@
+"""The study's scaling figures: speed-up (fig1, Figs. 12/18), AR against IAR beside the published
+Table 7 (fig2), performance by progress setting (fig3, Figs. 13/16) and the progress-thread
+placements (fig7, Table 6 / Fig. 17). Medians of repeats with min-max bars; a comparison whose
+repeats' ranges overlap is labelled "within noise", a point that ran once "single run"."""
+import math
+
+from . import published as pub
+from . import variants as cv
+from .common import PROGRESS_COLOR, PROGRESS_ORDER, fmt_lat
+from .metrics import relative_data, speedup_data, table6_data, table7_data
+from .output import FIGURES, grid_for, mark_noise, new_figure, skip, yerr
+from .series import most_common_setup, variant_label, variant_order
+
+def fig_speedup(rows, fw):
+    data = speedup_data(rows)
+    progress = "off" if any(d["progress"] == "off" for d in data) else None
+    sel = [d for d in data if progress is None or d["progress"] == progress]
+    counts = {}
+    for d in sel:
+        counts.setdefault(d["mesh"], set()).add(d["cores"])
+    mesh = max(sorted(counts), key=lambda m: len(counts[m])) if counts else None
+    sel = [d for d in sel if d["mesh"] == mesh and not d["placement"]] or \
+        [d for d in sel if d["mesh"] == mesh]
+    sel = most_common_setup(sel)
+    if len({d["cores"] for d in sel}) < 2:
+        return skip(1, "needs plain runs (no latency, no checkpoint) at two or more core counts")
+    layouts = [lay for lay in ("flat", "hybrid") if any(d["layout"] == lay and d["cores"] > 1 for d in sel)]
+    fig, axes = new_figure(1, len(layouts))
+    variants = variant_order(f"{d['solver']}/{d['reduction']}" for d in sel)
+    drawn = []
+    for ax, lay in zip(axes[0], layouts):
+        # a 1x1 run belongs to both layouts' series
+        pts = [d for d in sel if d["layout"] == lay or d["cores"] == 1]
+        cores_all = sorted({d["cores"] for d in pts})
+        for v in variants:
+            s, red = v.split("/")
+            mine = [d for d in pts if (d["solver"], d["reduction"]) == (s, red)]
+            # the line: at each core count the fewest nodes (the best ranks x threads there);
+            # other node counts at the same core count are drawn apart, never merged
+            line, apart = [], []
+            for c in cores_all:
+                at = [d for d in mine if d["cores"] == c]
+                if not at:
+                    continue
+                fewest = min(d["nodes"] for d in at)
+                best = max((d for d in at if d["nodes"] == fewest), key=lambda d: d["speedup"])
+                line.append(best)
+                apart += [d for d in at if d["nodes"] != fewest]
+            if not line:
+                continue
+            color = cv.color_of(s)
+            style = "-" if red == "ar" else "--"
+            xs = [d["cores"] for d in line]
+            ys = [d["speedup"] for d in line]
+            ax.errorbar(xs, ys, yerr=yerr(ys, [d["speedup_min"] for d in line],
+                                          [d["speedup_max"] for d in line]),
+                        marker="o", capsize=3, color=color, linestyle=style, label=variant_label(v))
+            drawn += [dict(d, panel=lay, drawn_as="line") for d in line]
+            for d in apart:
+                ax.errorbar([d["cores"]], [d["speedup"]],
+                            yerr=yerr([d["speedup"]], [d["speedup_min"]], [d["speedup_max"]]),
+                            marker="s", mfc="none", capsize=3, color=color, linestyle="none")
+                ax.annotate(f"{d['nodes']} nodes", (d["cores"], d["speedup"]), fontsize=6,
+                            xytext=(4, -8), textcoords="offset points")
+                drawn.append(dict(d, panel=lay, drawn_as=f"apart ({d['nodes']} nodes)"))
+        c0, c1 = cores_all[0], cores_all[-1]
+        ax.plot([c0, c1], [c0, c1], color="black", linewidth=1, label="ideal")
+        over = [c for c in cores_all if any(d["oversubscribed"] for d in pts if d["cores"] == c)]
+        if over:
+            ax.axvspan(min(over) - 0.5, c1 + 0.5, color="grey", alpha=0.15, label="oversubscribed")
+        if c1 / c0 >= 8:
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log", base=2)
+        b = sel[0]
+        ax.set_xlabel("cores (ranks x threads)")
+        ax.set_ylabel(f"speed-up: {b['baseline_cores']} x T(Alg.1 AR, {b['baseline_rt']}) / T", fontsize=8)
+        ax.set_title(f"{lay}{' MPI' if lay == 'flat' else ' MPI+OpenMP'}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    reps = max(d["repeats"] for d in sel)
+    fig.suptitle(f"Strong scaling, mesh {mesh} nodes, progress {progress or 'any'}: every variant against "
+                 f"Alg.1 AR at {sel[0]['baseline_cores']} core(s) (cf. Figs. 12/18)\n"
+                 + (f"median of up to {reps} repeats, bars min-max" if reps > 1 else
+                    "one run per point (no repeats: no spread shown)"), fontsize=10)
+    fw.save(fig, FIGURES[1], "speed-up vs cores, one Alg.1-AR baseline for every variant",
+            [dict(d, source="measured") for d in drawn] + published_speedup(fig))
+
+
+def published_speedup(fig):
+    """The published speed-up of Figs. 12/18 (other machine, far beyond this one's core counts)
+    written under the panels; its rows for the CSV."""
+    top = pub.SPEEDUP["rows"][-1]
+    fig.text(0.01, 0.005, f"published (other machine, {pub.SPEEDUP['mesh']}, baseline "
+             f"{pub.SPEEDUP['baseline_cores']} cores): {top['note']}, at {top['cores']:,} cores",
+             fontsize=7, color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return [dict(source=pub.SPEEDUP["source"], mesh=pub.SPEEDUP["mesh"], cores=r["cores"], solver=s,
+                 speedup=r[s], baseline_cores=pub.SPEEDUP["baseline_cores"])
+            for r in pub.SPEEDUP["rows"] for s in pub.TABLE7_SOLVERS if s in r]
+
+
+AR_IAR_KEY = ("mesh", "cores", "nodes", "ranks", "threads", "latency_us", "progress", "placement",
+              "mpi", "precision")
+
+
+def ar_iar_bars(ax, data, configs):
+    """One bar per series and configuration: median T(AR) / median T(IAR), min-max, and the noise
+    verdict above each bar."""
+    series = sorted({d["solver"] for d in data}, key=cv.rank_of)
+    w = 0.8 / len(series)
+    for i, s in enumerate(series):
+        xs, ys, lo, hi, notes = [], [], [], [], []
+        for j, c in enumerate(configs):
+            m = [d for d in data if d["solver"] == s and tuple(d[k] for k in AR_IAR_KEY) == c]
+            if m:
+                xs.append(j + (i - (len(series) - 1) / 2) * w)
+                ys.append(m[0]["ar_over_iar"])
+                lo.append(m[0]["ar_over_iar_min"])
+                hi.append(m[0]["ar_over_iar_max"])
+                notes.append(m[0]["noise"])
+        bars = ax.bar(xs, ys, width=w, color=cv.color_of(s), label=cv.short_of(s), capsize=2,
+                      yerr=yerr(ys, lo, hi))
+        mark_noise(ax, bars, xs, ys, notes)
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.set_xticks(range(len(configs)))
+    ax.set_xticklabels([f"{c[3]}x{c[4]}" + (f" {c[2]}n" if c[2] > 1 else "") + f"\n{c[6]}"
+                        + (f" {c[7]}" if c[7] else "") + (f"\nlat {fmt_lat(c[5])}" if c[5] else "")
+                        for c in configs], fontsize=7 if len(configs) > 8 else 9)
+    ax.set_ylabel("median T(AR) / median T(IAR)  (> 1: IAR faster)")
+    ax.set_xlabel("ranks x threads (nodes), progress (placement), injected latency [us]", fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def published_table7(ax):
+    """The published Table 7 against cores, at the core counts it was measured at; its rows as
+    CSV rows (source = the table)."""
+    rows = []
+    for s in pub.TABLE7_SOLVERS:
+        cores = sorted(pub.TABLE7[s])
+        ax.plot(cores, [pub.TABLE7[s][c] for c in cores], marker="s", color=cv.color_of(s),
+                label=f"{cv.short_of(s)} (published)")
+        rows += [dict(source=pub.SOURCE["table7"], solver=s, cores=c, ar_over_iar=pub.TABLE7[s][c])
+                 for c in cores]
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("cores (Oakforest-PACS)")
+    ax.set_title(f"published Table 7 (other machine):\n{pub.MACHINE['mesh']}, progress on "
+                 "in both runs", fontsize=7)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    return rows
+
+
+def fig_ar_iar(rows, fw):
+    data = table7_data(rows)
+    if not data:
+        return skip(2, "no run with both AR and IAR of one solver (--reduction all)")
+    configs = []
+    for d in data:
+        c = tuple(d[k] for k in AR_IAR_KEY)
+        if c not in configs:
+            configs.append(c)
+    fig, axes = new_figure(1, 2, gridspec_kw={"width_ratios": [3, 1]})
+    ar_iar_bars(axes[0][0], data, configs)
+    published = published_table7(axes[0][1])
+    single = all(d["noise"] == "single run" for d in data)
+    axes[0][0].set_title("this machine: AR vs IAR of the same series (cf. Table 7)\n"
+                         + ("one run each: no spread, every bar a single run" if single else
+                            "bars min-max over repeats; hatched: ranges overlap (within noise) "
+                            "or a single run"), fontsize=9)
+    fig.tight_layout()
+    fw.save(fig, FIGURES[2], "T(AR)/T(IAR) per series and configuration, published Table 7 beside",
+            [dict(d, source="measured") for d in data] + published)
+
+
+def fig_progress(rows, fw):
+    rel = relative_data(rows)
+    groups = {}
+    for d in rel:
+        groups.setdefault((d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["mpi"], d["precision"]), set()).add(
+            (d["progress"], d["placement"]))
+    chosen = [g for g in groups if len(groups[g]) >= 2]
+    chosen.sort(key=lambda g: (g[4] != 0, -(g[2] * g[3]), g[1], g[3], g[4]))
+    if not chosen:
+        return skip(3, "no configuration run with two or more progress settings (off/on/poll)")
+    dropped = chosen[6:]
+    chosen = chosen[:6]
+    nr, nc = grid_for(len(chosen))
+    fig, axes = new_figure(nr, nc)
+    flat_axes = [a for row in axes for a in row]
+    legend, drawn = {}, []
+    for ax, g in zip(flat_axes, chosen):
+        mesh, nodes, ranks, threads, lat = g[:5]
+        settings = sorted(groups[g], key=lambda p: (PROGRESS_ORDER.index(p[0])
+                                                    if p[0] in PROGRESS_ORDER else 9, p))
+        sel = [d for d in rel if (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["mpi"], d["precision"]) == g]
+        variants = variant_order(f"{d['solver']}/{d['reduction']}" for d in sel)
+        w = 0.8 / len(settings)
+        for i, (p, pl) in enumerate(settings):
+            ys, lo, hi, notes = [], [], [], []
+            for v in variants:
+                m = [d for d in sel if (d["progress"], d["placement"]) == (p, pl)
+                     and f"{d['solver']}/{d['reduction']}" == v]
+                notes.append(m[0]["noise"] if m else "")
+                ys.append(m[0]["relative"] if m else math.nan)
+                lo.append(m[0]["relative_min"] if m else math.nan)
+                hi.append(m[0]["relative_max"] if m else math.nan)
+                drawn += m
+            label = f"progress {p}" + (f" ({pl})" if pl else "")
+            xs = [j + (i - (len(settings) - 1) / 2) * w for j in range(len(variants))]
+            bars = ax.bar(xs, ys, width=w, label=label, color=PROGRESS_COLOR.get(p) if not pl else None,
+                          yerr=yerr(ys, lo, hi), capsize=2)
+            mark_noise(ax, bars, xs, ys, notes)
+            legend[label] = ax.containers[-1]
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(variants)))
+        ax.set_xticklabels([variant_label(v) for v in variants], rotation=45, fontsize=7)
+        ax.set_title(f"{ranks}x{threads}" + (f" on {nodes} nodes" if nodes > 1 else "")
+                     + f", lat {fmt_lat(lat)} us", fontsize=9)
+        ax.set_ylabel("T(Alg.1 AR) / T (same setting)", fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+    for ax in flat_axes[len(chosen):]:
+        ax.axis("off")
+    fig.legend(list(legend.values()), list(legend), loc="upper right", fontsize=8)
+    fig.suptitle("Performance relative to Alg.1 AR of the same run, by progress setting "
+                 "(cf. Figs. 13/16; > 1: faster);\nhatched: ranges of the repeats overlap "
+                 "(within noise) or a single run", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 0.86, 1))
+    fw.save(fig, FIGURES[3], "performance relative to Alg.1 AR per variant and progress setting", drawn)
+    if dropped:
+        print(f"  figure 3: {len(dropped)} further configuration(s) not drawn (see relative.csv)")
+
+
+def fig_placement(rows, fw):
+    data = table6_data(rows)
+    if not data:
+        return skip(7, "no run with the progress thread on beside the same run with it off")
+    groups = []
+    for d in data:
+        g = (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["mpi"], d["precision"])
+        if g not in groups:
+            groups.append(g)
+    groups = sorted(groups, key=lambda g: (g[4] != 0, -(g[2] * g[3]), g[1]))[:4]
+    nr, nc = grid_for(len(groups))
+    fig, axes = new_figure(nr, nc)
+    flat_axes = [a for row in axes for a in row]
+    drawn = []
+    for ax, g in zip(flat_axes, groups):
+        sel = [d for d in data if (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["mpi"], d["precision"]) == g]
+        variants = variant_order(f"{d['solver']}/{d['reduction']}" for d in sel)
+        places = sorted({d["placement_name"] for d in sel})
+        w = 0.8 / len(places)
+        for i, pl in enumerate(places):
+            ys, lo, hi, notes = [], [], [], []
+            for v in variants:
+                m = [d for d in sel if d["placement_name"] == pl and f"{d['solver']}/{d['reduction']}" == v]
+                notes.append(m[0]["noise"] if m else "")
+                ys.append(m[0]["gain_over_off"] if m else math.nan)
+                lo.append(m[0]["gain_min"] if m else math.nan)
+                hi.append(m[0]["gain_max"] if m else math.nan)
+                drawn += m
+            xs = [j + (i - (len(places) - 1) / 2) * w for j in range(len(variants))]
+            bars = ax.bar(xs, ys, width=w, label=pl, yerr=yerr(ys, lo, hi), capsize=2)
+            mark_noise(ax, bars, xs, ys, notes)
+        ax.axhline(1.0, color="black", linewidth=0.8, label="no progress thread (mapping 1)")
+        lo_gain, hi_gain = pub.RAW["table6"]["gain_free_cores"]
+        ax.axhspan(1 + lo_gain, 1 + hi_gain, color="grey", alpha=0.2,
+                   label="published gain, threads on free cores (Table 6, KNL)")
+        ax.set_xticks(range(len(variants)))
+        ax.set_xticklabels([variant_label(v) for v in variants], rotation=45, fontsize=7)
+        ax.set_title(f"{g[2]}x{g[3]}" + (f" on {g[1]} nodes" if g[1] > 1 else "")
+                     + f", lat {fmt_lat(g[4])} us", fontsize=9)
+        ax.set_ylabel("T(progress off) / T(on, placement)", fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=7, title="placement", title_fontsize=7)
+    for ax in flat_axes[len(groups):]:
+        ax.axis("off")
+    fig.suptitle("Progress-thread placement (cf. Table 6 / Fig. 17): one bar per placement, "
+                 "median with min-max over repeats;\nhatched: within noise or a single run. Grey band: "
+                 "published gain of threads on cores free of compute (Table 6, KNL)", fontsize=9)
+    fig.tight_layout()
+    fw.save(fig, FIGURES[7], "gain of the progress thread per placement (Table 6)", drawn)

@@ -1,0 +1,47 @@
+"""The published values live in data/published.json, each group naming its source, and nowhere in
+the package's code."""
+import ast
+import json
+import os
+
+from cubecg_analysis import published
+
+PACKAGE = os.path.dirname(published.__file__)
+
+
+def leaves(obj):
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from leaves(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from leaves(v)
+    else:
+        yield obj
+
+
+def test_every_group_names_its_source():
+    with open(published.DATA, encoding="utf-8") as f:
+        raw = json.load(f)
+    groups = {k: v for k, v in raw.items() if isinstance(v, dict)}
+    assert set(groups) >= {"table4", "table6", "table7", "io_sx_aurora", "io_mapping", "vgasnet",
+                           "speedup_reedbush"}
+    for name, group in groups.items():
+        assert any(w in group["source"] for w in ("Table", "Fig", "I/O", "vGASNet", "Oakforest")), name
+
+
+def test_no_published_number_is_written_in_python():
+    with open(published.DATA, encoding="utf-8") as f:
+        raw = json.load(f)
+    # the distinctive published numbers: two decimals or more (15.34, 1.03), or bandwidths (3.56e9);
+    # one-decimal ones (1.2, 12.5) a plot margin or a default may share
+    values = {v for v in leaves(raw) if isinstance(v, float) and (round(v, 1) != v or v >= 1e5)}
+    assert len(values) > 25
+    found = []
+    for name in sorted(os.listdir(PACKAGE)):
+        if name.endswith(".py"):
+            with open(os.path.join(PACKAGE, name), encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            found += [(name, n.value) for n in ast.walk(tree)
+                      if isinstance(n, ast.Constant) and isinstance(n.value, float) and n.value in values]
+    assert found == []
