@@ -109,7 +109,8 @@ cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm)
 }
 
 cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
-                             const char *solver, const char *subdir, cc_driver_ckpt **out)
+                             const char *solver, const char *subdir, int start_iteration,
+                             cc_driver_ckpt **out)
 {
   cc_driver_ckpt *dc;
   CC_CALL(cc_calloc(1, sizeof *dc, &dc));
@@ -140,6 +141,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   params.fallback        = opts->io_fallback != 0;
   params.n_vectors_hint  = CC_STATE_MAX_VECTORS;
   params.overwrite       = opts->checkpoint_overwrite != 0;
+  params.start_iteration = start_iteration;
   cc_io_metadata meta;
   metadata_fill(opts, mesh, ord, solver, &meta);
   gas_params_of(opts, &dc->gas); /* owned by dc: the checkpointer reads it while it lives */
