@@ -381,6 +381,29 @@ static cc_err own_checkpoints(const char *dir, bool report, int **found, size_t 
   return CC_OK;
 }
 
+/* Rank 0 at create: an entry ckpt.<n> that is not cubecg's at an iteration this run will
+ * checkpoint (a multiple of params.every past its start) would stop the run there: refused now. */
+static cc_err check_collisions(const cc_io_checkpointer *ck)
+{
+  const char *dir = ck->params.dir;
+  int every       = ck->params.every, it;
+  if (every < 1) return CC_OK; /* the period is not known (direct users of io/) */
+  DIR *d = opendir(dir);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
+  struct dirent *e;
+  char clash[IO_NAME_MAX] = "";
+  while ((e = readdir(d)) != NULL && !clash[0])
+    if (committed_name(e->d_name, &it) && it > ck->params.start_iteration && it % every == 0 &&
+        !own_checkpoint(dir, e->d_name, NULL))
+      snprintf(clash, sizeof clash, "%.40s", e->d_name);
+  closedir(d);
+  CC_CHECK(!clash[0], CC_ERR_ARG,
+           "%s/%s is not a cubecg checkpoint, and this run (--checkpoint-every %d) would write its "
+           "checkpoint there: move it away or use another --checkpoint-dir",
+           dir, clash, every);
+  return CC_OK;
+}
+
 /* Rank 0 at create, with the directory's lock held: the checkpoints dir already holds (latest,
  * else the newest of cubecg's own) must be of this problem and not newer than this run's start,
  * or be removed (cubecg's own only) when params->overwrite. */
@@ -392,6 +415,7 @@ static cc_err check_existing(const cc_io_checkpointer *ck)
   int *found = NULL;
   size_t count;
   CC_CALL(own_checkpoints(dir, true, &found, &count)); /* reported once, at create */
+  CC_CALL(check_collisions(ck));
   int newest = -1;
   for (size_t i = 0; i < count; i++)
     if (found[i] > newest) newest = found[i];
@@ -428,6 +452,10 @@ static cc_err check_existing(const cc_io_checkpointer *ck)
   }
   cc_err err = CC_OK;
   if (!differs[0]) {
+    /* committed progress is what latest names: a checkpoint above it is a commit killed before
+     * latest moved (replaced when this run reaches its iteration, or removed by overwrite) */
+    int committed = -1;
+    if (has_latest && sscanf(name, "ckpt.%d", &committed) == 1) newest = committed;
     if (unverified)
       fprintf(stderr,
               "cubecg: warning: %s/%s was written without E, nu, traction and preconditioner: "

@@ -208,3 +208,20 @@ foreach(backend offload offload-uring)
                          TIMEOUT 300 ENVIRONMENT "OMP_NUM_THREADS=1")
   endforeach()
 endforeach()
+
+# A checkpoint directory is the user's data: the same command again refused naming --restart DIR,
+# user files named like checkpoints left alone, one job per directory (a second one refused naming
+# the holder, the live job's temporary untouched), a requeued job after SIGKILL, SIGKILL at each
+# step of the commit protocol (io_ckpt_safety.sh; REPEAT=20 in the environment repeats a case).
+foreach(case rerun userfiles concurrent requeue killsteps)
+  foreach(np 1 2 4)
+    if(np GREATER CC_TEST_MAX_PROCS)
+      continue()
+    endif()
+    add_test(NAME io_ckpt_safety_${case}_np${np}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/io_ckpt_safety.sh ${MPIEXEC_EXECUTABLE}
+                     $<TARGET_FILE:cubecg> ${Python3_EXECUTABLE} ${np} ${case}
+                     ${CC_IO_TEST_DIR}/safety_${case}_np${np})
+    set_tests_properties(io_ckpt_safety_${case}_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 300)
+  endforeach()
+endforeach()
