@@ -570,6 +570,10 @@ static cc_err check_output_file(const char *option, const char *path, int allow_
     return CC_OK;
   }
   struct stat st;
+  CC_CHECK(lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || stat(path, &st) == 0, CC_ERR_ARG,
+           "--%s %s: a symbolic link to a missing file", option, path);
+  char resolved[PATH_MAX]; /* a symlink is written through: its target's names are checked */
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, resolved)) path = resolved;
   if (stat(path, &st) == 0) {
     CC_CHECK(!S_ISDIR(st.st_mode), CC_ERR_ARG, "--%s %s: is a directory", option, path);
     if (!S_ISREG(st.st_mode)) {
@@ -578,6 +582,19 @@ static cc_err check_output_file(const char *option, const char *path, int allow_
       return CC_OK;
     }
   }
+  /* the names written: the path itself, its temporary (PATH.tmp) or, for an export, PATH.h5, .xmf,
+   * -deformed.xmf; each must fit the file system's limits, and no directory may sit there */
+  const char *base            = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  const size_t longest_suffix = sizeof "-deformed.xmf" - 1;
+  CC_CHECK(strlen(path) + longest_suffix < CC_PATH_MAX && strlen(base) + longest_suffix <= NAME_MAX,
+           CC_ERR_ARG,
+           "--%s %.80s...: too long (the file and its temporary or companion names "
+           "must fit %d characters a name, %d a path)",
+           option, path, NAME_MAX - (int)longest_suffix, CC_PATH_MAX - (int)longest_suffix - 1);
+  char tmp[CC_PATH_MAX + 16];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  CC_CHECK(stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode), CC_ERR_ARG,
+           "--%s %s: its temporary name %s is a directory", option, path, tmp);
   char dir[CC_PATH_MAX];
   snprintf(dir, sizeof dir, "%s", path);
   cc_path_to_parent(dir, sizeof dir);
@@ -618,6 +635,7 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
   cc_err local = CC_OK, global;
   if (rank == 0) {
     local = check_output_file("report", opts->report, 1);
+    if (!local) local = cc_report_target_open(opts->report); /* a FIFO: its reader, now */
     if (!local) local = check_output_file("export-matrix", opts->export_matrix, 0);
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
     if (!local && opts->checkpoint != CC_CHOICE_NONE)
