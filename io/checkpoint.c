@@ -1174,11 +1174,11 @@ static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io
   CC_CHECK(*ops != NULL, CC_ERR_UNSUPPORTED, "%s was written by backend '%s', not built here (%s)",
            cdir, m->backend, cc_io_backend_names());
   if (expect && (expect->nx || expect->ny || expect->nz))
-    CC_CHECK(m->nx == expect->nx && m->ny == expect->ny && m->nz == expect->nz, CC_ERR_IO,
+    CC_CHECK(m->nx == expect->nx && m->ny == expect->ny && m->nz == expect->nz, CC_ERR_ARG,
              "%s holds a %dx%dx%d mesh, this run has %dx%dx%d: refusing to restart", cdir, m->nx,
              m->ny, m->nz, expect->nx, expect->ny, expect->nz);
   if (expect && expect->solver[0])
-    CC_CHECK(!strcmp(m->solver, expect->solver), CC_ERR_IO,
+    CC_CHECK(!strcmp(m->solver, expect->solver), CC_ERR_ARG,
              "%s holds the state of solver %s, this run uses %s: refusing to restart", cdir,
              m->solver, expect->solver);
   char differs[400];
