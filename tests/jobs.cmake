@@ -56,3 +56,10 @@ add_test(NAME jobs_model_local
                  ${JOBS_OUT}/model_local ${JOBS_FIXTURES})
 set_tests_properties(jobs_model_local PROPERTIES FIXTURES_REQUIRED jobs_reports TIMEOUT 300)
 set_tests_properties(jobs_model jobs_model_local PROPERTIES LABELS jobs)
+
+# the job scripts validate their options as strictly as the driver: the named bad cases refused
+# (exit 2, one line), then a seeded fuzz of option words and bad values (dry runs, seconds)
+add_test(NAME jobs_options_fuzz
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_options_fuzz.sh ${JOBS_SRC}
+                 ${JOBS_OUT}/options_fuzz)
+set_tests_properties(jobs_options_fuzz PROPERTIES LABELS jobs)
