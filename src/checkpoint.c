@@ -306,9 +306,13 @@ static cc_err restart_load(const cc_options *opts, const cc_mesh *mesh, const cc
   CC_CALL(cc_io_checkpoint_read(opts->restart, &params, &dc->layout, &expect, &dc->restart_state,
                                 &info));
   cc_io_state *in = &dc->restart_state;
-  CC_CHECK(strcmp(in->solver, solver) == 0, CC_ERR_ARG,
-           "--restart %s holds a '%s' checkpoint, but --solver is '%s'", opts->restart, in->solver,
-           solver);
+  /* every rank read the same solver name: agreed, so the job ends with MPI_Finalize (exit 2) */
+  cc_err same = strcmp(in->solver, solver) == 0
+                    ? CC_OK
+                    : cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                                    "--restart %s holds a '%s' checkpoint, but --solver is '%s'",
+                                    opts->restart, in->solver, solver);
+  CC_CALL(cc_agree(mesh->comm.comm, same));
   cc_solver_state *st = in; /* one state type: the vectors io/ read are the solver's */
   st->n_local         = 3 * (int64_t)mesh->n_internal;
   snprintf(dc->dir, sizeof dc->dir, "%s", info.checkpoint_dir);
