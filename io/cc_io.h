@@ -246,7 +246,8 @@ typedef struct {
   bool overwrite; /* dir may hold checkpoints of another problem, or newer ones of this problem:
                      remove them (cubecg's own only, recognised by their manifests) at create */
   int start_iteration; /* the iteration this run starts from (a restart's; 0 for a fresh run):
-                          checkpoints of the same problem newer than it are refused at create */
+                          checkpoints of the same problem newer than it are refused at create;
+                          default -1: not known, not looked for (library users) */
   const struct cc_gas_params *gas; /* gas backend's store geometry (NULL = defaults); kept alive by
                                       the caller while the checkpointer lives */
 } cc_io_checkpoint_params;

@@ -78,9 +78,10 @@ void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
 {
   memset(params, 0, sizeof *params);
   snprintf(params->backend, sizeof params->backend, "posix");
-  params->keep        = 2;
-  params->durable     = true;
-  params->queue_depth = IO_QUEUE_DEPTH;
+  params->keep            = 2;
+  params->durable         = true;
+  params->queue_depth     = IO_QUEUE_DEPTH;
+  params->start_iteration = -1; /* not known: newer checkpoints are not looked for */
 }
 
 /* "ckpt.<n>" exactly (committed checkpoints; not "ckpt.<n>.tmp") */
@@ -393,8 +394,8 @@ static cc_err check_collisions(const cc_io_checkpointer *ck)
   struct dirent *e;
   char clash[IO_NAME_MAX] = "";
   while ((e = readdir(d)) != NULL && !clash[0])
-    if (committed_name(e->d_name, &it) && it > ck->params.start_iteration && it % every == 0 &&
-        !own_checkpoint(dir, e->d_name, NULL))
+    if (committed_name(e->d_name, &it) && it > ck->params.start_iteration && it > 0 &&
+        it % every == 0 && !own_checkpoint(dir, e->d_name, NULL))
       snprintf(clash, sizeof clash, "%.40s", e->d_name);
   closedir(d);
   CC_CHECK(!clash[0], CC_ERR_ARG,
@@ -464,6 +465,7 @@ static cc_err check_existing(const cc_io_checkpointer *ck)
     /* the same problem: checkpoints newer than this run's start are another run's progress (a
      * requeued job, the same command again): never removed without being asked */
     int start = ck->params.start_iteration;
+    if (start < 0) newest = start; /* the caller did not say where it starts: nothing is newer */
     if (newest > start && !ck->params.overwrite) {
       cc_free(&found);
       CC_FAIL(CC_ERR_ARG,
