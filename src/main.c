@@ -59,6 +59,9 @@ int main(int argc, char **argv)
   if (!err && run.opts.restart[0]) err = cc_options_from_checkpoint(&run.opts, MPI_COMM_WORLD);
   if (!err) err = cc_options_validate(&run.opts, MPI_COMM_WORLD);
   if (!err) err = cc_run_topology(&run, MPI_COMM_WORLD);
+  /* a FIFO report target: opened now, without blocking (no reader: refused before the work) */
+  if (!err)
+    err = cc_agree(MPI_COMM_WORLD, rank == 0 ? cc_report_target_open(run.opts.report) : CC_OK);
   /* one job per checkpoint directory, for the whole run: taken before anything in it changes */
   cc_io_dir_lock *lock = NULL;
   if (!err && cc_options_checkpoint(&run.opts))

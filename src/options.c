@@ -635,7 +635,6 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
   cc_err local = CC_OK, global;
   if (rank == 0) {
     local = check_output_file("report", opts->report, 1);
-    if (!local) local = cc_report_target_open(opts->report); /* a FIFO: its reader, now */
     if (!local) local = check_output_file("export-matrix", opts->export_matrix, 0);
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
     if (!local && opts->checkpoint != CC_CHOICE_NONE)
