@@ -415,8 +415,8 @@ static cc_err check_existing(const cc_io_checkpointer *ck)
   struct stat st;
   int *found = NULL;
   size_t count;
-  CC_CALL(own_checkpoints(dir, true, &found, &count)); /* reported once, at create */
   CC_CALL(check_collisions(ck));
+  CC_CALL(own_checkpoints(dir, true, &found, &count)); /* reported once, at create */
   int newest = -1;
   for (size_t i = 0; i < count; i++)
     if (found[i] > newest) newest = found[i];
