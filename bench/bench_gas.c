@@ -9,6 +9,7 @@
 #include "cc_io.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -83,6 +84,18 @@ static cc_err parse_list(const char *text, size_t *out, int *n)
   return CC_OK;
 }
 
+/* A strict decimal integer (no "2x", no "1e3", no overflow): atoi would read "2x" as 2. */
+static cc_err parse_count(const char *key, const char *text, int *out)
+{
+  char *end;
+  errno      = 0;
+  long value = strtol(text, &end, 10);
+  CC_CHECK(end != text && *end == '\0' && errno == 0 && value >= INT_MIN && value <= INT_MAX,
+           CC_ERR_ARG, "%s '%s': not an integer", key, text);
+  *out = (int)value;
+  return CC_OK;
+}
+
 static cc_err parse_args(int argc, char **argv, gb_params *p, bool *help)
 {
   memset(p, 0, sizeof *p);
@@ -126,13 +139,13 @@ static cc_err parse_args(int argc, char **argv, gb_params *p, bool *help)
     else if (!strcmp(key, "--weak-dram"))
       CC_CALL(cc_io_parse_bytes(value, &p->weak_dram));
     else if (!strcmp(key, "--weak-pages"))
-      p->weak_pages = atoi(value);
+      CC_CALL(parse_count(key, value, &p->weak_pages));
     else if (!strcmp(key, "--ssd-dir")) {
       CC_CHECK(strlen(value) < sizeof p->ssd_dir, CC_ERR_ARG, "--ssd-dir longer than %zu",
                sizeof p->ssd_dir - 1);
       snprintf(p->ssd_dir, sizeof p->ssd_dir, "%s", value);
     } else if (!strcmp(key, "--repeat"))
-      p->repeat = atoi(value);
+      CC_CALL(parse_count(key, value, &p->repeat));
     else if (!strcmp(key, "--report"))
       snprintf(p->report, sizeof p->report, "%s", value);
     else
@@ -719,6 +732,9 @@ static cc_err bench(int argc, char **argv)
     if (rank == 0) usage();
     return CC_OK;
   }
+  /* the report's path before the benchmark (rank 0 writes it; every rank gets the verdict) */
+  CC_CALL(cc_agree(MPI_COMM_WORLD,
+                   rank == 0 && p.report[0] ? cc_check_output_file("report", p.report, 0) : CC_OK));
   /* the disk first: O_DIRECT refused is a one-line error (or the fallback path, reported) */
   cc_err local = cc_gas_probe_dir(p.ssd_dir, p.fallback), global;
   CC_CALL(cc_error_agree(MPI_COMM_WORLD, local, &global));

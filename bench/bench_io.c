@@ -193,6 +193,10 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
       CC_FAIL(CC_ERR_ARG, "unknown option %s (see --help)", argv[i]);
   }
   CC_CHECK(p->repeat >= 1 && p->repeat <= 1000, CC_ERR_ARG, "--repeat %d (1..1000)", p->repeat);
+  for (int k = 0; k < p->n_buffers; k++) /* as the driver's --io-buffer */
+    CC_CHECK(p->buffers[k] >= 512 && p->buffers[k] <= ((size_t)1 << 30), CC_ERR_ARG,
+             "--buffers: %zu bytes, each buffer must be between 512 bytes and 1 GiB",
+             p->buffers[k]);
   CC_CHECK(p->queue_depth >= 1 && p->queue_depth <= 64, CC_ERR_ARG, "--queue-depth %d (1..64)",
            p->queue_depth);
   char buf[1024];
@@ -205,6 +209,8 @@ static cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
              tok, iobench_backends());
     snprintf(p->backends[p->n_backends++], sizeof p->backends[0], "%s", tok);
   }
+  CC_CHECK(p->n_backends > 0, CC_ERR_ARG, "--backends '%s' names no backend (built: %s)", backends,
+           iobench_backends());
   if (dirs) { /* rank -> directory: block keeps neighbours together, cyclic deals them out */
     char list[4096];
     CC_CHECK(strlen(dirs) < sizeof list, CC_ERR_ARG, "--dirs longer than %zu characters",
@@ -888,6 +894,9 @@ static cc_err bench(int argc, char **argv)
     if (rank == 0 && !p.list_only) usage();
     return CC_OK;
   }
+  /* the report's path before the benchmark (rank 0 writes it; every rank gets the verdict) */
+  CC_CALL(cc_agree(MPI_COMM_WORLD,
+                   rank == 0 && p.report[0] ? cc_check_output_file("report", p.report, 0) : CC_OK));
   CC_CALL(cc_topology_setup(MPI_COMM_WORLD, NULL, 0, &topo));
   if (rank == 0 && topo.oversubscribed)
     printf("cubecg-iobench: WARNING: oversubscribed: %s\n", topo.oversubscribed_why);

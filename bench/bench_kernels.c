@@ -700,6 +700,9 @@ int main(int argc, char **argv)
   int help   = 0;
   cc_err err = bench_parse(argc, argv, &o, &help);
   if (!err && !help && !o.mesh_auto) err = cc_mesh_params_validate(&o.mesh, size, 0);
+  /* the report's path before the benchmark (rank 0 writes it; every rank gets the verdict) */
+  if (!err && !help && o.report)
+    err = cc_agree(MPI_COMM_WORLD, rank == 0 ? cc_check_output_file("report", o.report, 0) : CC_OK);
   if (!err && help) {
     if (rank == 0) bench_usage();
     MPI_Finalize();

@@ -179,6 +179,10 @@ void cc_free(void *ptr_in); /* takes the address of the pointer, sets it to NULL
 /* The parent directory of path, in place: trailing slashes dropped, then the last component;
  * "name" -> ".", "/name" -> "/". */
 void cc_path_to_parent(char *path, size_t size);
+/* An output file, before the work: its directory exists and is writable, it is no directory, and
+ * its name with longest_suffix appended (a temporary, a companion file) fits NAME_MAX / PATH_MAX.
+ * CC_ERR_ARG naming --option and the path otherwise. */
+CC_WUR cc_err cc_check_output_file(const char *option, const char *path, size_t longest_suffix);
 /* Peak resident set size of this process in bytes (from getrusage), 0 if unknown. */
 int64_t cc_peak_rss_bytes(void);
 

@@ -243,7 +243,11 @@ typedef struct {
   int queue_depth;         /* uring; default 4 */
   bool fallback;           /* uring fallback chain allowed (default false) */
   int n_vectors_hint;      /* offload: allocate + touch staging for this many vectors at create */
-  bool overwrite;          /* dir may hold checkpoints of another problem: remove them at create */
+  bool overwrite; /* dir may hold checkpoints of another problem, or newer ones of this problem:
+                     remove them (cubecg's own only, recognised by their manifests) at create */
+  int start_iteration; /* the iteration this run starts from (a restart's; 0 for a fresh run):
+                          checkpoints of the same problem newer than it are refused at create;
+                          default -1: not known, not looked for (library users) */
   const struct cc_gas_params *gas; /* gas backend's store geometry (NULL = defaults); kept alive by
                                       the caller while the checkpointer lives */
 } cc_io_checkpoint_params;
@@ -276,7 +280,26 @@ typedef struct {
                       helper); 0 on the other ranks */
 } cc_io_checkpoint_record;
 
-/* Collective. Validates params, creates dir, removes stale dir/ckpt.*.tmp of an interrupted run.
+/* One job per checkpoint directory (io_lock.c). Collective: rank 0 creates dir (mkdir -p) and takes
+ * dir/cubecg.lock (flock, naming its host and PID); a lock another live process holds is refused
+ * with CC_ERR_ARG naming that holder; a lock file whose holder died (killed) is reported on stderr
+ * and taken over. Held until cc_io_dir_lock_release (which removes the file). */
+typedef struct cc_io_dir_lock cc_io_dir_lock;
+CC_WUR cc_err cc_io_dir_lock_acquire(const char *dir, MPI_Comm comm, cc_io_dir_lock **lock);
+void cc_io_dir_lock_release(cc_io_dir_lock **lock);
+
+/* What a checkpoint directory (dir/latest, else dir itself) holds, from its manifest, read by rank 0
+ * and broadcast: a restart takes the options the user left at their default from it. Collective. */
+CC_WUR cc_err cc_io_checkpoint_describe(const char *dir, MPI_Comm comm, cc_io_metadata *meta);
+
+/* Collective. Validates params, creates dir. Nothing is removed before the problem is checked.
+ * cubecg's own entries only are ever removed: a committed checkpoint is dir/ckpt.<n>, a directory
+ * with a readable manifest.json, and only the files that manifest lists (and the manifest) go; a
+ * directory that still holds other files is kept and reported; a stale dir/ckpt.<n>.tmp of an
+ * interrupted run loses the files cubecg names (rank.*, state.*, gas.*, manifest.json) only.
+ * A newest checkpoint of the same problem beyond params->start_iteration is refused with CC_ERR_ARG
+ * naming --restart dir, unless params->overwrite (then those newer ones are removed).
+ * Retention after each commit removes only the series' checkpoints older than the newest keep.
  * When dir already holds checkpoints (dir/latest, else the newest ckpt.<n>), their manifest is
  * compared with meta: a checkpoint of another problem (mesh, solver, ordering or, when
  * meta->has_problem, E, nu, traction, precond, colors, ASDD iterations) is refused with CC_ERR_ARG

@@ -78,9 +78,10 @@ void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
 {
   memset(params, 0, sizeof *params);
   snprintf(params->backend, sizeof params->backend, "posix");
-  params->keep        = 2;
-  params->durable     = true;
-  params->queue_depth = IO_QUEUE_DEPTH;
+  params->keep            = 2;
+  params->durable         = true;
+  params->queue_depth     = IO_QUEUE_DEPTH;
+  params->start_iteration = -1; /* not known: newer checkpoints are not looked for */
 }
 
 /* "ckpt.<n>" exactly (committed checkpoints; not "ckpt.<n>.tmp") */
@@ -96,23 +97,161 @@ static bool committed_name(const char *name, int *iteration)
   return true;
 }
 
+/* ---- what is cubecg's own ------------------------------------------------------------------
+ * Only what cubecg wrote is ever removed: inside a checkpoint (or its temporary), the files the
+ * manifest lists and the names cubecg's backends write; a directory that still holds anything else
+ * after that is kept and reported. */
+
+/* The names cubecg's backends write inside a checkpoint: manifest.json, rank.<r>.<ext> (per-rank
+ * files, gas receipts), gas.<owner>.pages (gas page files), state.h5 / state.xmf (hdf5). */
+static bool cubecg_file_name(const char *name)
+{
+  int n = -1, used = 0;
+  if (!strcmp(name, "manifest.json") || !strcmp(name, "state.h5") || !strcmp(name, "state.xmf"))
+    return true;
+  if (sscanf(name, "rank.%d.%n", &n, &used) == 1 && used > 0 && n >= 0 && name[used] &&
+      !strchr(name + used, '/'))
+    return true;
+  used = 0;
+  return sscanf(name, "gas.%d.pages%n", &n, &used) == 1 && used > 0 && n >= 0 && name[used] == '\0';
+}
+
+/* Whether dir/name is one of cubecg's committed checkpoints: a real directory (not a symlink) with
+ * a readable manifest.json; *m gets the manifest (io_manifest_free it) when m is not NULL. */
+static bool own_checkpoint(const char *dir, const char *name, io_manifest *m)
+{
+  char path[IO_PATH_MAX];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  snprintf(path, sizeof path, "%s/%s/manifest.json", dir, name);
+  char *text = NULL;
+  io_manifest local;
+  cc_err err = io_read_text(path, &text, NULL);
+  if (!err) err = io_manifest_parse(text, path, &local);
+  cc_free(&text);
+  if (err) {
+    cc_error_clear();
+    return false;
+  }
+  if (m)
+    *m = local;
+  else
+    io_manifest_free(&local);
+  return true;
+}
+
+/* Removes from directory path the files m lists (m may be NULL) and the files cubecg names, then
+ * the directory itself. Anything else in it is left, with the directory, and named in *kept (""
+ * when the directory went). */
+static cc_err remove_files_of(const char *path, const io_manifest *m, char *kept, size_t n_kept)
+{
+  kept[0] = '\0';
+  DIR *d  = opendir(path);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", path, strerror(errno));
+  struct dirent *e;
+  char child[IO_PATH_MAX];
+  cc_err err = CC_OK;
+  while (!err && (e = readdir(d)) != NULL) {
+    /* the manifest goes last: a removal killed half-way leaves a checkpoint still recognised as
+     * cubecg's own (and removed by the next run), never an unknown directory */
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "manifest.json"))
+      continue;
+    bool listed = cubecg_file_name(e->d_name);
+    for (int i = 0; m && !listed && i < m->n_files; i++)
+      listed = !strcmp(m->files[i].file, e->d_name);
+    struct stat st;
+    snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+    if (!listed || lstat(child, &st) != 0 || S_ISDIR(st.st_mode)) {
+      if (!kept[0]) snprintf(kept, n_kept, "%.100s", e->d_name);
+      continue;
+    }
+    if (unlink(child) != 0 && errno != ENOENT)
+      err = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot remove %s: %s", child,
+                          strerror(errno));
+  }
+  closedir(d);
+  CC_CALL(err);
+  io_inject_kill_step("retention", 0); /* test seam: killed with the manifest still there */
+  snprintf(child, sizeof child, "%s/manifest.json", path);
+  CC_CHECK(unlink(child) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove %s: %s", child,
+           strerror(errno));
+  if (kept[0]) return CC_OK;
+  CC_CHECK(rmdir(path) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove directory %s: %s", path,
+           strerror(errno));
+  return CC_OK;
+}
+
+/* Removes checkpoint dir/name if it is cubecg's own (own_checkpoint); anything else is left and
+ * reported on stderr. */
+static cc_err remove_checkpoint(const char *dir, const char *name)
+{
+  char path[IO_PATH_MAX], kept[IO_NAME_MAX * 2];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  io_manifest m;
+  if (!own_checkpoint(dir, name, &m)) {
+    fprintf(stderr,
+            "cubecg: warning: %s is not a cubecg checkpoint (no readable manifest.json): "
+            "left as it is\n",
+            path);
+    return CC_OK;
+  }
+  cc_err err = remove_files_of(path, &m, kept, sizeof kept);
+  io_manifest_free(&m);
+  CC_CALL(err);
+  if (kept[0])
+    fprintf(stderr,
+            "cubecg: warning: kept %s: it holds %s, which cubecg did not write (its checkpoint "
+            "files are removed)\n",
+            path, kept);
+  return CC_OK;
+}
+
+/* A temporary checkpoint directory (path = dir/ckpt.<n>.tmp): its cubecg files go; it stays, with
+ * an error, when it holds anything else. */
+static cc_err remove_temporary(const char *path)
+{
+  struct stat st;
+  if (lstat(path, &st) != 0) return CC_OK; /* already gone */
+  CC_CHECK(S_ISDIR(st.st_mode), CC_ERR_IO,
+           "%s is not a directory cubecg made: refusing to remove it (move it away)", path);
+  char kept[IO_NAME_MAX * 2];
+  CC_CALL(remove_files_of(path, NULL, kept, sizeof kept));
+  CC_CHECK(!kept[0], CC_ERR_IO,
+           "%s holds %s, which cubecg did not write: refusing to remove it (move it away)", path,
+           kept);
+  return CC_OK;
+}
+
+/* "ckpt.<n>.tmp" exactly */
+static bool temporary_name(const char *name)
+{
+  int n = -1, used = 0;
+  return sscanf(name, "ckpt.%d.tmp%n", &n, &used) == 1 && used > 0 && name[used] == '\0' && n >= 0;
+}
+
+/* Rank 0 at create, with the lock held and the problem checked: the temporaries of an interrupted
+ * run of this series (their cubecg files; anything else is reported and left). */
 static cc_err remove_stale_temporaries(const char *dir)
 {
   DIR *d = opendir(dir);
   CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
   struct dirent *e;
-  cc_err err = CC_OK;
   char path[IO_PATH_MAX];
-  while (!err && (e = readdir(d)) != NULL) {
-    size_t n   = strlen(e->d_name);
-    bool stale = (!strncmp(e->d_name, "ckpt.", 5) && n > 4 && !strcmp(e->d_name + n - 4, ".tmp")) ||
-                 !strcmp(e->d_name, "latest.tmp");
-    if (!stale) continue;
+  while ((e = readdir(d)) != NULL) {
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    err = io_remove_tree(path);
+    if (temporary_name(e->d_name)) {
+      if (remove_temporary(path)) {
+        fprintf(stderr, "cubecg: warning: %s\n", cc_error_message());
+        cc_error_clear();
+      }
+    } else if (!strcmp(e->d_name, "latest.tmp")) {
+      struct stat st;
+      if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) != 0)
+        fprintf(stderr, "cubecg: warning: cannot remove %s: %s\n", path, strerror(errno));
+    }
   }
   closedir(d);
-  CC_CALL(err);
   return CC_OK;
 }
 
@@ -180,26 +319,113 @@ static bool problem_differs(const io_manifest *m, const cc_io_metadata *meta, ch
 
 static cc_err read_latest(const char *dir, char *name, size_t n);
 
-/* Rank 0 at create: the checkpoints dir already holds (latest, else the newest ckpt.<n>) must be
- * of this problem, or be removed when params->overwrite. */
+/* latest := name (a temporary made durable, renamed over the old pointer), or removed when name is
+ * NULL. */
+static cc_err point_latest(const char *dir, const char *name, bool durable)
+{
+  char tmp_latest[IO_PATH_MAX], new_latest[IO_PATH_MAX];
+  snprintf(tmp_latest, sizeof tmp_latest, "%s/latest.tmp", dir);
+  snprintf(new_latest, sizeof new_latest, "%s/latest", dir);
+  if (!name) {
+    CC_CHECK(unlink(new_latest) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove %s: %s",
+             new_latest, strerror(errno));
+  } else {
+    FILE *f = fopen(tmp_latest, "w");
+    CC_CHECK(f != NULL, CC_ERR_IO, "cannot create %s: %s", tmp_latest, strerror(errno));
+    int failed = fprintf(f, "%s\n", name) < 0 || fflush(f) != 0;
+    if (!failed && durable) failed = fsync(fileno(f)) != 0;
+    failed |= fclose(f) != 0;
+    CC_CHECK(!failed, CC_ERR_IO, "writing %s failed: %s", tmp_latest, strerror(errno));
+    CC_CHECK(rename(tmp_latest, new_latest) == 0, CC_ERR_SYS, "rename(%s, %s): %s", tmp_latest,
+             new_latest, strerror(errno));
+  }
+  if (durable) CC_CALL(io_fsync_path(dir));
+  return CC_OK;
+}
+
+/* The committed checkpoints of dir that are cubecg's own (own_checkpoint), as iterations; entries
+ * named ckpt.<n> that are not (a user's file or directory) are left alone (and named on stderr when
+ * report). */
+static cc_err own_checkpoints(const char *dir, bool report, int **found, size_t *n)
+{
+  *found = NULL;
+  *n     = 0;
+  DIR *d = opendir(dir);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
+  size_t capacity = 0;
+  cc_err err      = CC_OK;
+  struct dirent *e;
+  int it;
+  while (!err && (e = readdir(d)) != NULL) { /* every entry, however many */
+    if (!committed_name(e->d_name, &it)) continue;
+    if (!own_checkpoint(dir, e->d_name, NULL)) {
+      if (report)
+        fprintf(stderr,
+                "cubecg: warning: %s/%s is named like a checkpoint but is not one of cubecg's (no "
+                "readable manifest.json): left as it is\n",
+                dir, e->d_name);
+      continue;
+    }
+    if (*n == capacity) { /* grow: twice the entries */
+      int *bigger = NULL;
+      capacity    = capacity ? 2 * capacity : 64;
+      err         = cc_malloc(capacity, sizeof *bigger, &bigger);
+      if (!err && *n) memcpy(bigger, *found, *n * sizeof **found);
+      cc_free(found);
+      *found = bigger;
+    }
+    if (!err) (*found)[(*n)++] = it;
+  }
+  closedir(d);
+  if (err) cc_free(found), *n = 0;
+  CC_CALL(err);
+  return CC_OK;
+}
+
+/* Rank 0 at create: an entry ckpt.<n> that is not cubecg's at an iteration this run will
+ * checkpoint (a multiple of params.every past its start) would stop the run there: refused now. */
+static cc_err check_collisions(const cc_io_checkpointer *ck)
+{
+  const char *dir = ck->params.dir;
+  int every       = ck->params.every, it;
+  if (every < 1) return CC_OK; /* the period is not known (direct users of io/) */
+  DIR *d = opendir(dir);
+  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
+  struct dirent *e;
+  char clash[IO_NAME_MAX] = "";
+  while ((e = readdir(d)) != NULL && !clash[0])
+    if (committed_name(e->d_name, &it) && it > ck->params.start_iteration && it > 0 &&
+        it % every == 0 && !own_checkpoint(dir, e->d_name, NULL))
+      snprintf(clash, sizeof clash, "%.40s", e->d_name);
+  closedir(d);
+  CC_CHECK(!clash[0], CC_ERR_ARG,
+           "%s/%s is not a cubecg checkpoint, and this run (--checkpoint-every %d) would write its "
+           "checkpoint there: move it away or use another --checkpoint-dir",
+           dir, clash, every);
+  return CC_OK;
+}
+
+/* Rank 0 at create, with the directory's lock held: the checkpoints dir already holds (latest,
+ * else the newest of cubecg's own) must be of this problem and not newer than this run's start,
+ * or be removed (cubecg's own only) when params->overwrite. */
 static cc_err check_existing(const cc_io_checkpointer *ck)
 {
   const char *dir        = ck->params.dir;
   char name[IO_NAME_MAX] = "", path[IO_PATH_MAX];
   struct stat st;
-  int newest = -1, it, count = 0;
-  DIR *d = opendir(dir);
-  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL)
-    if (committed_name(e->d_name, &it)) {
-      count++;
-      if (it > newest) newest = it;
-    }
-  closedir(d);
+  int *found = NULL;
+  size_t count;
+  CC_CALL(check_collisions(ck));
+  CC_CALL(own_checkpoints(dir, true, &found, &count)); /* reported once, at create */
+  int newest = -1;
+  for (size_t i = 0; i < count; i++)
+    if (found[i] > newest) newest = found[i];
   snprintf(path, sizeof path, "%s/latest", dir);
   bool has_latest = stat(path, &st) == 0;
-  if (!count && !has_latest) return CC_OK; /* a fresh directory */
+  if (!count && !has_latest) { /* a fresh directory */
+    cc_free(&found);
+    return CC_OK;
+  }
   char differs[400] = "";
   bool unverified   = false;
   if (has_latest) {
@@ -225,32 +451,64 @@ static cc_err check_existing(const cc_io_checkpointer *ck)
       io_manifest_free(&m);
     }
   }
+  cc_err err = CC_OK;
   if (!differs[0]) {
+    /* committed progress is what latest names: a checkpoint above it is a commit killed before
+     * latest moved (replaced when this run reaches its iteration, or removed by overwrite) */
+    int committed = -1;
+    if (has_latest && sscanf(name, "ckpt.%d", &committed) == 1) newest = committed;
     if (unverified)
       fprintf(stderr,
               "cubecg: warning: %s/%s was written without E, nu, traction and preconditioner: "
               "they cannot be verified; its checkpoints are taken as this problem's\n",
               dir, name);
+    /* the same problem: checkpoints newer than this run's start are another run's progress (a
+     * requeued job, the same command again): never removed without being asked */
+    int start = ck->params.start_iteration;
+    if (start < 0) newest = start; /* the caller did not say where it starts: nothing is newer */
+    if (newest > start && !ck->params.overwrite) {
+      cc_free(&found);
+      CC_FAIL(CC_ERR_ARG,
+              "--checkpoint-dir %s holds ckpt.%d of this problem, newer than this run's start "
+              "(iteration %d): continue it with --restart %s (and the same options), or replace "
+              "it with --checkpoint-overwrite",
+              dir, newest, start, dir);
+    }
+    if (newest > start) {
+      fprintf(stderr,
+              "cubecg: --checkpoint-overwrite: removing the checkpoints of %s newer than "
+              "iteration %d\n",
+              dir, start);
+      int keep = -1; /* the newest that stays: latest names it */
+      for (size_t i = 0; i < count; i++)
+        if (found[i] <= start && found[i] > keep) keep = found[i];
+      char kept_name[IO_NAME_MAX];
+      snprintf(kept_name, sizeof kept_name, "ckpt.%d", keep);
+      err = point_latest(dir, keep >= 0 ? kept_name : NULL, ck->params.durable);
+      for (size_t i = 0; i < count && !err; i++)
+        if (found[i] > start) {
+          snprintf(name, sizeof name, "ckpt.%d", found[i]);
+          err = remove_checkpoint(dir, name);
+        }
+    }
+    cc_free(&found);
+    CC_CALL(err);
+    if (ck->params.durable && newest > start) CC_CALL(io_fsync_path(dir));
     return CC_OK; /* the same problem: continue, same-numbered checkpoints are replaced */
   }
+  if (!ck->params.overwrite) cc_free(&found);
   CC_CHECK(ck->params.overwrite, CC_ERR_ARG,
            "--checkpoint-dir %s holds checkpoints of another problem (%s): refusing to mix them; "
            "use another directory or --checkpoint-overwrite",
            dir, differs);
   fprintf(stderr, "cubecg: --checkpoint-overwrite: removing the checkpoints in %s (%s)\n", dir,
           differs);
-  snprintf(path, sizeof path, "%s/latest", dir); /* first: no pointer to a half-removed one */
-  CC_CHECK(unlink(path) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove %s: %s", path,
-           strerror(errno));
-  d = opendir(dir);
-  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
-  cc_err err = CC_OK;
-  while (!err && (e = readdir(d)) != NULL)
-    if (committed_name(e->d_name, &it)) {
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      err = io_remove_tree(path);
-    }
-  closedir(d);
+  err = point_latest(dir, NULL, false); /* first: no pointer to a half-removed one */
+  for (size_t i = 0; i < count && !err; i++) {
+    snprintf(name, sizeof name, "ckpt.%d", found[i]);
+    err = remove_checkpoint(dir, name);
+  }
+  cc_free(&found);
   CC_CALL(err);
   if (ck->params.durable) CC_CALL(io_fsync_path(dir));
   return CC_OK;
@@ -296,8 +554,9 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   if (!local) ck->resources->keep_gas = true; /* gas: one store for all its checkpoints */
   if (!local && ck->rank == 0) {
     local = io_mkdir_p(params->dir);
-    if (!local) local = remove_stale_temporaries(params->dir);
+    /* nothing is removed before the directory's problem is checked (the caller holds its lock) */
     if (!local) local = check_existing(ck);
+    if (!local) local = remove_stale_temporaries(params->dir);
   }
   if (!local && ck->ops->asynchronous && params->n_vectors_hint > 0)
     local = io_offload_reserve(ck->resources, (size_t)params->n_vectors_hint *
@@ -347,42 +606,37 @@ static int newest_first(const void *a, const void *b)
   return (x < y) - (x > y);
 }
 
+/* After a commit: the series' checkpoints older than the keep newest (the new one among them) go;
+ * only cubecg's own of this problem, never one newer than the new checkpoint. */
 static cc_err retention(const cc_io_checkpointer *ck)
 {
   const char *dir = ck->params.dir;
-  DIR *d          = opendir(dir);
-  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
-  int *found = NULL, it;
-  size_t n = 0, capacity = 0;
-  cc_err err = CC_OK;
-  struct dirent *e;
-  while (!err && (e = readdir(d)) != NULL) /* every entry, however many */
-    if (committed_name(e->d_name, &it) && it != ck->iteration) {
-      if (n == capacity) { /* grow: twice the entries */
-        int *bigger = NULL;
-        capacity    = capacity ? 2 * capacity : 64;
-        err         = cc_malloc(capacity, sizeof *bigger, &bigger);
-        if (!err && n) memcpy(bigger, found, n * sizeof *found);
-        cc_free(&found);
-        found = bigger;
-      }
-      if (!err) found[n++] = it;
-    }
-  closedir(d);
-  if (err) cc_free(&found);
-  CC_CALL(err);
-  /* keep the new one and the keep-1 newest before it; older ones and any left over from an
-   * abandoned later history (iteration above the new one) go */
+  int *found      = NULL;
+  size_t n        = 0;
+  CC_CALL(own_checkpoints(dir, false, &found, &n));
   if (n > 1) qsort(found, n, sizeof *found, newest_first); /* found is NULL when n = 0 */
-  int kept = 1;
+  int kept   = 1;
+  cc_err err = CC_OK;
   for (size_t i = 0; i < n && !err; i++) {
-    if (found[i] < ck->iteration && kept < ck->params.keep) {
+    if (found[i] >= ck->iteration) continue; /* the new one, or newer: not this series' past */
+    if (kept < ck->params.keep) {
       kept++;
       continue;
     }
-    char path[IO_PATH_MAX];
-    snprintf(path, sizeof path, "%s/ckpt.%d", dir, found[i]);
-    err = io_remove_tree(path);
+    char name[IO_NAME_MAX], differs[400] = "";
+    snprintf(name, sizeof name, "ckpt.%d", found[i]);
+    io_manifest m;
+    bool unverified = false, same = own_checkpoint(dir, name, &m);
+    if (same) {
+      same = !problem_differs(&m, &ck->meta, differs, sizeof differs, &unverified);
+      io_manifest_free(&m);
+    }
+    if (same)
+      err = remove_checkpoint(dir, name);
+    else
+      fprintf(stderr,
+              "cubecg: warning: retention keeps %s/%s: not a checkpoint of this problem%s%s\n", dir,
+              name, differs[0] ? ": " : "", differs);
   }
   cc_free(&found);
   CC_CALL(err);
@@ -445,7 +699,8 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char
   }
   cc_free(&m.files);
   CC_CALL(err);
-  if (durable) CC_CALL(io_fsync_path(ck->tmp)); /* the files' directory entries */
+  if (durable) CC_CALL(io_fsync_path(ck->tmp));           /* the files' directory entries */
+  io_inject_kill_step("manifest", ck->checkpoint_number); /* test seam: complete, not renamed */
 
   char final[CC_IO_CKPT_DIR_MAX], latest[IO_NAME_MAX] = "";
   snprintf(final, sizeof final, "%s/ckpt.%d", dir, ck->iteration);
@@ -456,13 +711,22 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char
     if (!strcmp(latest, final + strlen(dir) + 1)) {
       /* it is latest: swap the two directories atomically, so that latest names a complete
        * checkpoint at every instant; the old one, now at the temporary name, goes */
+      CC_CHECK(own_checkpoint(dir, final + strlen(dir) + 1, NULL), CC_ERR_IO,
+               "%s exists and is not a cubecg checkpoint: refusing to replace it (move it away)",
+               final);
       CC_CHECK(renameat2(AT_FDCWD, ck->tmp, AT_FDCWD, final, RENAME_EXCHANGE) == 0, CC_ERR_SYS,
                "renameat2(%s, %s, RENAME_EXCHANGE) to replace the latest checkpoint: %s", ck->tmp,
                final, strerror(errno));
       if (durable) CC_CALL(io_fsync_path(dir));
-      CC_CALL(io_remove_tree(ck->tmp));
+      CC_CALL(remove_checkpoint(dir, strrchr(ck->tmp, '/') + 1));
     } else {
-      CC_CALL(io_remove_tree(final)); /* not pointed to: removing it first is safe */
+      CC_CHECK(own_checkpoint(dir, final + strlen(dir) + 1, NULL), CC_ERR_IO,
+               "%s exists and is not a cubecg checkpoint: refusing to replace it (move it away)",
+               final);
+      CC_CALL(remove_checkpoint(dir, final + strlen(dir) + 1)); /* not pointed to: safe first */
+      CC_CHECK(lstat(final, &st) != 0, CC_ERR_IO,
+               "%s holds files cubecg did not write: refusing to replace it (move them away)",
+               final);
       CC_CHECK(rename(ck->tmp, final) == 0, CC_ERR_SYS, "rename(%s, %s): %s", ck->tmp, final,
                strerror(errno));
     }
@@ -487,6 +751,7 @@ static cc_err publish(cc_io_checkpointer *ck, const rank_file *files, const char
   CC_CHECK(rename(tmp_latest, new_latest) == 0, CC_ERR_SYS, "rename(%s, %s): %s", tmp_latest,
            new_latest, strerror(errno));
   if (durable) CC_CALL(io_fsync_path(dir));
+  io_inject_kill_step("latest", ck->checkpoint_number); /* test seam: latest moved, no retention */
   CC_CALL(retention(ck)); /* only now that the new checkpoint is durable */
   return CC_OK;
 }
@@ -535,7 +800,7 @@ static cc_err failed_error(cc_io_checkpointer *ck, cc_err err, const char *why)
 static void discard(cc_io_checkpointer *ck)
 {
   MPI_Barrier(ck->layout.comm); /* every rank has closed its files */
-  if (ck->rank == 0 && io_remove_tree(ck->tmp)) {
+  if (ck->rank == 0 && remove_temporary(ck->tmp)) {
     cc_error_print(stderr, 0); /* the checkpoint's own error is already on its way up */
   }
 }
@@ -575,7 +840,7 @@ static cc_err complete(cc_io_checkpointer *ck)
   double p1    = now_s();
   cc_free(&all);
   if (cc_agree(ck->layout.comm, local)) {
-    if (ck->rank == 0 && io_remove_tree(ck->tmp)) { /* if the rename did not happen */
+    if (ck->rank == 0 && remove_temporary(ck->tmp)) { /* if the rename did not happen */
     }
     CC_FAIL(local ? local : CC_ERR_IO, "committing checkpoint %d in %s failed", ck->iteration,
             ck->params.dir);
@@ -610,8 +875,8 @@ static cc_err commit_task(void *arg)
   cc_io_checkpointer *ck = arg;
   double t0              = now_s();
   cc_err err =
-      ck->failed_rank >= 0 ? io_remove_tree(ck->tmp) : publish(ck, ck->all, ck->info.written_as);
-  if (err && ck->failed_rank < 0 && io_remove_tree(ck->tmp)) { /* if the rename did not happen */
+      ck->failed_rank >= 0 ? remove_temporary(ck->tmp) : publish(ck, ck->all, ck->info.written_as);
+  if (err && ck->failed_rank < 0 && remove_temporary(ck->tmp)) { /* if the rename did not happen */
   }
   ck->outcome.commit_s = now_s() - t0;
   return err;
@@ -782,7 +1047,7 @@ static cc_err begin(cc_io_checkpointer *ck, const cc_io_state *state)
   if (!ck->ops->asynchronous) { /* offload: each rank's helper creates the directory */
     cc_err local = CC_OK;
     if (ck->rank == 0) {
-      local = io_remove_tree(ck->tmp);
+      local = remove_temporary(ck->tmp);
       if (!local && mkdir(ck->tmp, 0755) != 0)
         local = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot create %s: %s",
                               ck->tmp, strerror(errno));
@@ -840,7 +1105,7 @@ cc_err cc_io_checkpointer_poll(cc_io_checkpointer *ck)
 cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ck)
 {
   CC_CALL(io_gas_release(ck->resources)); /* the gas backend's store (collective) */
-  if (ck->ops->asynchronous) { /* settle counts its wait as stall */
+  if (ck->ops->asynchronous) {            /* settle counts its wait as stall */
     CC_CALL(settle(ck));
     return CC_OK;
   }
@@ -911,11 +1176,11 @@ static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io
   CC_CHECK(*ops != NULL, CC_ERR_UNSUPPORTED, "%s was written by backend '%s', not built here (%s)",
            cdir, m->backend, cc_io_backend_names());
   if (expect && (expect->nx || expect->ny || expect->nz))
-    CC_CHECK(m->nx == expect->nx && m->ny == expect->ny && m->nz == expect->nz, CC_ERR_IO,
+    CC_CHECK(m->nx == expect->nx && m->ny == expect->ny && m->nz == expect->nz, CC_ERR_ARG,
              "%s holds a %dx%dx%d mesh, this run has %dx%dx%d: refusing to restart", cdir, m->nx,
              m->ny, m->nz, expect->nx, expect->ny, expect->nz);
   if (expect && expect->solver[0])
-    CC_CHECK(!strcmp(m->solver, expect->solver), CC_ERR_IO,
+    CC_CHECK(!strcmp(m->solver, expect->solver), CC_ERR_ARG,
              "%s holds the state of solver %s, this run uses %s: refusing to restart", cdir,
              m->solver, expect->solver);
   char differs[400];
@@ -1066,5 +1331,37 @@ cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *par
   io_manifest_free(&m);
   if (err) cc_io_state_free(state);
   CC_CALL(err);
+  return CC_OK;
+}
+
+cc_err cc_io_checkpoint_describe(const char *dir, MPI_Comm comm, cc_io_metadata *meta)
+{
+  memset(meta, 0, sizeof *meta);
+  int rank;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  cc_err local = CC_OK;
+  if (rank == 0) {
+    char cdir[CC_IO_CKPT_DIR_MAX], path[IO_PATH_MAX];
+    char *text = NULL;
+    io_manifest m;
+    local = locate(dir, cdir, sizeof cdir, &text);
+    snprintf(path, sizeof path, "%s/manifest.json", cdir);
+    if (!local) local = io_manifest_parse(text, path, &m);
+    cc_free(&text);
+    if (!local) {
+      meta->nx = m.nx, meta->ny = m.ny, meta->nz = m.nz;
+      snprintf(meta->partition, sizeof meta->partition, "%s", m.partition);
+      snprintf(meta->solver, sizeof meta->solver, "%s", m.solver);
+      snprintf(meta->ordering, sizeof meta->ordering, "%s", m.ordering);
+      meta->has_problem = m.has_problem;
+      meta->E = m.E, meta->nu = m.nu, meta->traction = m.traction;
+      snprintf(meta->precond, sizeof meta->precond, "%s", m.precond);
+      meta->colors     = m.colors;
+      meta->asdd_iters = m.asdd_iters;
+      io_manifest_free(&m);
+    }
+  }
+  CC_CALL(cc_agree(comm, local));
+  CC_MPI(MPI_Bcast(meta, sizeof *meta, MPI_BYTE, 0, comm));
   return CC_OK;
 }

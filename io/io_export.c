@@ -10,13 +10,48 @@
 #include <hdf5.h>
 #include <libgen.h>
 
+/* text as XML character data or attribute value: & < > " ' as entities (a file name such as
+ * 'x&y<z' must not break the document) */
+static void xml_put(FILE *f, const char *text)
+{
+  for (const char *c = text; *c; c++) switch (*c) {
+    case '&':
+      fputs("&amp;", f);
+      break;
+    case '<':
+      fputs("&lt;", f);
+      break;
+    case '>':
+      fputs("&gt;", f);
+      break;
+    case '"':
+      fputs("&quot;", f);
+      break;
+    case '\'':
+      fputs("&apos;", f);
+      break;
+    default:
+      fputc(*c, f);
+    }
+}
+
 static void xdmf_item(FILE *f, const char *indent, const char *dims, const char *h5_name,
                       const char *dataset)
 {
-  fprintf(f,
-          "%s<DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"8\" "
-          "Format=\"HDF\">%s:/%s</DataItem>\n",
-          indent, dims, h5_name, dataset);
+  fprintf(f, "%s<DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">",
+          indent, dims);
+  xml_put(f, h5_name);
+  fputs(":/", f);
+  xml_put(f, dataset);
+  fputs("</DataItem>\n", f);
+}
+
+/* <Attribute Name="name" AttributeType="type" Center="Node"> */
+static void xdmf_attribute(FILE *f, const char *name, const char *type)
+{
+  fputs("   <Attribute Name=\"", f);
+  xml_put(f, name);
+  fprintf(f, "\" AttributeType=\"%s\" Center=\"Node\">\n", type);
 }
 
 static cc_err xdmf_close(FILE *f, const char *path)
@@ -47,10 +82,7 @@ cc_err io_write_xdmf_state(const char *xmf_path, const char *h5_name, int nx, in
   else
     snprintf(dims, sizeof dims, "%lld %d", n, vpn);
   for (int v = 0; v < n_vectors; v++) {
-    fprintf(f, "   <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", names[v],
-            vpn == 3   ? "Vector"
-            : vpn == 1 ? "Scalar"
-                       : "Matrix");
+    xdmf_attribute(f, names[v], vpn == 3 ? "Vector" : vpn == 1 ? "Scalar" : "Matrix");
     xdmf_item(f, "    ", dims, h5_name, names[v]);
     fprintf(f, "   </Attribute>\n");
   }
@@ -75,14 +107,16 @@ static cc_err write_solution_xdmf(const char *xmf_path, const char *h5_name,
   fprintf(f, "   <Topology TopologyType=\"Hexahedron\" NumberOfElements=\"%lld\">\n", cells);
   fprintf(f,
           "    <DataItem Dimensions=\"%lld 8\" NumberType=\"Int\" Precision=\"8\" "
-          "Format=\"HDF\">%s:/cells</DataItem>\n   </Topology>\n",
-          cells, h5_name);
+          "Format=\"HDF\">",
+          cells);
+  xml_put(f, h5_name);
+  fputs(":/cells</DataItem>\n   </Topology>\n", f);
   fprintf(f, "   <Geometry GeometryType=\"XYZ\">\n");
   xdmf_item(f, "    ", dims, h5_name, geometry);
   fprintf(f, "   </Geometry>\n");
   const char *attrs[] = {"displacement", "deformed_coordinates"};
   for (int i = 0; i < (p->deformed ? 2 : 1); i++) {
-    fprintf(f, "   <Attribute Name=\"%s\" AttributeType=\"Vector\" Center=\"Node\">\n", attrs[i]);
+    xdmf_attribute(f, attrs[i], "Vector");
     xdmf_item(f, "    ", dims, h5_name, attrs[i]);
     fprintf(f, "   </Attribute>\n");
   }

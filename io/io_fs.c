@@ -198,3 +198,16 @@ void io_inject_kill_commit_point(int checkpoint_number)
   fflush(stderr);
   raise(SIGKILL);
 }
+
+/* "kill-at-STEP[:N]": checkpoint N (default 1) of this process; checkpoint_number 0 (retention,
+ * which runs inside the commit of the checkpoint being numbered) takes the current number. */
+void io_inject_kill_step(const char *step, int checkpoint_number)
+{
+  char what[48];
+  snprintf(what, sizeof what, "kill-at-%s", step);
+  if (!inject_at(what, checkpoint_number ? checkpoint_number : inject_checkpoint_number)) return;
+  fprintf(stderr, "cubecg: CUBECG_IO_INJECT=%s: raising SIGKILL (checkpoint %d)\n", what,
+          checkpoint_number ? checkpoint_number : inject_checkpoint_number);
+  fflush(stderr);
+  raise(SIGKILL);
+}

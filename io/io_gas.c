@@ -313,7 +313,17 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   p.coop        = false;
   int64_t bytes = (int64_t)g->stage.n, max_bytes;
   CC_MPI(MPI_Allreduce(&bytes, &max_bytes, 1, MPI_INT64_T, MPI_MAX, comm));
-  CC_CALL(cc_gas_check_capacity(comm, &p, max_bytes));
+  cc_err room = cc_gas_check_capacity(comm, &p, max_bytes);
+  if (room == CC_ERR_ARG) { /* checked against the options before the run: the disk filled since */
+    char message[IO_MESSAGE_MAX];
+    const char *inner = strstr(cc_error_message(), "(): ");
+    snprintf(message, sizeof message, "%s", inner ? inner + 4 : cc_error_message());
+    cc_error_clear();
+    CC_FAIL(CC_ERR_IO,
+            "no room left for this checkpoint in %s (the disk filled during the run): %s", ssd_dir,
+            message);
+  }
+  CC_CALL(room);
   int64_t P = (max_bytes + (int64_t)p.page_bytes - 1) / (int64_t)p.page_bytes;
   P         = P > 0 ? P : 1;
   cc_gas *gas;

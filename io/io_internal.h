@@ -86,6 +86,10 @@ void io_inject_kill_point(void);
  * process, after the manifest is written and the directory renamed, before latest is replaced. */
 void io_inject_kill_commit_point(int checkpoint_number);
 int io_inject_checkpoint_number(void); /* checkpoints begun by this process so far */
+/* "kill-at-STEP[:N]": raises SIGKILL at one step of the commit of checkpoint N (default 1): STEP
+ * manifest (written and synced, not renamed), latest (latest moved, retention not run), retention
+ * (inside the removal of an old checkpoint, its manifest still there; N counts the new one). */
+void io_inject_kill_step(const char *step, int checkpoint_number);
 /* "enospc-in-commit[:N]": the manifest of checkpoint N (default 1) cannot be written (ENOSPC). */
 bool io_inject_commit_enospc(int checkpoint_number);
 /* Called once per checkpoint write (main thread): numbers the checkpoints for

@@ -39,6 +39,10 @@ cc_binaries "$repo"
 quick=0 out="" mesh="" oversub=0 analyze=1 force=() emulate=1
 CC_DRY_RUN=${CUBECG_DRY_RUN:-0}
 while (($#)); do
+  case "$1" in # an option that takes a value gets one (not the end, not the next option)
+  --repeat | --out | --mesh | --ckpt-mesh | --emulate-nodes)
+    [[ $# -ge 2 && $2 != --* ]] || { echo "run-local.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;
+  esac
   case "$1" in
   --repeat) repeat=${2:-}; shift 2 || shift ;;
   --quick) quick=1; shift ;;
@@ -66,10 +70,12 @@ repeat=${repeat:-$((quick ? 3 : 1))} # --quick: 3 repeats, so a comparison can s
 [[ $mesh =~ ^[0-9]+$ ]] && mesh=${mesh}x${mesh}x${mesh}
 mesh=$(cc_preset_mesh "$mesh")
 read -r nx ny nz <<<"$mesh"
+for n in $nx $ny $nz; do ((10#$n >= 2)) || { echo "run-local.sh: --mesh ${nx}x${ny}x${nz}: each direction needs >= 2 nodes" >&2; exit 2; }; done
 [[ -n ${ckpt_mesh:-} ]] || { if ((quick)); then ckpt_mesh=40; else ckpt_mesh=64; fi; }
 [[ $ckpt_mesh =~ ^[0-9]+$ ]] && ckpt_mesh=${ckpt_mesh}x${ckpt_mesh}x${ckpt_mesh}
 ckpt_mesh=$(cc_preset_mesh "$ckpt_mesh")
 read -r cnx cny cnz <<<"$ckpt_mesh"
+for n in $cnx $cny $cnz; do ((10#$n >= 2)) || { echo "run-local.sh: --ckpt-mesh ${cnx}x${cny}x${cnz}: each direction needs >= 2 nodes" >&2; exit 2; }; done
 ckpt_repeat=$((repeat > 3 ? repeat : 3))
 if [[ -z $out ]]; then
   out=$repo/results/$(date +%Y%m%d-%H%M%S)
@@ -163,9 +169,17 @@ launch()
   step=$((step + 1))
   local t0=$SECONDS
   [[ $CC_DRY_RUN == 1 ]] || printf '[%2d/%d] %-48s ' "$step" "$total" "$name"
+  local why="" report="" prev="" arg
+  for arg in "$@"; do [[ $prev == --report ]] && report=$arg; prev=$arg; done
   if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS="$threads" "${omp[@]}" \
     "${envs[@]}" -- "$CC_MPIEXEC" -n "$ranks" "${bind[@]}" "$@"; then
-    [[ $CC_DRY_RUN == 1 ]] || echo "ok   $((SECONDS - t0)) s"
+    # a report that says interrupted or a failed check is a failed run, whatever the exit code
+    if [[ $CC_DRY_RUN != 1 && -n $report ]] && ! why=$(cc_report_verdict "$report"); then
+      echo "FAILED (report: $why), see $out/logs/$name.log"
+      failed=$((failed + 1))
+    else
+      [[ $CC_DRY_RUN == 1 ]] || echo "ok   $((SECONDS - t0)) s"
+    fi
   else
     echo "FAILED (exit $?), see $out/logs/$name.log"
     failed=$((failed + 1))

@@ -30,7 +30,8 @@ const cc_krylov *cc_krylov_find(const char *name)
 
 /* Test seam (tests only, like CUBECG_IO_INJECT): CUBECG_KRYLOV_INJECT=nan@N or inf@N sets r[0] of
  * rank 0 to NaN / Inf at the end of iteration N, so the driver's breakdown path can be tested on a
- * valid problem. Anything else in the variable is refused. */
+ * valid problem; nan@N:SOLVER only in that variant's solves (--solver all: the others go on).
+ * Anything else in the variable is refused. */
 static cc_err krylov_inject_parse(cc_krylov_ctx *k)
 {
   k->inject_it    = -1;
@@ -38,9 +39,13 @@ static cc_err krylov_inject_parse(cc_krylov_ctx *k)
   if (!env || !env[0]) return CC_OK;
   char kind[4] = "";
   int it = -1, used = 0;
-  int ok = sscanf(env, "%3[a-z]@%d%n", kind, &it, &used) == 2 && env[used] == '\0' && it >= 1 &&
+  int ok = sscanf(env, "%3[a-z]@%d%n", kind, &it, &used) == 2 && it >= 1 &&
+           (env[used] == '\0' || (env[used] == ':' && env[used + 1])) &&
            (strcmp(kind, "nan") == 0 || strcmp(kind, "inf") == 0);
-  CC_CHECK(ok, CC_ERR_ARG, "CUBECG_KRYLOV_INJECT='%s': expected nan@N or inf@N with N >= 1", env);
+  CC_CHECK(ok, CC_ERR_ARG,
+           "CUBECG_KRYLOV_INJECT='%s': expected nan@N or inf@N with N >= 1, optionally :SOLVER",
+           env);
+  if (env[used] == ':' && strcmp(env + used + 1, k->solver) != 0) return CC_OK; /* another's */
   k->inject_it    = it;
   k->inject_value = strcmp(kind, "nan") == 0 ? NAN : INFINITY;
   return CC_OK;

@@ -87,6 +87,10 @@ void cc_options_help(FILE *out);
  * source names it in messages) on top of opts. Used by cc_options_parse and the fuzz target. */
 CC_WUR cc_err cc_options_parse_text(const char *text, size_t length, const char *source,
                                     cc_options *opts);
+/* --restart DIR: the problem options (mesh, solver, E, nu, traction, colors, ASDD iterations) the
+ * user left at their default are taken from DIR's manifest; an unreadable manifest is CC_ERR_ARG
+ * naming DIR (collective: rank 0 reads, every rank gets the same options). */
+CC_WUR cc_err cc_options_from_checkpoint(cc_options *opts, MPI_Comm comm);
 /* Cross-option checks that need the rank count; before any large allocation. */
 CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
 /* --checkpoint gas: page size, DRAM budget, O_DIRECT of the checkpoint directory and capacity
@@ -213,6 +217,7 @@ typedef struct {
   int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
   int in_progress;       /* set while the pipeline runs: a report written now is partial */
   int signal;            /* which one */
+  int solves_failed;     /* solves of a --solver all run that broke down (recorded, exit code 1) */
   /* --roofline: the median of CC_ROOFLINE_TRIADS triads just before and just after each solve
    * (one triad over 4x the LLC costs a fraction of one iteration of a mesh that does not fit the
    * cache; inside the solve it would evict the cache and add to the solve's time) */
@@ -281,9 +286,11 @@ CC_WUR cc_err cc_checks_symmetry(cc_run *run, const cc_bcrs *a, const cc_comm_ta
 
 /* Checkpoints and restart through io/ (checkpoint.c). */
 typedef struct cc_driver_ckpt cc_driver_ckpt;
+/* start_iteration: the restart's iteration (0 for a fresh solve): newer checkpoints of the same
+ * problem in the directory are refused (io/cc_io.h, cc_io_checkpointer_create). */
 CC_WUR cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh,
                                     const cc_ordering *ord, const char *solver, const char *subdir,
-                                    cc_driver_ckpt **out);
+                                    int start_iteration, cc_driver_ckpt **out);
 CC_WUR cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *state); /* cc_checkpoint_fn */
 /* Once per iteration on every rank: moves an offloaded checkpoint's commit on, never blocks. */
 CC_WUR cc_err cc_driver_ckpt_poll(cc_driver_ckpt *dc);
@@ -351,6 +358,9 @@ CC_WUR cc_err cc_report_write(const cc_run *run, const char *path);
 /* 1 for a regular (or not yet existing) file; 0 for "-" (stdout) and fifos/devices, which get
  * the one final report only (no partial rewrites, no rename). */
 int cc_report_target_is_file(const char *path);
+/* Rank 0, before the work: a FIFO target is opened now without blocking (no reader: CC_ERR_ARG, the
+ * job would hang at its end) and kept for the final report; other targets are left alone. */
+CC_WUR cc_err cc_report_target_open(const char *path);
 void cc_summary_print(const cc_run *run, FILE *out);
 /* The summary saved beside the report: a trailing ".json" of the report's path replaced by
  * ".summary.txt" (else ".summary.txt" appended). Returns 0 (no file) when the report goes to stdout

@@ -109,7 +109,8 @@ cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm)
 }
 
 cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
-                             const char *solver, const char *subdir, cc_driver_ckpt **out)
+                             const char *solver, const char *subdir, int start_iteration,
+                             cc_driver_ckpt **out)
 {
   cc_driver_ckpt *dc;
   CC_CALL(cc_calloc(1, sizeof *dc, &dc));
@@ -140,6 +141,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   params.fallback        = opts->io_fallback != 0;
   params.n_vectors_hint  = CC_STATE_MAX_VECTORS;
   params.overwrite       = opts->checkpoint_overwrite != 0;
+  params.start_iteration = start_iteration;
   cc_io_metadata meta;
   metadata_fill(opts, mesh, ord, solver, &meta);
   gas_params_of(opts, &dc->gas); /* owned by dc: the checkpointer reads it while it lives */
@@ -304,9 +306,13 @@ static cc_err restart_load(const cc_options *opts, const cc_mesh *mesh, const cc
   CC_CALL(cc_io_checkpoint_read(opts->restart, &params, &dc->layout, &expect, &dc->restart_state,
                                 &info));
   cc_io_state *in = &dc->restart_state;
-  CC_CHECK(strcmp(in->solver, solver) == 0, CC_ERR_ARG,
-           "--restart %s holds a '%s' checkpoint, but --solver is '%s'", opts->restart, in->solver,
-           solver);
+  /* every rank read the same solver name: agreed, so the job ends with MPI_Finalize (exit 2) */
+  cc_err same = strcmp(in->solver, solver) == 0
+                    ? CC_OK
+                    : cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                                    "--restart %s holds a '%s' checkpoint, but --solver is '%s'",
+                                    opts->restart, in->solver, solver);
+  CC_CALL(cc_agree(mesh->comm.comm, same));
   cc_solver_state *st = in; /* one state type: the vectors io/ read are the solver's */
   st->n_local         = 3 * (int64_t)mesh->n_internal;
   snprintf(dc->dir, sizeof dc->dir, "%s", info.checkpoint_dir);

@@ -1,25 +1,28 @@
 /* main.c: the cubecg driver: parse and validate options before any large allocation, run the
  * pipeline, write the report; print the error chain once and exit non-zero on failure. */
 #include "cc_driver.h"
+#include "cc_io.h"
 
 #include <omp.h>
 #include <stdlib.h>
 
-/* Exit codes: 0 success, 1 run error, 2 bad input, 3 built-in verification failed, 4 stopped by
- * SIGTERM / SIGINT / SIGUSR1 (CC_EXIT_INTERRUPTED; the report holds what was done). */
+/* Exit codes (docs/checkpoint-safety.md "Exit codes"): 0 success, 1 runtime failure, 2 bad input
+ * and nothing written, 3 a built-in check failed, 4 stopped by SIGTERM / SIGINT / SIGUSR1
+ * (CC_EXIT_INTERRUPTED; the report holds what was done). */
 static int exit_code_of(cc_err err)
 {
-  return err == CC_ERR_ARG ? 2 : 1;
+  return err == CC_ERR_ARG ? 2 : err == CC_ERR_INTERRUPTED ? CC_EXIT_INTERRUPTED : 1;
 }
 
 /* End the job after an error. When every rank agreed on it (cc_error_agree), rank 0 prints the
  * agreed message and all ranks finalize; otherwise ranks may be blocked in a collective, so each
  * failing rank prints its own message, flushes, and aborts the job. */
-static int fail(cc_err err, int rank)
+static int fail(cc_err err, int rank, cc_io_dir_lock **lock)
 {
   int code = exit_code_of(err);
   fflush(stdout);
   if (cc_error_agreed()) {
+    cc_io_dir_lock_release(lock);
     if (rank == 0)
       cc_error_print(stderr, rank);
     else
@@ -52,8 +55,17 @@ int main(int argc, char **argv)
     return 0;
   }
   /* Every rank parses and validates the same input, so all agree on failure without MPI_Abort. */
+  /* --restart DIR: the problem options left at their default come from DIR's manifest */
+  if (!err && run.opts.restart[0]) err = cc_options_from_checkpoint(&run.opts, MPI_COMM_WORLD);
   if (!err) err = cc_options_validate(&run.opts, MPI_COMM_WORLD);
   if (!err) err = cc_run_topology(&run, MPI_COMM_WORLD);
+  /* a FIFO report target: opened now, without blocking (no reader: refused before the work) */
+  if (!err)
+    err = cc_agree(MPI_COMM_WORLD, rank == 0 ? cc_report_target_open(run.opts.report) : CC_OK);
+  /* one job per checkpoint directory, for the whole run: taken before anything in it changes */
+  cc_io_dir_lock *lock = NULL;
+  if (!err && cc_options_checkpoint(&run.opts))
+    err = cc_io_dir_lock_acquire(run.opts.checkpoint_dir, MPI_COMM_WORLD, &lock);
   if (err) {
     if (rank == 0) cc_error_print(stderr, rank);
     cc_error_clear();
@@ -70,7 +82,7 @@ int main(int argc, char **argv)
   }
 
   err = cc_run_pipeline(&run);
-  if (err) return fail(err, rank);
+  if (err) return fail(err, rank, &lock);
   int passed = cc_run_checks_passed(&run);
   if (rank == 0) {
     /* with --report - the JSON owns stdout: the summary goes to stderr */
@@ -88,8 +100,11 @@ int main(int argc, char **argv)
       printf("  report: %s\n", run.opts.report);
     if (!err && has_summary && !run.opts.quiet) printf("  summary: %s\n", summary);
   }
-  int code = err ? 1 : run.interrupted ? CC_EXIT_INTERRUPTED : passed ? 0 : 3;
+  /* the worst outcome: a runtime failure (the report, a solve that broke down) over an interrupt
+   * over a failed check */
+  int code = err || run.solves_failed ? 1 : run.interrupted ? CC_EXIT_INTERRUPTED : passed ? 0 : 3;
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  cc_io_dir_lock_release(&lock);
   fflush(stdout);
   MPI_Finalize();
   return code;

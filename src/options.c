@@ -570,6 +570,10 @@ static cc_err check_output_file(const char *option, const char *path, int allow_
     return CC_OK;
   }
   struct stat st;
+  CC_CHECK(lstat(path, &st) != 0 || !S_ISLNK(st.st_mode) || stat(path, &st) == 0, CC_ERR_ARG,
+           "--%s %s: a symbolic link to a missing file", option, path);
+  char resolved[PATH_MAX]; /* a symlink is written through: its target's names are checked */
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, resolved)) path = resolved;
   if (stat(path, &st) == 0) {
     CC_CHECK(!S_ISDIR(st.st_mode), CC_ERR_ARG, "--%s %s: is a directory", option, path);
     if (!S_ISREG(st.st_mode)) {
@@ -578,6 +582,19 @@ static cc_err check_output_file(const char *option, const char *path, int allow_
       return CC_OK;
     }
   }
+  /* the names written: the path itself, its temporary (PATH.tmp) or, for an export, PATH.h5, .xmf,
+   * -deformed.xmf; each must fit the file system's limits, and no directory may sit there */
+  const char *base            = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  const size_t longest_suffix = sizeof "-deformed.xmf" - 1;
+  CC_CHECK(strlen(path) + longest_suffix < CC_PATH_MAX && strlen(base) + longest_suffix <= NAME_MAX,
+           CC_ERR_ARG,
+           "--%s %.80s...: too long (the file and its temporary or companion names "
+           "must fit %d characters a name, %d a path)",
+           option, path, NAME_MAX - (int)longest_suffix, CC_PATH_MAX - (int)longest_suffix - 1);
+  char tmp[CC_PATH_MAX + 16];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  CC_CHECK(stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode), CC_ERR_ARG,
+           "--%s %s: its temporary name %s is a directory", option, path, tmp);
   char dir[CC_PATH_MAX];
   snprintf(dir, sizeof dir, "%s", path);
   cc_path_to_parent(dir, sizeof dir);
@@ -686,6 +703,119 @@ cc_err cc_roofline_triad_env(double *node_bytes)
   return CC_OK;
 }
 
+/* Whether option name was given (command line, options file or CUBECG_OPTIONS), not defaulted. */
+static int option_given(const cc_options *opts, const char *name)
+{
+  const opt_spec *spec = find_option(name, strlen(name));
+  return spec && opts->origin[spec - option_table] != ORIGIN_DEFAULT;
+}
+
+cc_err cc_options_from_checkpoint(cc_options *opts, MPI_Comm comm)
+{
+  cc_io_metadata meta;
+  cc_err err = cc_io_checkpoint_describe(opts->restart, comm, &meta);
+  if (err) { /* the same verdict on every rank: bad input, named */
+    char message[600];
+    snprintf(message, sizeof message, "%s", cc_error_message());
+    const char *inner = strstr(message, "(): ");
+    cc_error_clear();
+    CC_FAIL(CC_ERR_ARG, "--restart %s: %s; name the problem with --nx --ny --nz --solver",
+            opts->restart, inner ? inner + 4 : message);
+  }
+  /* the values as text, through the parser: the same checks as on the command line */
+  char precond[16];
+  snprintf(precond, sizeof precond, "%s", meta.precond);
+  char *single = strchr(precond, '+');
+  if (single) *single = '\0';
+  char text[10][40];
+  snprintf(text[0], sizeof text[0], "%d", meta.nx);
+  snprintf(text[1], sizeof text[1], "%d", meta.ny);
+  snprintf(text[2], sizeof text[2], "%d", meta.nz);
+  snprintf(text[3], sizeof text[3], "%.17g", meta.E);
+  snprintf(text[4], sizeof text[4], "%.17g", meta.nu);
+  snprintf(text[5], sizeof text[5], "%.17g", meta.traction);
+  snprintf(text[6], sizeof text[6], "%d", meta.colors);
+  snprintf(text[7], sizeof text[7], "%d", meta.asdd_iters);
+  const struct {
+    const char *option, *value;
+    int known; /* the manifest holds it */
+  } from[] = {{"nx", text[0], 1},
+              {"ny", text[1], 1},
+              {"nz", text[2], 1},
+              {"solver", meta.solver, meta.solver[0] != '\0'},
+              {"ordering", meta.ordering, meta.ordering[0] != '\0'},
+              {"E", text[3], meta.has_problem},
+              {"nu", text[4], meta.has_problem},
+              {"traction", text[5], meta.has_problem},
+              {"precond", precond, meta.has_problem},
+              {"precond-precision", single ? "single" : "double", meta.has_problem},
+              {"colors", text[6], meta.has_problem},
+              {"asdd-iters", text[7], meta.has_problem}};
+  char where[CC_PATH_MAX + 40];
+  snprintf(where, sizeof where, "--restart %s: its manifest's ", opts->restart);
+  for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
+    if (!from[i].known || option_given(opts, from[i].option)) continue;
+    const opt_spec *spec = find_option(from[i].option, strlen(from[i].option));
+    CC_CALL(set_option(spec, from[i].value, where, opts));
+  }
+  return CC_OK;
+}
+
+/* OMP_NUM_THREADS as cubecg reads it: a list of positive integers (the first level is ours);
+ * libgomp would only warn about anything else and run with its default, oversubscribing the node.
+ */
+static cc_err check_omp_num_threads(void)
+{
+  const char *env = getenv("OMP_NUM_THREADS");
+  if (!env) return CC_OK;
+  const char *p = env;
+  do {
+    char *end;
+    errno      = 0;
+    long value = strtol(p, &end, 10);
+    CC_CHECK(
+        end != p && errno == 0 && value >= 1 && value <= 4096 && (*end == '\0' || *end == ','),
+        CC_ERR_ARG,
+        "OMP_NUM_THREADS=%s: expected a positive integer (threads per rank), or a list of them",
+        env);
+    p = *end == ',' ? end + 1 : end;
+  } while (*p);
+  return CC_OK;
+}
+
+/* Options that do nothing in the chosen configuration: refused when the run would silently differ
+ * from what was asked (checkpoint and gas settings without checkpoints or without gas). */
+static cc_err check_without_effect(const cc_options *opts)
+{
+  const char *backend                        = cc_options_checkpoint(opts);
+  static const char *const checkpoint_only[] = {
+      "checkpoint-every", "checkpoint-keep", "checkpoint-dir", "checkpoint-overwrite", "durable"};
+  for (size_t i = 0; !backend && i < sizeof checkpoint_only / sizeof checkpoint_only[0]; i++)
+    CC_CHECK(!option_given(opts, checkpoint_only[i]), CC_ERR_ARG,
+             "--%s has no effect without --checkpoint BACKEND (no checkpoints are written)",
+             checkpoint_only[i]);
+  static const char *const gas_only[] = {"gas-page", "gas-dram", "gas-ssd-bytes", "gas-ssd-dir"};
+  int gas = (backend && !strcmp(backend, "gas")) || opts->restart[0]; /* a restart may read gas */
+  for (size_t i = 0; !gas && i < sizeof gas_only / sizeof gas_only[0]; i++)
+    CC_CHECK(!option_given(opts, gas_only[i]), CC_ERR_ARG,
+             "--%s has no effect without --checkpoint gas", gas_only[i]);
+  /* the SSD directory is a mount the user names: never created (a missing mount would put the
+   * pages on another disk) */
+  if (opts->gas_ssd_dir[0] && gas) {
+    struct stat st;
+    const char *why = stat(opts->gas_ssd_dir, &st) != 0 ? strerror(errno)
+                      : !S_ISDIR(st.st_mode)            ? "not a directory"
+                                                        : NULL;
+    CC_CHECK(why == NULL, CC_ERR_ARG,
+             "--gas-ssd-dir %s: %s (it is not created: a missing mount would put the pages on "
+             "another disk)",
+             opts->gas_ssd_dir, why);
+  }
+  CC_CHECK(!opts->export_deformed || opts->export_solution[0], CC_ERR_ARG,
+           "--export-deformed needs --export-solution FILE");
+  return CC_OK;
+}
+
 cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
 {
   int ranks;
@@ -718,6 +848,8 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
            solvers);
   CC_CHECK(opts->checkpoint_every >= 1, CC_ERR_ARG, "--checkpoint-every %d must be >= 1",
            opts->checkpoint_every);
+  CC_CALL(check_without_effect(opts));
+  CC_CALL(check_omp_num_threads());
   CC_CHECK(opts->checkpoint_keep >= 1, CC_ERR_ARG, "--checkpoint-keep %d must be >= 1",
            opts->checkpoint_keep);
   CC_CHECK(opts->io_buffer >= 512 && opts->io_buffer <= (1LL << 30), CC_ERR_ARG,

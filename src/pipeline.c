@@ -204,7 +204,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       snprintf(subdir, sizeof subdir, "%s-%s", plan[s].variant->name,
                cc_reduction_list[plan[s].reduction].name);
       SOLVES_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
-                                        n_plan > 1 ? subdir : NULL, &ckpt));
+                                        n_plan > 1 ? subdir : NULL,
+                                        kopts.restart ? kopts.restart->iteration : 0, &ckpt));
       kopts.checkpoint       = cc_driver_ckpt_write;
       kopts.checkpoint_ctx   = ckpt;
       kopts.checkpoint_every = opts->checkpoint_every;
@@ -238,7 +239,18 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       cc_err agreed = cc_error_push(CC_ERR_NUMERIC, __FILE__, __LINE__, __func__, "%s %s: %s",
                                     rec->result.solver, rec->result.reduction, rec->result.failure);
       SOLVES_CALL(cc_error_agree(mesh->comm.comm, agreed, &agreed));
-      SOLVES_CALL(agreed);
+      if (n_plan == 1) SOLVES_CALL(agreed);
+      /* several solves: this one's breakdown is recorded (its failure in the report, a failed
+       * check) and the others still run; the run's exit code says a solve failed (1) */
+      if (run->rank == 0)
+        cc_error_print(stderr, run->rank);
+      else
+        cc_error_clear();
+      run->solves_failed++;
+      snprintf(label, sizeof label, "%s_%s_converged", rec->result.solver, rec->result.reduction);
+      cc_run_add_check(run, label, 1, 0);
+      SOLVES_CALL(report_rewrite(run, mesh->comm.comm));
+      continue;
     }
     cc_ordering_unpermute(ord, x, u);
     SOLVES_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));

@@ -3,6 +3,10 @@
 #include "cc_driver.h"
 #include "cc_io.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -211,6 +215,34 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_end_object(js);
 }
 
+/* A FIFO target, opened before the work (cc_report_target_open) and kept for the one final report:
+ * opened then without blocking, so a FIFO nobody reads is refused up front instead of hanging the
+ * job at its end (open(2) of a FIFO for writing blocks until a reader opens it). */
+static FILE *report_fifo;
+static char report_fifo_path[CC_PATH_MAX];
+
+cc_err cc_report_target_open(const char *path)
+{
+  struct stat st;
+  if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISFIFO(st.st_mode)) return CC_OK;
+  int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  CC_CHECK(fd >= 0 || errno != ENXIO, CC_ERR_ARG,
+           "--report %s: a FIFO that nobody reads: start its reader first (writing the report "
+           "would block the job)",
+           path);
+  CC_CHECK(fd >= 0, CC_ERR_ARG, "--report %s: cannot open the FIFO: %s", path, strerror(errno));
+  /* blocking writes from now on (the reader is there); a reader that leaves is EPIPE, not SIGPIPE
+   */
+  int flags = fcntl(fd, F_GETFL);
+  FILE *f   = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "w") : NULL;
+  if (!f) close(fd);
+  CC_CHECK(f != NULL, CC_ERR_SYS, "--report %s: cannot use the FIFO: %s", path, strerror(errno));
+  signal(SIGPIPE, SIG_IGN);
+  report_fifo = f;
+  snprintf(report_fifo_path, sizeof report_fifo_path, "%s", path);
+  return CC_OK;
+}
+
 int cc_report_target_is_file(const char *path)
 {
   struct stat st;
@@ -222,12 +254,20 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   /* A regular file (or a new one) is written to a temporary name and renamed, so a failed run never
    * leaves half a report. "-" is stdout; an existing non-regular target (fifo, device,
    * /dev/stdout) is written directly: renaming over it would replace it with a regular file. */
-  char tmp[CC_PATH_MAX + 8];
+  char tmp[PATH_MAX + 8], resolved[PATH_MAX];
   struct stat st;
   int to_stdout = strcmp(path, "-") == 0;
-  int direct    = to_stdout || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+  int to_fifo   = report_fifo && strcmp(path, report_fifo_path) == 0;
+  int direct    = to_stdout || to_fifo || (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+  /* a symlink is written through: the temporary beside its target, renamed over the target */
+  if (!direct && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    CC_CHECK(realpath(path, resolved) != NULL, CC_ERR_SYS, "report '%s': cannot resolve: %s", path,
+             strerror(errno));
+    path = resolved;
+  }
   snprintf(tmp, sizeof tmp, "%s%s", to_stdout ? "stdout" : path, direct ? "" : ".tmp");
-  FILE *out = to_stdout ? stdout : fopen(direct ? path : tmp, "w");
+  FILE *out = to_stdout ? stdout : to_fifo ? report_fifo : fopen(direct ? path : tmp, "w");
+  if (to_fifo) report_fifo = NULL; /* the one final report: closed below */
   CC_CHECK(out != NULL, CC_ERR_SYS, "cannot create report '%s': %s", tmp, strerror(errno));
   cc_json js = {.out = out};
   cc_json_begin_object(&js, NULL);
@@ -312,7 +352,12 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_end_object(&js);
 
   cc_json_begin_object(&js, "checks");
-  cc_json_bool(&js, "passed", cc_run_checks_passed(run));
+  /* an interrupted run's iterate is no answer: its verification did not run */
+  cc_json_bool(&js, "passed", cc_run_checks_passed(run) && !run->interrupted);
+  cc_json_string(&js, "verification",
+                 run->interrupted            ? "not run"
+                 : cc_run_checks_passed(run) ? "PASSED"
+                                             : "FAILED");
   cc_json_begin_array(&js, "items");
   for (int i = 0; i < run->n_checks; i++) {
     cc_json_begin_object(&js, NULL);
@@ -482,8 +527,12 @@ void cc_summary_print(const cc_run *run, FILE *out)
   if (run->interrupted)
     fprintf(out, "\n  INTERRUPTED by %s: the run stopped early (exit code %d)\n",
             cc_signal_name(run->signal), CC_EXIT_INTERRUPTED);
-  fprintf(out, "\n  verification: %s (%d checks, analytic max rel error %.3e)\n",
-          failed ? "FAILED" : "PASSED", run->n_checks, run->analytic_error);
+  if (run->interrupted) /* the unfinished solve's iterate is no answer: nothing to verify */
+    fprintf(out, "\n  verification: not run (interrupted; %d checks of the set-up recorded)\n",
+            run->n_checks);
+  else
+    fprintf(out, "\n  verification: %s (%d checks, analytic max rel error %.3e)\n",
+            failed ? "FAILED" : "PASSED", run->n_checks, run->analytic_error);
 }
 
 cc_err cc_summary_write(const cc_run *run, const char *path)

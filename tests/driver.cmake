@@ -124,7 +124,8 @@ foreach(backend posix uring offload hdf5)
   add_test(NAME driver_ckpt_${backend}_write
            COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=1 ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG}
                    --nx 10 --ny 9 --nz 8 --checkpoint ${backend} --checkpoint-dir ${dir}
-                   --checkpoint-every 10 --io-fallback --report ${OUT}/ckpt_${backend}_full.json --quiet)
+                   --checkpoint-every 10 --io-fallback --report ${OUT}/ckpt_${backend}_full.json --quiet
+                   --checkpoint-overwrite)
   set_tests_properties(driver_ckpt_${backend}_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP ckpt_${backend})
   add_test(NAME driver_ckpt_${backend}_restart
            COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --restart ${dir}
@@ -163,7 +164,8 @@ foreach(solver cgcg pipecg gropp)
   add_test(NAME driver_ckpt_${solver}
            COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=1 ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG}
                    --nx 10 --ny 9 --nz 8 --solver ${solver} --reduction iar --checkpoint posix
-                   --checkpoint-dir ${OUT}/ckpt_${solver} --checkpoint-every 10 --quiet)
+                   --checkpoint-dir ${OUT}/ckpt_${solver} --checkpoint-every 10 --quiet
+                   --checkpoint-overwrite)
   add_test(NAME driver_ckpt_${solver}_restart
            COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --solver ${solver}
                    --reduction iar --restart ${OUT}/ckpt_${solver} --analytic-tol 1e-6 --quiet)

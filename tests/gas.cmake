@@ -91,6 +91,7 @@ add_test(NAME gas_odirect_fallback
          COMMAND ${CMAKE_COMMAND} -E env CUBECG_IO_INJECT=odirect-einval OMP_NUM_THREADS=1
                  ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --checkpoint gas
                  --checkpoint-dir ${GAS_BAD_OUT}/ck_fallback --checkpoint-every 10 --io-fallback
+                 --checkpoint-overwrite
                  --report ${GAS_BAD_OUT}/fallback.json --quiet)
 set_tests_properties(gas_odirect_fallback PROPERTIES PROCESSORS 2 FIXTURES_SETUP gas_fallback)
 add_test(NAME gas_odirect_fallback_report

@@ -95,7 +95,7 @@ set(CC_IO_EXPECT sh ${CMAKE_CURRENT_SOURCE_DIR}/io_expect.sh)
 # 4. the manifest records the problem; a restart with another value is refused (exit 2) naming it
 add_test(NAME io_problem_write
          COMMAND ${CC_IO_RUN} --checkpoint posix --checkpoint-dir ${CC_IO_DRV}/problem
-                 --checkpoint-every 10)
+                 --checkpoint-every 10 --checkpoint-overwrite)
 set_tests_properties(io_problem_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP io_problem)
 set(CC_IO_MISMATCH
     "E|--E 2|--E 2 differs from the checkpoint's E = 1"
@@ -139,7 +139,7 @@ set(CC_IO_NODIRECT ${CMAKE_COMMAND} -E env CUBECG_IO_INJECT=odirect-einval OMP_N
                    ${MPIEXEC_EXECUTABLE} -n 2 $<TARGET_FILE:cubecg> --nx 10 --ny 9 --nz 8 --quiet)
 add_test(NAME io_fallback_write
          COMMAND ${CC_IO_NODIRECT} --checkpoint uring --io-fallback --checkpoint-every 10
-                 --checkpoint-dir ${CC_IO_DRV}/fallback)
+                 --checkpoint-dir ${CC_IO_DRV}/fallback --checkpoint-overwrite)
 set_tests_properties(io_fallback_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP io_fallback)
 add_test(NAME io_fallback_restart
          COMMAND ${CC_IO_EXPECT} 0 "" -- ${CC_IO_NODIRECT} --restart ${CC_IO_DRV}/fallback
@@ -206,5 +206,36 @@ foreach(backend offload offload-uring)
                      ${CC_IO_TEST_DIR}/offload_restart_${backend}_np${np})
     set_tests_properties(io_offload_restart_exact_${backend}_np${np} PROPERTIES PROCESSORS ${np}
                          TIMEOUT 300 ENVIRONMENT "OMP_NUM_THREADS=1")
+  endforeach()
+endforeach()
+
+# A checkpoint directory is the user's data: the same command again refused naming --restart DIR,
+# user files named like checkpoints left alone, one job per directory (a second one refused naming
+# the holder, the live job's temporary untouched), a requeued job after SIGKILL, SIGKILL at each
+# step of the commit protocol (io_ckpt_safety.sh; REPEAT=20 in the environment repeats a case).
+foreach(case rerun userfiles concurrent requeue killsteps)
+  foreach(np 1 2 4)
+    if(np GREATER CC_TEST_MAX_PROCS)
+      continue()
+    endif()
+    add_test(NAME io_ckpt_safety_${case}_np${np}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/io_ckpt_safety.sh ${MPIEXEC_EXECUTABLE}
+                     $<TARGET_FILE:cubecg> ${Python3_EXECUTABLE} ${np} ${case}
+                     ${CC_IO_TEST_DIR}/safety_${case}_np${np})
+    set_tests_properties(io_ckpt_safety_${case}_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 300)
+  endforeach()
+endforeach()
+
+# Outputs that cannot hang or mislead (io_outputs.sh): a FIFO report target without a reader refused
+# at once, a symlink written through, XML escaped in XDMF, --solver all going on past one variant's
+# breakdown (exit 1, recorded), --restart taking the problem from the manifest; options without
+# effect, a bad OMP_NUM_THREADS and a missing --gas-ssd-dir refused (exit 2).
+foreach(case fifo symlink xdmf solverall restart silent)
+  foreach(np 1 2)
+    add_test(NAME io_outputs_${case}_np${np}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/io_outputs.sh ${MPIEXEC_EXECUTABLE}
+                     $<TARGET_FILE:cubecg> ${Python3_EXECUTABLE} ${np} ${case}
+                     ${CC_IO_TEST_DIR}/outputs_${case}_np${np})
+    set_tests_properties(io_outputs_${case}_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 120)
   endforeach()
 endforeach()

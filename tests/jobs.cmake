@@ -69,3 +69,9 @@ add_test(NAME jobs_package_limits
          COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/jobs/check_package.py
                  ${PROJECT_SOURCE_DIR}/jobs/cubecg_analysis)
 set_tests_properties(jobs_pytest jobs_package_limits PROPERTIES LABELS jobs TIMEOUT 300)
+# the job scripts validate their options as strictly as the driver: the named bad cases refused
+# (exit 2, one line), then a seeded fuzz of option words and bad values (dry runs, seconds)
+add_test(NAME jobs_options_fuzz
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_jobs_options_fuzz.sh ${JOBS_SRC}
+                 ${JOBS_OUT}/options_fuzz)
+set_tests_properties(jobs_options_fuzz PROPERTIES LABELS jobs)

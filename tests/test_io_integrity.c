@@ -348,12 +348,28 @@ static void mode_retention_many(const char *backend, const char *dir)
   TIO_OK(write_one(ck, 5000));
   cc_io_checkpointer_destroy(&ck);
   enum { MANY = 4200 };
-  if (rank == 0)
+  if (rank == 0) { /* older checkpoints of the series: directories with ckpt.5000's manifest */
+    char from[2048], *text = NULL;
+    snprintf(from, sizeof from, "%s/ckpt.5000/manifest.json", dir);
+    FILE *in = fopen(from, "r");
+    TIO_CHECK(in != NULL, "open %s: %s", from, strerror(errno));
+    size_t n = 0;
+    TIO_CHECK(fseek(in, 0, SEEK_END) == 0 && (n = (size_t)ftell(in)) > 0 &&
+                  fseek(in, 0, SEEK_SET) == 0,
+              "size of %s", from);
+    text = malloc(n);
+    TIO_CHECK(text && fread(text, 1, n, in) == n, "read %s", from);
+    fclose(in);
     for (int i = 0; i < MANY; i++) {
       char path[2048];
       snprintf(path, sizeof path, "%s/ckpt.%d", dir, i);
       TIO_CHECK(mkdir(path, 0755) == 0, "mkdir %s: %s", path, strerror(errno));
+      snprintf(path, sizeof path, "%s/ckpt.%d/manifest.json", dir, i);
+      FILE *out = fopen(path, "w");
+      TIO_CHECK(out && fwrite(text, 1, n, out) == n && fclose(out) == 0, "write %s", path);
     }
+    free(text);
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   cc_io_checkpoint_params params;
   cc_io_checkpoint_params_default(&params);

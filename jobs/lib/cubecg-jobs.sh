@@ -256,6 +256,29 @@ cc_launch()
   env "${envs[@]}" "$@" >>"$log" 2>&1
 }
 
+# cc_report_verdict REPORT: 0 when a cubecg run's report says it finished and its checks passed;
+# otherwise 1 and the reason on stdout (in progress, interrupted, verification FAILED or not run,
+# unreadable). Whatever the launcher's exit code said: Hydra exits 0 when it was signalled itself.
+# Reports of other kinds (benchmarks) pass when they parse.
+cc_report_verdict()
+{
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        r = json.load(f)
+except (OSError, ValueError) as e:
+    sys.exit(print(f"unreadable report: {e}") or 1)
+if r.get("kind", "run") != "run":
+    sys.exit(0)
+checks = r.get("checks") or {}
+why = ("in progress (the run ended early)" if r.get("in_progress") else
+       f"interrupted by {r.get('signal')}" if r.get("interrupted") else
+       f"verification {checks.get('verification', 'FAILED')}" if not checks.get("passed") else "")
+sys.exit(print(why) or 1 if why else 0)
+PY
+}
+
 # cc_report_name FIELDS...: a report file name from settings (also used as the run's label).
 cc_report_name()
 {

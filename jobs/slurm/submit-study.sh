@@ -71,6 +71,8 @@ cc_preset_mesh "$preset" >/dev/null || exit 2
 nodes=()
 for n in ${nodes_list//,/ }; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "submit-study.sh: bad node count '$n' in --nodes" >&2; exit 2; }
+  # two jobs of one node count would write the same reports
+  [[ " ${nodes[*]} " != *" $n "* ]] || { echo "submit-study.sh: node count $n appears twice in --nodes $nodes_list (its jobs would write the same reports)" >&2; exit 2; }
   nodes+=("$n")
 done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "submit-study.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
