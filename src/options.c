@@ -734,6 +734,12 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
     double owned = ceil((double)opts->mesh.nx * opts->mesh.ny * opts->mesh.nz / ranks);
     limit -= (int64_t)(owned * (27.0 * 36.0 + 36.0));
   }
+  if (opts->precond_precision == CC_PRECISION_HALF) {
+    /* the binary16 copies (precond_sgs_half.c: 27 blocks of 9 halves, a half D^-1 and two double
+     * scales per owned node), likewise */
+    double owned = ceil((double)opts->mesh.nx * opts->mesh.ny * opts->mesh.nz / ranks);
+    limit -= (int64_t)(owned * (27.0 * 18.0 + 18.0 + 16.0));
+  }
   if (limit < 1) limit = 1; /* 0 means "no limit" to the mesh library */
   cc_err err = cc_mesh_params_validate(&opts->mesh, ranks, limit);
   if (err == CC_ERR_MEM) {
