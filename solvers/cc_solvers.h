@@ -113,11 +113,11 @@ extern const cc_mode_kind cc_reduction_list[CC_REDUCTION_COUNT];
 extern const cc_mode_kind cc_progress_list[CC_PROGRESS_COUNT];
 
 typedef struct {
-  MPI_Comm comm;
+  MPI_Comm    comm;
   MPI_Request request;
-  int active;
-  double posted_at;
-  double buffer[8];
+  int         active;
+  double      posted_at;
+  double      buffer[8];
 } cc_reduction;
 
 typedef struct {
@@ -145,24 +145,24 @@ void cc_reduce_poll(void *rd);
  * are permuted in and out with the helpers below.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
-  char kind[16];        /* "natural", "rcm", "mc", "cm-rcm" */
-  int colors_requested; /* K */
-  int n_colors;         /* colors actually used (0: sequential sweep, no independent sets) */
-  int n_levels;         /* RCM levels (rcm, cm-rcm) */
-  int n_nodes;          /* internal nodes */
-  int *color_ptr;       /* [n_colors + 1] node ranges in the new numbering */
-  int *new_of_old;      /* [n_nodes] */
-  int *old_of_new;      /* [n_nodes] */
+  char  kind[16];          /* "natural", "rcm", "mc", "cm-rcm" */
+  int   colors_requested;  /* K */
+  int   n_colors;          /* colors actually used (0: sequential sweep, no independent sets) */
+  int   n_levels;          /* RCM levels (rcm, cm-rcm) */
+  int   n_nodes;           /* internal nodes */
+  int  *color_ptr;         /* [n_colors + 1] node ranges in the new numbering */
+  int  *new_of_old;        /* [n_nodes] */
+  int  *old_of_new;        /* [n_nodes] */
   /* CM-RCM's levels (NULL for the other orderings): color c holds levels c, c + K, c + 2K ... in
    * that order, and a node's neighbours lie a few levels away, in other colors. A color-by-color
    * pass therefore meets each vector entry once per neighbouring color, each time after a whole
    * color of the matrix has gone through the cache; visiting the levels in ascending order
    * instead keeps the few levels a row reads in cache (issue 15). */
-  int *level_first;     /* [n_levels] new id of the first node of each level */
-  int32_t *level_order; /* [n_nodes] new ids level by level (SpMV: any row order, same y) */
+  int     *level_first;    /* [n_levels] new id of the first node of each level */
+  int32_t *level_order;    /* [n_nodes] new ids level by level (SpMV: any row order, same y) */
   /* [n_colors] blocks of K levels by which color c's chunks lag (sgs_schedule.c): a coupled
    * lower-color node of a level in block t lies in a block <= t + shift[c] - shift[c'] */
-  int *level_shift;
+  int     *level_shift;
 } cc_ordering;
 
 CC_WUR cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ordering *ord);
@@ -171,7 +171,7 @@ struct cc_graph;
 typedef struct {
   const char *name;
   const char *description;
-  int needs_colors; /* colors >= 2 */
+  int         needs_colors; /* colors >= 2 */
   cc_err (*create)(const struct cc_graph *g, int colors, cc_ordering *ord);
 } cc_ordering_kind;
 extern const cc_ordering_kind cc_ordering_list[];
@@ -179,10 +179,10 @@ extern const cc_ordering_kind cc_ordering_list[];
 CC_WUR cc_err cc_ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *comm);
 /* Only the communication table's export items, for a matrix assembled in the new order by its
  * producer (cc_mesh_assemble_ordered): no second copy of the matrix is ever held. */
-void cc_ordering_apply_comm(const cc_ordering *ord, cc_comm_table *comm);
-void cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new);
-void cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old);
-void cc_ordering_free(cc_ordering *ord);
+void          cc_ordering_apply_comm(const cc_ordering *ord, cc_comm_table *comm);
+void          cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new);
+void          cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old);
+void          cc_ordering_free(cc_ordering *ord);
 
 /* ------------------------------------------------------------------------------------------------
  * Preconditioners: z = M^-1 r on internal DOFs (r, z of length 3*n_cols). Chosen by name.
@@ -199,13 +199,13 @@ typedef enum {
 extern const cc_mode_kind cc_precision_list[CC_PRECISION_COUNT];
 
 typedef struct {
-  const char *name;            /* "asdd", "sgs", "jacobi", "none" */
-  int asdd_iters;              /* >= 1; default 2 */
-  const cc_ordering *ordering; /* colors for the multicolor sweep (NULL: natural sequential) */
-  cc_precision precision;      /* default (0) double */
+  const char        *name;      /* "asdd", "sgs", "jacobi", "none" */
+  int                asdd_iters; /* >= 1; default 2 */
+  const cc_ordering *ordering;   /* colors for the multicolor sweep (NULL: natural sequential) */
+  cc_precision       precision;  /* default (0) double */
   /* CM-RCM sweeps (sgs_schedule.c): rows per chunk of levels; 0 = CC_SGS_CHUNK_ROWS, -1 = color
    * by color (Nakajima's order; the same bits either way) */
-  int sweep_chunk_rows;
+  int                sweep_chunk_rows;
 } cc_precond_params;
 
 typedef struct cc_precond cc_precond;
@@ -223,10 +223,10 @@ struct cc_precond {
 typedef cc_err (*cc_precond_create_fn)(const cc_precond_params *params, const cc_bcrs *a,
                                        const cc_comm_table *comm, cc_precond *pc);
 typedef struct {
-  const char *name;
-  const char *description;
+  const char          *name;
+  const char          *description;
   cc_precond_create_fn create;
-  int has_single; /* 1: has the single and half forms (--precond-precision) */
+  int                  has_single; /* 1: has the single and half forms (--precond-precision) */
 } cc_precond_kind;
 extern const cc_precond_kind cc_precond_list[];
 
@@ -253,41 +253,41 @@ typedef cc_err (*cc_checkpoint_fn)(void *ctx, const cc_solver_state *state);
 typedef cc_err (*cc_monitor_fn)(void *ctx, int iteration, double rel_residual, int *stop);
 
 typedef struct {
-  double tol; /* |r|/|b| < tol; default 1e-8 */
-  int maxit;  /* default 20000 */
+  double            tol;           /* |r|/|b| < tol; default 1e-8 */
+  int               maxit;         /* default 20000 */
   cc_reduction_mode reduction;
-  int replace_every;           /* residual replacement period (0 = off); default 50 */
-  cc_checkpoint_fn checkpoint; /* called every checkpoint_every iterations, NULL = never */
-  void *checkpoint_ctx;
-  int checkpoint_every;
+  int               replace_every; /* residual replacement period (0 = off); default 50 */
+  cc_checkpoint_fn  checkpoint;    /* called every checkpoint_every iterations, NULL = never */
+  void             *checkpoint_ctx;
+  int               checkpoint_every;
   const cc_solver_state *restart; /* resume from this state (NULL = x0 = 0) */
-  cc_monitor_fn monitor;          /* per-iteration hook (NULL = none) */
-  void *monitor_ctx;
+  cc_monitor_fn     monitor;       /* per-iteration hook (NULL = none) */
+  void             *monitor_ctx;
   /* The solve's reduction settings (each solve its own: nothing process-wide). */
-  cc_progress_mode progress; /* poll: kernels MPI_Test the pending IAR; default none */
-  double inject_latency_us;  /* simulated reduction latency (>= 0); default 0 */
-  int count_only;            /* 1: the solve's timers count, never read the clock */
+  cc_progress_mode  progress;          /* poll: kernels MPI_Test the pending IAR; default none */
+  double            inject_latency_us; /* simulated reduction latency (>= 0); default 0 */
+  int               count_only;        /* 1: the solve's timers count, never read the clock */
   /* Where the solve times and counts (zeroed when it starts; callbacks may read it while it
    * runs): NULL = a table of the solve's own. Never shared by two solves running at once. */
-  cc_timers *timers;
+  cc_timers        *timers;
   /* 1: the reference path, one pass over memory per Table-1 operation (each AXPY-type update and
    * each local dot its own sweep; --fused 0). 0 (default): the fused passes of each variant (its
    * updates and the local dots that follow them in one sweep, where the algorithm allows). Both
    * compute the same values element by element and the dots with the same OpenMP reductions. */
-  int unfused;
+  int               unfused;
   /* Recursive |r|/|b| of every iteration the solve checks (history[j] for iteration start + j;
    * the last one is result->rel_residual), at most history_cap values; NULL = not recorded. */
-  double *history;
-  int history_cap;
+  double           *history;
+  int               history_cap;
 } cc_krylov_opts;
 
 typedef struct {
-  char solver[16];
-  char reduction[8];
-  int iterations;
-  int converged;
-  char failure[160];          /* breakdown / maxit reason, "" when converged */
-  int breakdown;              /* 1: stopped on a NaN, overflowed, subnormal or non-positive value
+  char    solver[16];
+  char    reduction[8];
+  int     iterations;
+  int     converged;
+  char    failure[160];       /* breakdown / maxit reason, "" when converged */
+  int     breakdown;          /* 1: stopped on a NaN, overflowed, subnormal or non-positive value
                                * (failure says which): a numerical error, not a slow solve */
   double rel_residual;        /* recursive |r|/|b| */
   double true_rel_residual;   /* |b - A x| / |b| after the solve */
@@ -301,12 +301,12 @@ typedef struct {
   /* Operation counts per iteration measured inside the loop, between the end of the first and of
    * the last completed iteration (set-up, the final convergence check and the true residual
    * excluded; residual replacement amortised): Table 1 as run. 0 with fewer than 2 iterations. */
-  double ops_per_iteration[CC_T_COUNT];
+  double  ops_per_iteration[CC_T_COUNT];
   /* Vector traffic per iteration measured the same way (see cc_krylov_traffic): full-vector
    * passes, doubles read and written per DOF by the vector kernels; residual replacement
    * amortised. With replace_every 0 these are the registry's vector_fused / vector_unfused. */
-  double vector_passes_per_iteration, vector_reads_per_iteration, vector_writes_per_iteration;
-  int history_len; /* values written to opts->history (<= history_cap) */
+  double  vector_passes_per_iteration, vector_reads_per_iteration, vector_writes_per_iteration;
+  int     history_len; /* values written to opts->history (<= history_cap) */
 } cc_solve_result;
 
 /* Solve A x = b. x holds the initial guess on entry (used only when opts->restart is NULL and
@@ -341,10 +341,10 @@ typedef struct {
 } cc_krylov_traffic;
 
 typedef struct {
-  const char *name;        /* "pcg", "cgcg", "pipecg", "gropp" */
-  const char *description; /* "Alg.1 original PCG", ... */
-  int supports_iar;        /* pcg: 0 (the only place that says so) */
-  cc_krylov_fn solve;
+  const char   *name;         /* "pcg", "cgcg", "pipecg", "gropp" */
+  const char   *description;  /* "Alg.1 original PCG", ... */
+  int           supports_iar; /* pcg: 0 (the only place that says so) */
+  cc_krylov_fn  solve;
   cc_krylov_ops table1;
   /* vector traffic per iteration of the fused passes (default) and of the unfused reference
    * (cc_krylov_opts.unfused): read by the roofline traffic model */
@@ -367,7 +367,7 @@ extern const cc_krylov *const cc_krylov_list[];
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
   int64_t rows, blocks, blocks_lu; /* internal rows; stored blocks; internal off-diagonal blocks */
-  double spmv;                     /* bytes of one y = A x on this rank (always double) */
+  double spmv;    /* bytes of one y = A x on this rank (always double) */
   double sgs;     /* one forward + backward SGS sweep pair in the preconditioner's precision */
   double asdd;    /* one ASDD(N) application */
   double precond; /* one application of the named preconditioner */
