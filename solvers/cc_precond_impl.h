@@ -175,8 +175,6 @@ int cc_sgs_residual_half_rows(const cc_sgs *s, const cc_exec *ex, const double *
 double cc_half_to_double(uint16_t h);
 /* x rounded to the nearest binary16 value (ties to even; no overflow check: |x| < 65520 assumed) */
 double cc_half_round(double x);
-/* The conversion path compiled in: "avx512fp16", "f16c" or "portable". */
-extern const char *const cc_half_conversion_path;
 
 /* Plain reference: sequential SGS over the full internal L/U of a in its current numbering. */
 CC_WUR cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z);

@@ -217,6 +217,9 @@ static const opt_spec option_table[] = {
     {"restart", OPT_STRING, OFF(restart), "", CHOICES_NONE,
      "resume from the newest complete checkpoint in DIR"},
     {"timing", OPT_CHOICE, OFF(timing), "on", CHOICES_TIMING, "per-kernel timers"},
+    {"precision-reference", OPT_FLAG, OFF(precision_reference), "0", CHOICES_NONE,
+     "with --precond-precision single|half: each solve again with the double preconditioner; "
+     "the summary and report compare iterations (bound +10 %)"},
     {"roofline", OPT_FLAG, OFF(roofline), "0", CHOICES_NONE,
      "STREAM triad (arrays 4x the LLC per node) before and after each solve: roofline_fraction"},
     {"halo-overlap", OPT_CHOICE, OFF(halo_overlap), "on", CHOICES_OVERLAP,
