@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # test_portable_kernels.sh SOURCE WORK MPIEXEC: the kernels' other compile-time paths. SpMV, the
 # double sweeps (cc_block3_simd.h) and the float sweeps have AVX2+FMA intrinsic kernels (with
-# AVX-512VL masked loads where the target has them), chosen at compile time, and so have the binary16
-# sweeps (AVX512-FP16, F16C, portable); this -march=native tree compiles only one of the paths. Builds test_krylov_kernels, test_precond_sgs (the sweeps
-# against the scalar reference: bitwise without FMA, to rounding with it) and test_precond_single
-# for -march=x86-64 (no AVX, no FMA: the portable C kernels; checked: no FMA instruction in them)
-# and for -march=x86-64-v3 (AVX2 + FMA without AVX-512: the vmaskmov path; only where this CPU runs
-# it), and runs the three tests on 1 and 2 ranks x 2 threads.
+# AVX-512VL masked loads where the target has them), and the binary16 sweeps AVX512-FP16, F16C or
+# portable conversions, chosen at compile time; this -march=native tree compiles only one of the
+# paths. Builds test_krylov_kernels, test_precond_sgs (the sweeps against the scalar reference:
+# bitwise without FMA, to rounding with it), test_precond_single and test_precond_half for
+# -march=x86-64 (no AVX, no FMA, no F16C: the portable C kernels; checked: no FMA or binary16
+# conversion instruction in them) and for -march=x86-64-v3 (AVX2 + FMA + F16C without AVX-512: the
+# vmaskmov and vcvtph2ps paths; only where this CPU runs it), and runs the four tests on 1 and 2
+# ranks x 2 threads.
 set -euo pipefail # (grep -q reads here-strings: in a pipe its early exit is a SIGPIPE failure)
 src=$1 work=$2 mpiexec=$3
 objs() {
