@@ -33,9 +33,9 @@ typedef struct {
   const char *report;
 } bench_opts;
 
-enum { K_SPMV, K_SGS, K_ASDD, K_ASDD_SINGLE, K_DOT, K_AXPY, K_TRIAD, K_COUNT };
-static const char *kernel_name[K_COUNT] = {"spmv", "sgs",  "asdd", "asdd-single",
-                                           "dot",  "axpy", "triad"};
+enum { K_SPMV, K_SGS, K_ASDD, K_ASDD_SINGLE, K_ASDD_HALF, K_DOT, K_AXPY, K_TRIAD, K_COUNT };
+static const char *kernel_name[K_COUNT] = {"spmv",      "sgs", "asdd", "asdd-single",
+                                           "asdd-half", "dot", "axpy", "triad"};
 /* the traffic model of each kernel (solvers/traffic.c), echoed into the report */
 static const char *kernel_model[K_COUNT] = {
     "76 B/block + 16 B/row row_ptr and l_ptr + 4 B/row row classes + 24 B/local node x + 24 B/row "
@@ -46,6 +46,8 @@ static const char *kernel_model[K_COUNT] = {
     "N sgs + (N-1) (spmv + 96 B/row: r read by the one-pass residual, z += w)",
     "asdd with float blocks (--precond-precision single): 40 B per block, D^-1 36 B; its "
     "repetitions alternate with asdd's",
+    "asdd with binary16 blocks (--precond-precision half): 22 B per block, D^-1 18 B, 16 B/row of "
+    "row scales read by each sweep (8 B by the residual); its repetitions alternate with asdd's",
     "48 B/row + MPI_Allreduce",
     "72 B/row",
     "24 B/element (write-allocate not counted)"};
@@ -55,6 +57,7 @@ typedef struct {
   double bytes[K_COUNT];    /* modelled, summed over ranks */
   double fraction[K_COUNT]; /* median over repeats of kernel bytes/s / the triad's just before */
   double asdd_double_over_single; /* median over repetition pairs of the two ASDD times */
+  double asdd_double_over_half;   /* the same for the binary16 blocks */
   double matrix_bytes;            /* the stored matrix (blocks + row pointers), summed over ranks */
   int matrix_cached; /* matrix_bytes < 4 x LLC x nodes: the kernels may run from cache */
   int colors_min, colors_max, levels_max;
@@ -489,7 +492,7 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   res->bytes[K_TRIAD]         = triad.bytes;
 
   /* modelled bytes (solvers/traffic.c), summed over ranks */
-  cc_traffic ts, ta, tf;
+  cc_traffic ts, ta, tf, th;
   const int chunk          = o->level_order ? 0 : -1; /* -1: color by color */
   cc_precond_params pp_sgs = {
       .name = "sgs", .asdd_iters = 1, .ordering = &ord, .sweep_chunk_rows = chunk};
@@ -500,7 +503,10 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   pp_single.precision         = CC_PRECISION_SINGLE;
   CC_CALL(cc_traffic_model(&a, &pp_asdd, &ta));
   CC_CALL(cc_traffic_model(&a, &pp_single, &tf));
-  double local[K_COUNT - 1] = {ts.spmv, ts.sgs, ta.asdd, tf.asdd, ts.dot, ts.axpy};
+  cc_precond_params pp_half = pp_asdd;
+  pp_half.precision         = CC_PRECISION_HALF;
+  CC_CALL(cc_traffic_model(&a, &pp_half, &th));
+  double local[K_COUNT - 1] = {ts.spmv, ts.sgs, ta.asdd, tf.asdd, th.asdd, ts.dot, ts.axpy};
   CC_MPI(MPI_Allreduce(local, res->bytes, K_COUNT - 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
 
   /* SpMV including its halo exchange */
@@ -519,19 +525,26 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   cc_precond_destroy(&pc);
   /* ASDD in double and with float blocks, repetitions alternating: their ratio is taken in pairs
    * a few seconds apart, which a neighbour's burst moves less than two runs */
-  cc_precond *pf;
+  cc_precond *pf, *ph;
   CC_CALL(cc_precond_create(&pp_asdd, &a, &mesh.comm, &pc));
   CC_CALL(cc_precond_create(&pp_single, &a, &mesh.comm, &pf));
+  CC_CALL(cc_precond_create(&pp_half, &a, &mesh.comm, &ph));
   CC_CALL(cc_precond_apply(pc, NULL, r, z));
   CC_CALL(cc_precond_apply(pf, NULL, r, z));
+  CC_CALL(cc_precond_apply(ph, NULL, r, z));
   for (int rep = 0; rep < o->repeat; rep++) {
     BENCH_REP(&triad, &tm[K_ASDD], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
     BENCH_REP(&triad, &tm[K_ASDD_SINGLE], CC_CALL(cc_precond_apply(pf, NULL, r, z)));
+    BENCH_REP(&triad, &tm[K_ASDD_HALF], CC_CALL(cc_precond_apply(ph, NULL, r, z)));
     scratch[rep] = tm[K_ASDD].kernel[rep] / tm[K_ASDD_SINGLE].kernel[rep];
   }
   res->asdd_double_over_single = cc_median(scratch, o->repeat);
+  for (int rep = 0; rep < o->repeat; rep++)
+    scratch[rep] = tm[K_ASDD].kernel[rep] / tm[K_ASDD_HALF].kernel[rep];
+  res->asdd_double_over_half = cc_median(scratch, o->repeat);
   cc_precond_destroy(&pc);
   cc_precond_destroy(&pf);
+  cc_precond_destroy(&ph);
 
   /* dot with its global reduction; AXPY */
   volatile double sink = 0;
@@ -607,6 +620,9 @@ static void bench_print(const bench_opts *o, const bench_result *res, int size, 
   }
   printf("asdd double / single time: %.3f (median of %d alternating pairs)\n",
          res->asdd_double_over_single, o->repeat);
+  printf("asdd double / half time:   %.3f (median of %d alternating pairs; binary16 conversion: "
+         "%s)\n",
+         res->asdd_double_over_half, o->repeat, cc_half_conversion_path);
   if (o->anatomy) {
     printf("SpMV anatomy (--anatomy, bench/spmv_anatomy.h): in turn, a triad before each; bytes = "
            "SpMV's model for every row; copy = cc_spmv bit for bit: %s\n",
@@ -654,6 +670,8 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
   cc_json_int(&js, "pinned_cpus", res->pinned_cpus);
   cc_json_bool(&js, "cores_shared", res->pinned_cpus < res->pinned_threads);
   cc_json_double(&js, "asdd_double_over_single", res->asdd_double_over_single);
+  cc_json_double(&js, "asdd_double_over_half", res->asdd_double_over_half);
+  cc_json_string(&js, "half_conversion", cc_half_conversion_path);
   cc_json_begin_array(&js, "kernels");
   for (int k = 0; k < K_COUNT; k++) {
     if (k == K_TRIAD) continue;

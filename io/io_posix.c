@@ -1,9 +1,14 @@
 /* io_posix.c: the "normal I/O" backend of the seeds: one file per rank through C stdio
- * (fopen/fwrite/fflush), the stdio buffer set with setvbuf (8 KiB / 512 KiB in the study), and
- * fsync(fileno) when the checkpoint must be durable. Transfer size = buffer size (IOR's and the
- * seeds' convention, fio's --bs): every fwrite/fread ends on a multiple of the buffer size in the
- * file, so each write(2)/read(2) stdio issues moves one whole buffer at offset k * buffer (glibc
- * hands a large fwrite straight to one write(2) of the whole vector otherwise). */
+ * (fopen/fwrite/fflush), a buffer of 8 KiB / 512 KiB in the study, and fsync(fileno) when the
+ * checkpoint must be durable. Transfer size = buffer size (IOR's and the seeds' convention, fio's
+ * --bs): each write(2)/read(2) moves one whole buffer at offset k * buffer.
+ * Reading: the stdio buffer set with setvbuf, every fread ending on a buffer boundary.
+ * Writing: the stream is unbuffered and this file stages only what does not fill a whole buffer
+ * (the header, markers, the ends of vectors); a whole buffer's worth of the caller's data at a
+ * buffer boundary goes to fwrite, and so to one write(2), straight from the caller's memory, as
+ * fio's psync twin writes from its buffer. A fully buffered stdio stream copied every other buffer
+ * into its own (glibc fills free buffer space before it writes directly) and its durable write
+ * reached 0.76-0.87 of the twin; see the measurements in docs/half-precision.md. */
 #include "io_internal.h"
 
 #include <unistd.h>
@@ -14,6 +19,7 @@ typedef struct {
   size_t buffer_bytes;
   cc_io_mode mode;
   int64_t offset;
+  size_t staged; /* writing: bytes waiting in buffer (offset % buffer_bytes of them) */
   char path[IO_PATH_MAX];
 } posix_ctx;
 
@@ -32,7 +38,9 @@ static cc_err posix_stream_open(const char *path, cc_io_mode mode, const cc_io_o
       err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__, "cannot open %s: %s", path,
                           strerror(errno));
   }
-  if (!err && setvbuf(p->f, p->buffer, _IOFBF, p->buffer_bytes) != 0)
+  /* reading through stdio's buffer; writing unbuffered, staged here (see the file's header) */
+  if (!err && (mode == CC_IO_WRITE ? setvbuf(p->f, NULL, _IONBF, 0)
+                                   : setvbuf(p->f, p->buffer, _IOFBF, p->buffer_bytes)) != 0)
     err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__, "setvbuf(%s, %zu bytes) failed",
                         path, p->buffer_bytes);
   if (err) {
@@ -53,22 +61,47 @@ static size_t transfer_size(const posix_ctx *p, size_t n)
   return n < to_edge ? n : to_edge;
 }
 
+/* One fwrite of t bytes from s (unbuffered: one write(2)) ending at file offset `end` */
+static cc_err posix_transfer(posix_ctx *p, const char *s, size_t t, int64_t end)
+{
+  CC_CHECK(!io_inject_enospc(t), CC_ERR_IO, "fwrite to %s failed at offset %lld: %s (injected)",
+           p->path, (long long)(end - (int64_t)t), strerror(ENOSPC));
+  size_t w = fwrite(s, 1, t, p->f);
+  CC_CHECK(w == t, CC_ERR_IO, "fwrite to %s failed at offset %lld: %s", p->path,
+           (long long)(end - (int64_t)t + (int64_t)w), strerror(errno));
+  return CC_OK;
+}
+
 static cc_err posix_stream_write(void *ctx, const void *data, size_t n)
 {
   posix_ctx *p  = ctx;
   const char *s = data;
   while (n > 0) {
-    size_t t = transfer_size(p, n);
-    CC_CHECK(!io_inject_enospc(t), CC_ERR_IO, "fwrite to %s failed at offset %lld: %s (injected)",
-             p->path, (long long)p->offset, strerror(ENOSPC));
-    size_t w = fwrite(s, 1, t, p->f);
-    CC_CHECK(w == t, CC_ERR_IO, "fwrite to %s failed at offset %lld: %s", p->path,
-             (long long)(p->offset + (int64_t)w), strerror(errno));
+    size_t t = transfer_size(p, n); /* up to the next buffer boundary */
+    if (p->staged == 0 && t == p->buffer_bytes) {
+      CC_CALL(posix_transfer(p, s, t, p->offset + (int64_t)t)); /* a whole buffer, no copy */
+    } else {
+      memcpy(p->buffer + p->staged, s, t); /* part of a buffer: staged until it fills */
+      p->staged += t;
+      if (p->staged == p->buffer_bytes) {
+        CC_CALL(posix_transfer(p, p->buffer, p->staged, p->offset + (int64_t)t));
+        p->staged = 0;
+      }
+    }
     p->offset += (int64_t)t;
     s += t;
     n -= t;
   }
   return CC_OK;
+}
+
+/* the staged tail of the file, if any */
+static cc_err posix_write_staged(posix_ctx *p)
+{
+  if (p->mode != CC_IO_WRITE || p->staged == 0) return CC_OK;
+  cc_err err = posix_transfer(p, p->buffer, p->staged, p->offset);
+  p->staged  = 0;
+  return err;
 }
 
 static cc_err posix_stream_read(void *ctx, void *data, size_t n)
@@ -90,6 +123,7 @@ static cc_err posix_stream_read(void *ctx, void *data, size_t n)
 static cc_err posix_stream_finish(void *ctx, bool durable)
 {
   posix_ctx *p = ctx;
+  CC_CALL(posix_write_staged(p));
   CC_CHECK(fflush(p->f) == 0, CC_ERR_IO, "fflush(%s) failed: %s", p->path, strerror(errno));
   if (durable)
     CC_CHECK(fsync(fileno(p->f)) == 0, CC_ERR_IO, "fsync(%s) failed: %s", p->path, strerror(errno));
@@ -100,12 +134,14 @@ static cc_err posix_stream_close(void *ctx)
 {
   posix_ctx *p = ctx;
   if (!p) return CC_OK;
-  int rc = fclose(p->f), saved = errno; /* write errors deferred by stdio surface here */
+  cc_err staged_err = posix_write_staged(p); /* closed without finish: the tail, as fclose would */
+  int rc = fclose(p->f), saved = errno;      /* write errors deferred by stdio surface here */
   cc_free(&p->buffer);
   char path[IO_PATH_MAX];
   snprintf(path, sizeof path, "%s", p->path);
   cc_io_mode mode = p->mode;
   cc_free(&p);
+  CC_CHECK(staged_err == CC_OK, staged_err, "closing %s: its last staged bytes", path);
   CC_CHECK(rc == 0 || mode == CC_IO_READ, CC_ERR_IO, "fclose(%s) failed: %s", path,
            strerror(saved));
   return CC_OK;
@@ -116,8 +152,14 @@ static void posix_stream_describe(void *ctx, char *path_used, size_t n_path, cha
 {
   posix_ctx *p = ctx;
   snprintf(path_used, n_path, "stdio");
-  snprintf(detail, n_detail, "fwrite/fread in %zu-byte transfers, setvbuf %zu bytes",
-           p->buffer_bytes, p->buffer_bytes);
+  if (p->mode == CC_IO_WRITE)
+    snprintf(detail, n_detail,
+             "fwrite in %zu-byte transfers, unbuffered; whole buffers from the caller's memory, "
+             "partial ones staged",
+             p->buffer_bytes);
+  else
+    snprintf(detail, n_detail, "fread in %zu-byte transfers, setvbuf %zu bytes", p->buffer_bytes,
+             p->buffer_bytes);
 }
 
 const io_stream_ops io_stream_posix = {

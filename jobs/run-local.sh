@@ -19,6 +19,9 @@
 #   --dry-run        print the command lines only
 #   --no-analyze     skip the analysis (cubecg-analyze, cubecg-model)
 #   --force          let the analyzer overwrite figures already in DIR
+#   --precisions L   preconditioner precisions to sweep, comma-separated (double,single,half;
+#                    default double): each one beyond double adds the progress-off runs of every
+#                    core count and layout with --precond-precision P (reports named prec-P)
 #   --emulate-nodes N  rehearse a cluster study: every run whose rank count is a multiple of N
 #                    is spread over N emulated nodes on this machine (mpiexec.mpich -launcher fork
 #                    -hosts node1:R/N,...,nodeN:R/N; MPI_COMM_TYPE_SHARED splits them, traffic
@@ -54,9 +57,11 @@ while (($#)); do
   --dry-run) CC_DRY_RUN=1; shift ;;
   --no-analyze) analyze=0; shift ;;
   --force) force=(--force); shift ;;
+  --precisions) precisions=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
+  --precisions=*) precisions=${1#--precisions=}; shift ;;
   --emulate-nodes) emulate=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
   --emulate-nodes=*) emulate=${1#--emulate-nodes=}; shift ;;
-  -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "run-local.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -130,6 +135,16 @@ for lat in "${latencies[@]}"; do
 done
 # checkpoint runs on their own mesh, beside a baseline without checkpoint ("none")
 for b in "${backends[@]}" none; do runs+=("$ncores 1 off 0 $b"); done
+# --precisions: the preconditioner's precision as a dimension (progress off, every layout)
+IFS=, read -r -a prec_list <<<"${precisions:-double}"
+for p in "${prec_list[@]}"; do
+  [[ $p =~ ^(double|single|half)$ ]] || { echo "run-local.sh: --precisions '$p' (double, single, half)" >&2; exit 2; }
+  [[ $p == double ]] && continue
+  for c in "${counts[@]}"; do
+    runs+=("$c 1 off 0 - $p")
+    ((c > 1)) && runs+=("1 $c off 0 - $p")
+  done
+done
 
 [[ $CC_DRY_RUN == 1 ]] || mkdir -p "$out/logs"
 {
@@ -187,7 +202,7 @@ launch()
 }
 
 for ((rep = 1; rep <= ckpt_repeat; rep++)); do for r in "${runs[@]}"; do
-  read -r ranks threads progress lat ckpt <<<"$r"
+  read -r ranks threads progress lat ckpt prec <<<"$r"
   reps=$repeat rnx=$nx rny=$ny rnz=$nz
   [[ $ckpt != - ]] && reps=$ckpt_repeat rnx=$cnx rny=$cny rnz=$cnz
   ((rep <= reps)) || continue
@@ -206,6 +221,7 @@ for ((rep = 1; rep <= ckpt_repeat; rep++)); do for r in "${runs[@]}"; do
   esac
   parts=("${rnx}x${rny}x${rnz}" "${ranks}x${threads}" "$layout" "progress-$progress" "${flags[@]}")
   ((lat > 0)) && parts+=("lat$lat")
+  if [[ -n $prec ]]; then parts+=("prec-$prec"); opts+=(--precond-precision "$prec"); fi
   ((emulate > 1 && ranks % emulate == 0)) && parts+=("${emulate}nodes")
   if [[ $ckpt == none ]]; then
     parts+=("ckpt-none")

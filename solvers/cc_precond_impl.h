@@ -80,6 +80,13 @@ typedef struct {
   /* Powers of 2 (exact): A = a_unscale val_f, D^-1 = d_unscale dinv_f, so that float's range
    * holds the blocks in any units. 1 for double. */
   double a_unscale, d_unscale;
+  /* --precond-precision half (precond_sgs_half.c): binary16 shadows, column-major like the float
+   * ones, each block row i scaled by its own power of 2 (row_unscale[2 i] = 2^s_i) and D_i^-1 by
+   * its own (row_unscale[2 i + 1] = 2^d_i); each array followed by CC_SGS_FLOAT_PAD zero halves. */
+  uint16_t *val_h;     /* [9 a->n_blocks] */
+  uint16_t *l_val_h;   /* [9 a->l_ptr[n]] with split storage, else NULL */
+  uint16_t *dinv_h;    /* [9 n] */
+  double *row_unscale; /* [2 n] */
 } cc_sgs;
 
 /* Zero floats behind each float array: the kernels load a block's last column as 4 floats. */
@@ -149,6 +156,26 @@ void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r,
 int cc_sgs_residual_single_rows(const cc_sgs *s, const cc_exec *ex, const double *r,
                                 const double *z, double *t, const int32_t *rows, int begin, int end,
                                 const cc_comm_table *halo);
+/* Half precision (precond_sgs_half.c): binary16 copies of a's blocks and of D^-1, each block row
+ * scaled by a power of 2, entries rounded on the coarser grid of the two rows they couple (A_h
+ * bitwise symmetric). A matrix whose entries would lose all their digits (round to 0 while above
+ * CC_HALF_NOISE of their rows' largest entry) is refused, CC_ERR_ARG naming the row, on all ranks
+ * of comm (comm NULL: this process alone). */
+CC_WUR cc_err cc_sgs_setup_half(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
+                                const cc_comm_table *comm, cc_sgs *s);
+void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
+/* ASDD's inner residual t = r - A_h z, as cc_sgs_residual_single_rows */
+int cc_sgs_residual_half_rows(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
+                              double *t, const int32_t *rows, int begin, int end,
+                              const cc_comm_table *halo);
+/* The assembly's rounding noise relative to a row's largest entry (as CC_BLOCK3_PIVOT_TOL): an
+ * entry below it that rounds to 0 in binary16 loses no digit it had. */
+#define CC_HALF_NOISE (64 * DBL_EPSILON)
+/* binary16 bits to double, portable (the kernels use F16C / AVX512-FP16 where compiled in) */
+double cc_half_to_double(uint16_t h);
+/* x rounded to the nearest binary16 value (ties to even; no overflow check: |x| < 65520 assumed) */
+double cc_half_round(double x);
+
 /* Plain reference: sequential SGS over the full internal L/U of a in its current numbering. */
 CC_WUR cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z);
 

@@ -189,9 +189,17 @@ void          cc_ordering_free(cc_ordering *ord);
  * ---------------------------------------------------------------------------------------------- */
 /* The precision of the preconditioner's stored blocks and sweeps (--precond-precision). SpMV, the
  * Krylov vectors and every reduction stay double either way. */
-typedef enum { CC_PRECISION_DOUBLE = 0, CC_PRECISION_SINGLE, CC_PRECISION_COUNT } cc_precision;
-/* Their names ("double", "single"), indexed by the enum (precond.c). */
+typedef enum {
+  CC_PRECISION_DOUBLE = 0,
+  CC_PRECISION_SINGLE,
+  CC_PRECISION_HALF, /* IEEE binary16 blocks, each block row scaled by a power of 2 */
+  CC_PRECISION_COUNT
+} cc_precision;
+/* Their names ("double", "single", "half"), indexed by the enum (precond.c). */
 extern const cc_mode_kind cc_precision_list[CC_PRECISION_COUNT];
+/* The binary16 conversion compiled into the half sweeps: "avx512fp16" (vcvtph2pd), "f16c"
+ * (vcvtph2ps + vcvtps2pd) or "portable" (scalar C, built without F16C). */
+extern const char *const cc_half_conversion_path;
 
 typedef struct {
   const char        *name;      /* "asdd", "sgs", "jacobi", "none" */
@@ -221,7 +229,7 @@ typedef struct {
   const char          *name;
   const char          *description;
   cc_precond_create_fn create;
-  int                  has_single; /* 1: has a single-precision form (--precond-precision) */
+  int                  has_single; /* 1: has the single and half forms (--precond-precision) */
 } cc_precond_kind;
 extern const cc_precond_kind cc_precond_list[];
 

@@ -21,6 +21,8 @@ const cc_mode_kind cc_precision_list[CC_PRECISION_COUNT] = {
     [CC_PRECISION_DOUBLE] = {"double", "blocks and sweeps in double (the paper's)"},
     [CC_PRECISION_SINGLE] = {"single", "float copies of L, U, D^-1 (sgs, asdd); SpMV, vectors, "
                                        "reductions stay double"},
+    [CC_PRECISION_HALF]   = {"half", "binary16 copies of L, U, D^-1 scaled per block row (sgs, "
+                                       "asdd); SpMV, vectors, reductions stay double"},
 };
 
 cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,

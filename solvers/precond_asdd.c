@@ -15,9 +15,9 @@ typedef struct {
   double *w; /* [3 n_cols] correction B t */
 } asdd_ctx;
 
-/* t = r - A_f z with the float blocks, in cc_spmv_halo's order: begin z's halo exchange, the
- * interior rows while it flies, wait, the boundary rows (without row classes: wait, every row).
- * Timed as cc_spmv_halo times ASDD's double residual. */
+/* t = r - A_f z with the float (or binary16: A_h) blocks, in cc_spmv_halo's order: begin z's halo
+ * exchange, the interior rows while it flies, wait, the boundary rows (without row classes: wait,
+ * every row). Timed as cc_spmv_halo times ASDD's double residual. */
 static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const double *r,
                                    double *z, double *t)
 {
@@ -29,17 +29,25 @@ static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const
   CC_CALL(err);
   const int overlap = a->row_class != NULL; /* a rank without neighbours: all rows interior */
   int rc            = MPI_SUCCESS;
+  const int half    = ctx->sgs.precision == CC_PRECISION_HALF;
   if (overlap)
-    rc = cc_sgs_residual_single_rows(&ctx->sgs, ex, r, z, t, a->row_class, 0, a->n_interior,
-                                     ctx->comm);
+    rc = half ? cc_sgs_residual_half_rows(&ctx->sgs, ex, r, z, t, a->row_class, 0, a->n_interior,
+                                          ctx->comm)
+              : cc_sgs_residual_single_rows(&ctx->sgs, ex, r, z, t, a->row_class, 0, a->n_interior,
+                                            ctx->comm);
   tok = cc_timer_start_n(tm, CC_T_PRECOND_HALO, 0);
   err = rc == MPI_SUCCESS ? cc_halo_end(ctx->comm, z, tm, CC_T_PRECOND_HALO_WAIT) : CC_OK;
   cc_timer_stop(tm, tok);
   CC_MPI(rc); /* a failed test of the halo messages */
   CC_CALL(err);
-  if (overlap)
+  if (overlap && half)
+    (void)cc_sgs_residual_half_rows(&ctx->sgs, ex, r, z, t, a->row_class, a->n_interior, a->n_rows,
+                                    NULL);
+  else if (overlap)
     (void)cc_sgs_residual_single_rows(&ctx->sgs, ex, r, z, t, a->row_class, a->n_interior,
                                       a->n_rows, NULL);
+  else if (half)
+    (void)cc_sgs_residual_half_rows(&ctx->sgs, ex, r, z, t, NULL, 0, a->n_rows, NULL);
   else
     cc_sgs_residual_single(&ctx->sgs, ex, r, z, t, 0, a->n_rows);
   return CC_OK;
@@ -53,10 +61,10 @@ static cc_err asdd_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z
   cc_sgs_apply(&ctx->sgs, ex, r, z); /* z <- B r */
   for (int it = 1; it < ctx->iters; it++) {
     cc_err err;
-    if (ctx->sgs.precision == CC_PRECISION_SINGLE) {
+    if (ctx->sgs.precision != CC_PRECISION_DOUBLE) {
       err = residual_single_halo(ctx, ex, r, z, t); /* t <- r - A_f z, interior rows first */
-      CC_CHECK(err == CC_OK, err, "ASDD iteration %d: float residual with the halo exchange of z",
-               it);
+      CC_CHECK(err == CC_OK, err, "ASDD iteration %d: %s residual with the halo exchange of z", it,
+               cc_precision_list[ctx->sgs.precision].name);
     } else {
       /* t <- r - A z in one pass, z's halo exchanged behind the interior rows (row classes) */
       err = cc_spmv_halo(ex, ctx->a, ctx->comm, z, r, t, CC_T_PRECOND_HALO, CC_T_PRECOND_HALO_WAIT);
@@ -104,6 +112,8 @@ cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
   for (int64_t i = n; i < n_all; i++) t[i] = w[i] = 0.0;
   if (params->precision == CC_PRECISION_SINGLE) /* float blocks, residual too */
     CC_CALL(cc_sgs_setup_single(a, params->ordering, params->sweep_chunk_rows, comm, &ctx->sgs));
+  else if (params->precision == CC_PRECISION_HALF) /* binary16 blocks, residual too */
+    CC_CALL(cc_sgs_setup_half(a, params->ordering, params->sweep_chunk_rows, comm, &ctx->sgs));
   else
     CC_CALL(cc_sgs_setup(a, params->ordering, params->sweep_chunk_rows, comm, &ctx->sgs));
   const int64_t vectors = 2 * n_all * (int64_t)sizeof(double); /* t, w */

@@ -133,6 +133,10 @@ void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z
     cc_sgs_apply_single(s, ex, r, z);
     return;
   }
+  if (s->precision == CC_PRECISION_HALF) { /* binary16 blocks: precond_sgs_half.c */
+    cc_sgs_apply_half(s, ex, r, z);
+    return;
+  }
   const int n = s->n;
   if (s->n_colors == 0) {
     /* sequential sweep in the current numbering (natural or RCM): no independent sets */
@@ -299,6 +303,10 @@ void cc_sgs_free(cc_sgs *s)
   cc_free(&s->val_f);
   cc_free(&s->l_val_f);
   cc_free(&s->dinv_f);
+  cc_free(&s->val_h);
+  cc_free(&s->l_val_h);
+  cc_free(&s->dinv_h);
+  cc_free(&s->row_unscale);
 }
 
 int64_t cc_sgs_bytes(const cc_sgs *s)
@@ -313,6 +321,11 @@ int64_t cc_sgs_bytes(const cc_sgs *s)
     bytes += (9 * (s->a->n_blocks + (s->a->l_ptr ? s->a->l_ptr[n] : 0) + n) +
               (s->a->l_ptr ? 3 : 2) * CC_SGS_FLOAT_PAD) *
              (int64_t)sizeof(float);
+  if (s->precision == CC_PRECISION_HALF) /* binary16 shadows, D^-1, two scales per row */
+    bytes += (9 * (s->a->n_blocks + (s->a->l_ptr ? s->a->l_ptr[n] : 0) + n) +
+              (s->a->l_ptr ? 3 : 2) * CC_SGS_FLOAT_PAD) *
+                 (int64_t)sizeof(uint16_t) +
+             2 * n * (int64_t)sizeof(double);
   return bytes;
 }
 
@@ -362,6 +375,8 @@ cc_err cc_precond_create_sgs(const cc_precond_params *params, const cc_bcrs *a,
   pc->destroy = sgs_destroy;
   if (params->precision == CC_PRECISION_SINGLE)
     CC_CALL(cc_sgs_setup_single(a, params->ordering, params->sweep_chunk_rows, comm, s));
+  else if (params->precision == CC_PRECISION_HALF)
+    CC_CALL(cc_sgs_setup_half(a, params->ordering, params->sweep_chunk_rows, comm, s));
   else
     CC_CALL(cc_sgs_setup(a, params->ordering, params->sweep_chunk_rows, comm, s));
   pc->bytes        = cc_sgs_bytes(s);

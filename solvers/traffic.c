@@ -5,8 +5,8 @@
  * Bytes that must cross the memory bus once per call on this rank; vectors gathered through
  * column indices are taken as cache resident after their first touch; write-allocate is not
  * counted (as in STREAM); halo messages are not counted. With P = bytes of a stored value (8 for
- * double, 4 for float, --precond-precision):
- *   block        = 9 values + one int32 column index = 9 P + 4 (76 B double, 40 B float)
+ * double, 4 for float, 2 for binary16, --precond-precision):
+ *   block        = 9 values + one int32 column index = 9 P + 4 (76 B double, 40 B float, 22 B half)
  *   SpMV         = 76 B per stored block + 8 B row_ptr per row (+ 8 B l_ptr with split storage)
  *                  (+ 4 B per row of the row-class list, --halo-overlap on)
  *                  + 24 B x per local node (internal + halo) + 24 B y write per row
@@ -16,8 +16,10 @@
  *                    32 B/row (multicolor sweeps in place: l_ptr, diag_pos, row_ptr)
  *                  = (9 P + 4)(nL + nU) + 18 P + 96 + 16|32 B per row  (272 B/row double colored)
  *                  (L, U: the internal off-diagonal blocks; the sweep vectors stay double)
+ *                  + half: 32 B/row (each sweep reads row i's two power-of-2 scales, 16 B)
  *   ASDD(N)      = N SGS pairs + (N-1) (residual t = r - A z in one pass with the
- *                  preconditioner's blocks: an SpMV + 24 B/row r read; + 72 B/row z += w)
+ *                  preconditioner's blocks: an SpMV + 24 B/row r read; + 72 B/row z += w;
+ *                  + half: 8 B/row, the row scale)
  *   jacobi       = D^-1 (72 B) + 48 B/row;  none = 48 B/row (z = r)
  *   dot          = 48 B per row (two vectors of 3 doubles);  AXPY = 72 B per row
  *   vector pass  = 24 B per row (one vector of 3 doubles read or written once)
@@ -35,7 +37,7 @@
  * ASDD's inner residual on float blocks too; the vectors of the sweeps stay double. */
 static double value_bytes(cc_precision p)
 {
-  return p == CC_PRECISION_SINGLE ? 4.0 : 8.0;
+  return p == CC_PRECISION_HALF ? 2.0 : p == CC_PRECISION_SINGLE ? 4.0 : 8.0;
 }
 
 static double spmv_bytes(const cc_bcrs *a, double block_bytes)
@@ -58,18 +60,21 @@ cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffi
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
       n_lu += a->col_idx[k] != i && a->col_idx[k] < n;
   const double p    = value_bytes(pc->precision);
+  const int half    = pc->precision == CC_PRECISION_HALF; /* + per-row scales (16 B) */
   const int colored = pc->ordering && pc->ordering->n_colors > 0;
   t->rows           = n;
   t->blocks         = cc_bcrs_blocks(a);
   t->blocks_lu      = n_lu;
-  t->stream         = 24.0 * n;                           /* 3 doubles per row */
-  t->spmv           = spmv_bytes(a, 76.0);                /* SpMV is always double */
-  t->sgs            = (9 * p + 4) * (double)n_lu +        /* L and U blocks */
-           (18 * p + 96.0 + (colored ? 32.0 : 16.0)) * n; /* D^-1 twice, r y z, pointers */
+  t->stream         = 24.0 * n;                    /* 3 doubles per row */
+  t->spmv           = spmv_bytes(a, 76.0);         /* SpMV is always double */
+  t->sgs            = (9 * p + 4) * (double)n_lu + /* L and U blocks */
+           (18 * p + 96.0 + (colored ? 32.0 : 16.0) + (half ? 32.0 : 0.0)) *
+               n; /* D^-1 twice, r y z, pointers, half's row scales */
   const int iters = pc->asdd_iters > 0 ? pc->asdd_iters : 1;
-  t->asdd         = iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + 96.0 * n);
-  t->dot          = 2 * t->stream;
-  t->axpy         = 3 * t->stream;
+  t->asdd =
+      iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + (96.0 + (half ? 8.0 : 0.0)) * n);
+  t->dot  = 2 * t->stream;
+  t->axpy = 3 * t->stream;
   if (!strcmp(pc->name, "asdd"))
     t->precond = t->asdd;
   else if (!strcmp(pc->name, "sgs"))

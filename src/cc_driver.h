@@ -46,6 +46,10 @@ typedef struct {
   int colors;
   int asdd_iters;
   int precond_precision; /* cc_precision of the preconditioner's blocks */
+
+  /* --precision-reference: each solve again with the double preconditioner (iterations) */
+  int precision_reference;
+
   char report[CC_PATH_MAX];
   char export_matrix[CC_PATH_MAX];
   char export_solution[CC_PATH_MAX];
@@ -167,6 +171,10 @@ typedef struct {
   int rl_matrix_pages, rl_windows, rl_every;
   double rl_window_fraction[CC_RL_KINDS], rl_window_triad[CC_RL_KINDS];
   double rl_window_min[CC_RL_KINDS], rl_window_max[CC_RL_KINDS], rl_overhead_s;
+  /* --precision-reference (single or half blocks): iterations of the same solve with the double
+   * preconditioner (0: not run), and whether this solve's stay within CC_PRECISION_ITER_BOUND */
+  int iterations_double, iterations_within_bound;
+
   int fused;                           /* the solve ran the fused vector passes (--fused) */
   double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
   /* per checkpoint (the first CC_MAX_CKPT_RECORDS; ckpt_records_dropped counts the rest): stall,
@@ -177,6 +185,9 @@ typedef struct {
     double stall_s, wait_s, write_s, commit_s;
   } ckpt_records[CC_MAX_CKPT_RECORDS];
 } cc_solve_record;
+/* A reduced-precision preconditioner is worth its bytes only while it needs at most this many times
+ * the double one's iterations (+10 %); beyond, the summary and the report say so. */
+#define CC_PRECISION_ITER_BOUND 1.10
 /* --residual-history keeps at most this many iterations per solve (8 MiB) */
 #define CC_HISTORY_MAX (1 << 20)
 

@@ -55,7 +55,9 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
   /* a float preconditioner is another operator: "asdd+single" (double keeps the bare name, so the
    * manifests written before --precond-precision read as double) */
   snprintf(meta->precond, sizeof meta->precond, "%.8s%s", cc_precond_list[opts->precond].name,
-           opts->precond_precision == CC_PRECISION_SINGLE ? "+single" : "");
+           opts->precond_precision == CC_PRECISION_SINGLE ? "+single"
+           : opts->precond_precision == CC_PRECISION_HALF ? "+half"
+                                                          : "");
   meta->colors     = opts->colors;
   meta->asdd_iters = opts->asdd_iters;
 }

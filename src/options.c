@@ -217,6 +217,9 @@ static const opt_spec option_table[] = {
     {"restart", OPT_STRING, OFF(restart), "", CHOICES_NONE,
      "resume from the newest complete checkpoint in DIR"},
     {"timing", OPT_CHOICE, OFF(timing), "on", CHOICES_TIMING, "per-kernel timers"},
+    {"precision-reference", OPT_FLAG, OFF(precision_reference), "0", CHOICES_NONE,
+     "with --precond-precision single|half: each solve again with the double preconditioner; "
+     "the summary and report compare iterations (bound +10 %)"},
     {"roofline", OPT_FLAG, OFF(roofline), "0", CHOICES_NONE,
      "STREAM triad (arrays 4x the LLC per node) before and after each solve: roofline_fraction"},
     {"halo-overlap", OPT_CHOICE, OFF(halo_overlap), "on", CHOICES_OVERLAP,
@@ -885,6 +888,12 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
      * does not know of: taken off the limit, for the average rank */
     double owned = ceil((double)opts->mesh.nx * opts->mesh.ny * opts->mesh.nz / ranks);
     limit -= (int64_t)(owned * (27.0 * 36.0 + 36.0));
+  }
+  if (opts->precond_precision == CC_PRECISION_HALF) {
+    /* the binary16 copies (precond_sgs_half.c: 27 blocks of 9 halves, a half D^-1 and two double
+     * scales per owned node), likewise */
+    double owned = ceil((double)opts->mesh.nx * opts->mesh.ny * opts->mesh.nz / ranks);
+    limit -= (int64_t)(owned * (27.0 * 18.0 + 18.0 + 16.0));
   }
   if (limit < 1) limit = 1; /* 0 means "no limit" to the mesh library */
   cc_err err = cc_mesh_params_validate(&opts->mesh, ranks, limit);

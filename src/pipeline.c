@@ -118,8 +118,31 @@ static cc_err hook_iteration(void *ctx, int iteration, double rel_residual, int 
   return CC_OK;
 }
 
+/* --precision-reference: the solve of plan p again from x = 0 with the double preconditioner
+ * pc_double (no checkpoint, roofline or monitor); its iterations beside rec's */
+static cc_err reference_solve(const cc_run *run, const cc_mesh *mesh, const cc_bcrs *a,
+                              cc_precond *pc_double, const cc_solve_plan *p, double *b, double *x,
+                              cc_solve_record *rec)
+{
+  const cc_options *opts = &run->opts;
+  cc_krylov_opts kopts   = {.tol           = opts->tol,
+                            .maxit         = opts->maxit,
+                            .reduction     = p->reduction,
+                            .replace_every = opts->replace_every,
+                            .progress      = (cc_progress_mode)opts->progress,
+                            .unfused       = !opts->fused};
+  cc_solve_result result;
+  memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
+  CC_CALL(p->variant->solve(a, &mesh->comm, pc_double, b, x, &kopts, &result));
+  rec->iterations_double = result.iterations;
+  rec->iterations_within_bound =
+      rec->result.iterations <= CC_PRECISION_ITER_BOUND * result.iterations;
+  return CC_OK;
+}
+
 static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, const cc_ordering *ord,
-                         cc_precond *pc, const cc_precond_params *pparams, double *b)
+                         cc_precond *pc, const cc_precond_params *pparams, double *b,
+                         cc_precond *pc_double)
 {
   const cc_options *opts = &run->opts;
   cc_solve_plan plan[CC_MAX_SOLVES];
@@ -267,6 +290,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       break;
     }
     if (rec->analytic_error > run->analytic_error) run->analytic_error = rec->analytic_error;
+    if (pc_double && !opts->restart[0]) {
+      cc_stage(run, "reference: %s with the double preconditioner", label);
+      SOLVES_CALL(reference_solve(run, mesh, a, pc_double, &plan[s], b, x, rec));
+    }
 
     char name[CC_CHECK_NAME_MAX];
     snprintf(name, sizeof name, "%s_%s_converged", rec->result.solver, rec->result.reduction);
@@ -310,6 +337,7 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_bcrs a              = {0};
   cc_ordering ord        = {0};
   cc_precond *pc         = NULL;
+  cc_precond *pc_double  = NULL; /* --precision-reference */
   double *b              = NULL;
   cc_bcrs pattern        = {0};
   /* On an error: free what the pipeline holds (memory only, no communication), so that a job whose
@@ -318,7 +346,8 @@ cc_err cc_run_pipeline(cc_run *run)
   do {                                                                                             \
     cc_err pipeline_err_ = (expr);                                                                 \
     if (pipeline_err_) {                                                                           \
-      cc_precond_destroy(&pc), cc_ordering_free(&ord), cc_free(&b);                                \
+      cc_precond_destroy(&pc), cc_precond_destroy(&pc_double), cc_ordering_free(&ord);             \
+      cc_free(&b);                                                                                 \
       cc_bcrs_free(&a), cc_bcrs_free(&pattern), cc_mesh_free(&mesh);                               \
       return cc_error_push(pipeline_err_, __FILE__, __LINE__, __func__, "%s", #expr);              \
     }                                                                                              \
@@ -405,8 +434,13 @@ cc_err cc_run_pipeline(cc_run *run)
   PIPELINE_CALL(precond_memory(run, pc, comm));
 
   PIPELINE_CALL(cc_checks_symmetry(run, &a, &mesh.comm, pc));
-  PIPELINE_CALL(
-      run_solves(run, &mesh, &a, &ord, pc, &pparams, b)); /* solves keep their own timers */
+  if (opts->precision_reference && opts->precond_precision != CC_PRECISION_DOUBLE) {
+    cc_precond_params dparams = pparams; /* the same preconditioner with double blocks */
+    dparams.precision         = CC_PRECISION_DOUBLE;
+    PIPELINE_CALL(cc_precond_create(&dparams, &a, &mesh.comm, &pc_double));
+  }
+  PIPELINE_CALL(run_solves(run, &mesh, &a, &ord, pc, &pparams, b,
+                           pc_double)); /* solves keep their own timers */
 finish:
   for (int s = 0; s < run->n_solves; s++)
     timers->seconds[CC_T_SOLVE] += run->solves[s].result.seconds[CC_T_SOLVE];
@@ -426,6 +460,7 @@ finish:
   run->in_progress  = 0;
 
   cc_precond_destroy(&pc);
+  cc_precond_destroy(&pc_double);
   cc_ordering_free(&ord);
   cc_free(&b);
   cc_bcrs_free(&a);

@@ -128,6 +128,15 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_double(js, "time_s", r->time_s);
   cc_json_double(js, "time_per_iter_s", per_iter);
   cc_json_double(js, "relative_to_pcg_ar", baseline > 0 && per_iter > 0 ? per_iter / baseline : -1);
+  if (rec->iterations_double > 0) { /* --precision-reference: the same solve in double */
+    cc_json_begin_object(js, "precision_reference");
+    cc_json_int(js, "iterations_double", rec->iterations_double);
+    cc_json_double(js, "iterations_over_double",
+                   (double)r->iterations / (double)rec->iterations_double);
+    cc_json_double(js, "bound", CC_PRECISION_ITER_BOUND);
+    cc_json_bool(js, "within_bound", rec->iterations_within_bound);
+    cc_json_end_object(js);
+  }
   /* the traffic model of one iteration (solvers/traffic.c); --roofline: the triad around it */
   cc_json_begin_object(js, "modelled_bytes_per_iteration");
   cc_json_double(js, "total", rec->model_total);
@@ -330,6 +339,10 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_double(&js, "extra_bytes_per_dof",
                  (double)(run->precond_bytes - run->precond_bytes_double) / dof);
   cc_json_bool(&js, "double_matrix_kept", 1);
+  cc_json_bool(&js, "precision_reference",
+               run->opts.precision_reference && run->opts.precond_precision != CC_PRECISION_DOUBLE);
+  if (run->opts.precond_precision == CC_PRECISION_HALF)
+    cc_json_string(&js, "half_conversion", cc_half_conversion_path);
   cc_json_end_object(&js);
 
   /* stage timers: max over ranks ("timings"), and min / mean beside them */
@@ -426,6 +439,9 @@ void cc_summary_print(const cc_run *run, FILE *out)
             cc_precision_list[o->precond_precision].name,
             run->dof > 0 ? (double)(run->precond_bytes - run->precond_bytes_double) / run->dof
                          : 0.0);
+  if (o->precond_precision != CC_PRECISION_DOUBLE && !o->precision_reference)
+    fprintf(out, "  precond blocks   iterations against double not measured "
+                 "(--precision-reference runs each solve again with double blocks)\n");
   fprintf(out, "  threads          %s\n", run->topo.threads_chosen_by);
   fprintf(
       out,
@@ -499,6 +515,13 @@ void cc_summary_print(const cc_run *run, FILE *out)
           rec->triad_before[M] / 1e9, rec->triad_after[M] / 1e9, cc_roofline_bracket_of(rec, M));
     }
     fputc('\n', out);
+    if (rec->iterations_double > 0)
+      fprintf(out, "          %s precision: %d iterations, double %d (%+.1f %%)%s\n",
+              cc_precision_list[o->precond_precision].name, r->iterations, rec->iterations_double,
+              100.0 * ((double)r->iterations / rec->iterations_double - 1.0),
+              rec->iterations_within_bound
+                  ? ""
+                  : "  MORE THAN +10 %: this precision is not enough here");
     if (rec->restart_from[0])
       fprintf(out, "          resumed from %s at iteration %d\n", rec->restart_from,
               r->start_iteration);

@@ -42,8 +42,9 @@ if(TARGET cubecg-bench)
     add_test(NAME precond_bench_report_${np}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_report.py expect ${json}
                      "r['kind'] == 'kernels' and r['ranks'] == ${np} and r['nx'] == 12"
-                     "[k['name'] for k in r['kernels']] == ['spmv', 'sgs', 'asdd', 'asdd-single', 'dot', 'axpy']"
+                     "[k['name'] for k in r['kernels']] == ['spmv', 'sgs', 'asdd', 'asdd-single', 'asdd-half', 'dot', 'axpy']"
                      "r['asdd_double_over_single'] > 0"
+                     "r['asdd_double_over_half'] > 0"
                      "all(k['bytes'] > 0 and k['seconds'] > 0 and k['bytes_per_s'] > 0 for k in r['kernels'])"
                      "r['stream_triad_bytes_per_s'] > 0 and r['colors_used_min'] >= 10"
                      "r['matrix_fits_cache'] is True")

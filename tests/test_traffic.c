@@ -1,5 +1,5 @@
 /* test_traffic.c: the traffic model (solvers/traffic.c) against hand counts (issue 15 item 4):
- * a 3-row matrix written out by hand, both precisions, every preconditioner, one Alg.1 iteration;
+ * a 3-row matrix written out by hand, every precision, every preconditioner, one Alg.1 iteration;
  * the assembled cube has the (3 nx - 2)(3 ny - 2)(3 nz - 2) blocks cubecg-bench sizes its default
  * mesh with; a small triad reports a positive bandwidth on every rank. */
 #include "cc_mesh.h"
@@ -62,6 +62,15 @@ static void hand_model(void)
   EXPECT_BYTES(t.spmv, 800, "spmv stays double");
   EXPECT_BYTES(t.sgs, 760, "sgs colored single");
   EXPECT_BYTES(t.asdd, 1520 + 512 + 288, "asdd(2) single");
+
+  /* binary16 preconditioner: blocks 9 x 2 + 4 = 22 B, D^-1 18 B, two 8 B row scales per sweep
+   * SGS: 22 x 4 + (32 + 36 + 96 + 32) x 3 = 676; ASDD(2): 1352 + (22 x 8 + 24 + 96 + 72) +
+   * (96 + 8 row scale) x 3 */
+  pp.precision = CC_PRECISION_HALF;
+  TEST_CALL(cc_traffic_model(&a, &pp, &t));
+  EXPECT_BYTES(t.spmv, 800, "spmv stays double (half)");
+  EXPECT_BYTES(t.sgs, 676, "sgs colored half");
+  EXPECT_BYTES(t.asdd, 1352 + 368 + 312, "asdd(2) half");
 
   /* sequential sweep (no colors): pointers 16 B/row: 76 x 4 + 256 x 3 = 1072 */
   pp = (cc_precond_params){.name = "sgs", .asdd_iters = 1, .ordering = NULL};

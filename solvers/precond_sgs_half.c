@@ -1,0 +1,465 @@
+/* precond_sgs_half.c: the localized SGS of precond_sgs.c and ASDD's inner residual with the
+ * blocks stored in IEEE binary16 (--precond-precision half; Anzt et al., adaptive-precision block
+ * Jacobi: the Krylov method needs a fixed SPD preconditioner, not an accurate one). 18 instead of
+ * 72 B of values per 3x3 block; SpMV, the Krylov vectors and every reduction stay double.
+ *
+ * Range: binary16 holds 2^-24 .. 65504, about 40 binades, far too few for a matrix in any units.
+ * Each block row i is therefore stored scaled by its own power of two: H_ij = 2^-s_i A_ij with
+ * max_j |A_ij| 2^-s_i in [2^14, 2^15) (and D_i^-1 by its own 2^-d_i), the unscaling 2^s_i, 2^d_i
+ * kept per row in double.
+ *
+ * Exact symmetry: M^-1 must stay symmetric, so A_h must be, although rows i and j have different
+ * scales. Rounding to binary16 commutes with a power-of-2 scale only while the result is normal;
+ * below 2^-14 (subnormal) the grid is absolute. Entry (i, j) is therefore rounded on the grid of
+ * the coarser of its two rows, e = max(s_i, s_j): A_h,ij = 2^e half(2^-e A_ij), then stored in row
+ * i's scale as the half 2^(e - s_i) half(2^-e A_ij) (exact: a half times a power of 2 >= 1 stays a
+ * half below the overflow bound, which the row maximum keeps it under). Row j computes the same
+ * A_h,ji = A_h,ij, so A_h is bitwise symmetric; the scales of the halo rows come from the
+ * neighbours (one halo exchange at set-up). D^-1 is symmetric bitwise (adjugate) and one scale
+ * per block keeps it so. The sweep is then exactly the SGS of A_h, M_h = (E + L_h) E^-1 (E + U_h),
+ * E = (D_h^-1)^-1, evaluated in double, as precond_sgs_single.c does for float.
+ *
+ * Refusal: an entry that rounds to 0 although it is above the assembly's rounding noise of its
+ * rows (|A_ij| > CC_HALF_NOISE max(rowmax_i, rowmax_j)) would lose all its digits: the set-up
+ * refuses the matrix (CC_ERR_ARG, exit 2) naming the row, on every rank. Entries at the noise level
+ * flush to 0 (they carry no digits in double either).
+ *
+ * Conversions: with AVX512-FP16 (+VL) one vcvtph2pd per block column; with F16C vcvtph2ps then
+ * vcvtps2pd; without F16C (compile time) a portable scalar decoder, never chosen at run time.
+ */
+#include "cc_precond_impl.h"
+
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+
+#if defined(__F16C__) && defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#if defined(__AVX512FP16__) && defined(__AVX512VL__)
+#define CC_HALF_PATH "avx512fp16"
+#define CC_HALF_AVX512FP16 1
+#else
+#define CC_HALF_PATH "f16c"
+#endif
+#define CC_HALF_F16C 1
+#else
+#define CC_HALF_PATH "portable"
+#endif
+
+const char *const cc_half_conversion_path = CC_HALF_PATH;
+
+/* Rows between two polls of a pending reduction (as in the double and float sweeps). */
+#define CC_SGS_HALF_POLL_ROWS 4096
+
+/* Software prefetch into L2 at the float sweeps' distance in bytes (SGSF_AHEAD 128 float blocks,
+ * 4.6 KiB): 256 half blocks. */
+#define SGSH_AHEAD 256
+#define SGSH_PREFETCH(b) __builtin_prefetch((b) + 9 * SGSH_AHEAD, 0, 2)
+
+/* ------------------------------------------------------------------------------------------------
+ * binary16 <-> double, portable (the reference and the set-up's encoder of exact values)
+ * ---------------------------------------------------------------------------------------------- */
+double cc_half_to_double(uint16_t h)
+{
+  const int sign = h >> 15, expo = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  double v;
+  if (expo == 0)
+    v = ldexp((double)frac, -24); /* subnormal: frac 2^-24 */
+  else if (expo == 31)
+    v = frac ? NAN : INFINITY;
+  else
+    v = ldexp((double)(frac | 0x400), expo - 25); /* (1024 + frac) 2^(e - 15 - 10) */
+  return sign ? -v : v;
+}
+
+double cc_half_round(double x)
+{
+  if (x == 0.0 || !isfinite(x)) return x;
+  int e;
+  (void)frexp(x, &e); /* |x| in [2^(e-1), 2^e) */
+  /* 11 significant bits in the normal range (ulp 2^(e-11)), the fixed 2^-24 below 2^-14 */
+  const int ulp_exp = e - 1 >= -14 ? e - 11 : -24;
+  return ldexp(nearbyint(ldexp(x, -ulp_exp)), ulp_exp); /* ties to even (default mode) */
+}
+
+/* The bits of x, which must already be a binary16 value (cc_half_round of something in range). */
+static uint16_t half_bits_exact(double x)
+{
+  const uint16_t sign = signbit(x) ? 0x8000 : 0;
+  const double m      = fabs(x);
+  if (m == 0.0) return sign;
+  if (m < 0x1p-14) return sign | (uint16_t)(m * 0x1p24); /* subnormal: frac = m 2^24 */
+  int e;
+  const double f = frexp(m, &e); /* m = f 2^e, f in [0.5, 1) */
+  return sign | (uint16_t)((e + 14) << 10) | (uint16_t)(ldexp(f, 11) - 1024.0);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Block kernels: column-major halves [b00 b10 b20 | b01 b11 b21 | b02 b12 b22]; column c times v_c
+ * is one 4-lane FMA in double, its 4th lane the next column's first half (or the arrays' padding),
+ * never used.
+ * ---------------------------------------------------------------------------------------------- */
+#if defined(CC_HALF_F16C)
+/* 4 halves at p as 4 doubles */
+#if defined(CC_HALF_AVX512FP16)
+#define SGSH_COL(p) _mm256_cvtph_pd(_mm_castsi128_ph(_mm_loadl_epi64((const __m128i *)(p))))
+#else
+#define SGSH_COL(p) _mm256_cvtps_pd(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(p))))
+#endif
+
+#define SGSH_BLOCK_FMA(b, vj, acc0, acc1, acc2)                                                    \
+  do {                                                                                             \
+    acc0 = _mm256_fmadd_pd(SGSH_COL(b), _mm256_set1_pd((vj)[0]), acc0);                            \
+    acc1 = _mm256_fmadd_pd(SGSH_COL((b) + 3), _mm256_set1_pd((vj)[1]), acc1);                      \
+    acc2 = _mm256_fmadd_pd(SGSH_COL((b) + 6), _mm256_set1_pd((vj)[2]), acc2);                      \
+  } while (0)
+
+static inline void sgsh_store3(__m256d v4, double out[3])
+{
+  _mm_storeu_pd(out, _mm256_castpd256_pd128(v4));
+  _mm_store_sd(out + 2, _mm256_extractf128_pd(v4, 1));
+}
+
+/* out = sum_k H_k v_col(k) over the blocks k in [k0, k1) whose column is below col_end. Two blocks
+ * per step into two sets of accumulators: with one set every FMA of a row waits for the previous
+ * one (4 cycles latency), at most 0.25 blocks per cycle, 5.5 B of binary16 blocks per cycle per
+ * core, about a core's share of the memory bandwidth; two sets halve that chain. The row's sum is
+ * (even blocks) + (odd blocks), the same order on every thread count. */
+static inline void sgsh_block_row(int64_t k0, int64_t k1, const int32_t *restrict col,
+                                  const uint16_t *restrict val, int32_t col_end,
+                                  const double *restrict v, double out[3])
+{
+  __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd(), a2 = _mm256_setzero_pd();
+  __m256d b0 = _mm256_setzero_pd(), b1 = _mm256_setzero_pd(), b2 = _mm256_setzero_pd();
+  int64_t k = k0;
+  for (; k + 1 < k1 && col[k + 1] < col_end; k += 2) { /* sorted: col[k] < col[k + 1] */
+    SGSH_PREFETCH(val + 9 * k);
+    SGSH_BLOCK_FMA(val + 9 * k, v + 3 * (int64_t)col[k], a0, a1, a2);
+    SGSH_BLOCK_FMA(val + 9 * k + 9, v + 3 * (int64_t)col[k + 1], b0, b1, b2);
+  }
+  if (k < k1 && col[k] < col_end) SGSH_BLOCK_FMA(val + 9 * k, v + 3 * (int64_t)col[k], a0, a1, a2);
+  const __m256d sa = _mm256_add_pd(_mm256_add_pd(a0, a1), a2);
+  const __m256d sb = _mm256_add_pd(_mm256_add_pd(b0, b1), b2);
+  sgsh_store3(_mm256_add_pd(sa, sb), out);
+}
+
+/* q = d s, d = D_h,i column-major halves */
+static inline void sgsh_block_diag(const uint16_t *restrict d, const double s[3], double q[3])
+{
+  __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd(), a2 = _mm256_setzero_pd();
+  SGSH_BLOCK_FMA(d, s, a0, a1, a2);
+  sgsh_store3(_mm256_add_pd(_mm256_add_pd(a0, a1), a2), q);
+}
+#else
+static inline void sgsh_block_row(int64_t k0, int64_t k1, const int32_t *restrict col,
+                                  const uint16_t *restrict val, int32_t col_end,
+                                  const double *restrict v, double out[3])
+{
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+  for (int64_t k = k0; k < k1 && col[k] < col_end; k++) {
+    const uint16_t *b = val + 9 * k;
+    const double *vj  = v + 3 * (int64_t)col[k];
+    double h[9];
+    for (int e = 0; e < 9; e++) h[e] = cc_half_to_double(b[e]);
+    s0 += h[0] * vj[0] + h[3] * vj[1] + h[6] * vj[2];
+    s1 += h[1] * vj[0] + h[4] * vj[1] + h[7] * vj[2];
+    s2 += h[2] * vj[0] + h[5] * vj[1] + h[8] * vj[2];
+  }
+  out[0] = s0, out[1] = s1, out[2] = s2;
+}
+
+static inline void sgsh_block_diag(const uint16_t *restrict d, const double s[3], double q[3])
+{
+  double h[9];
+  for (int e = 0; e < 9; e++) h[e] = cc_half_to_double(d[e]);
+  q[0] = h[0] * s[0] + h[3] * s[1] + h[6] * s[2];
+  q[1] = h[1] * s[0] + h[4] * s[1] + h[7] * s[2];
+  q[2] = h[2] * s[0] + h[5] * s[1] + h[8] * s[2];
+}
+#endif
+
+/* Row i's strictly lower half blocks: the split part (l_ptr) or the blocks before the diagonal. */
+static inline void sgsh_lower(const cc_sgs *s, int64_t i, int64_t *k0, int64_t *k1,
+                              const int32_t **col, const uint16_t **val)
+{
+  const cc_bcrs *a = s->a;
+  if (a->l_ptr) {
+    *k0 = a->l_ptr[i], *k1 = a->l_ptr[i + 1], *col = a->l_col, *val = s->l_val_h;
+  } else {
+    *k0 = a->row_ptr[i], *k1 = a->diag_pos[i], *col = a->col_idx, *val = s->val_h;
+  }
+}
+
+/* y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j), y stored in z: 2^d_i D_h (r_i - 2^s_i sum H_ij y_j) */
+static inline void sgsh_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
+                                    double *restrict z)
+{
+  int64_t k0, k1;
+  const int32_t *col;
+  const uint16_t *val;
+  sgsh_lower(s, i, &k0, &k1, &col, &val);
+  double sum[3], q[3];
+  sgsh_block_row(k0, k1, col, val, INT32_MAX, z, sum);
+  const double ua = s->row_unscale[2 * i], ud = s->row_unscale[2 * i + 1];
+  const double acc[3] = {r[3 * i] - ua * sum[0], r[3 * i + 1] - ua * sum[1],
+                         r[3 * i + 2] - ua * sum[2]};
+  sgsh_block_diag(s->dinv_h + 9 * i, acc, q);
+  z[3 * i] = ud * q[0], z[3 * i + 1] = ud * q[1], z[3 * i + 2] = ud * q[2];
+}
+
+/* z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j over the internal columns: 2^(s_i + d_i) D_h sum H_ij z_j
+ */
+static inline void sgsh_backward_row(const cc_sgs *s, int64_t i, double *restrict z)
+{
+  const cc_bcrs *a = s->a;
+  double sum[3], q[3];
+  sgsh_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, s->val_h, s->n, z, sum);
+  sgsh_block_diag(s->dinv_h + 9 * i, sum, q);
+  const double u = s->row_unscale[2 * i] * s->row_unscale[2 * i + 1]; /* exact: a power of 2 */
+  z[3 * i] -= u * q[0], z[3 * i + 1] -= u * q[1], z[3 * i + 2] -= u * q[2];
+}
+
+void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
+{
+  const int n = s->n;
+  if (s->n_colors == 0) {
+    /* sequential sweep in the current numbering: forward ascending, backward descending */
+    for (int lo = 0; lo < n; lo += CC_SGS_HALF_POLL_ROWS) {
+      int hi = lo + CC_SGS_HALF_POLL_ROWS < n ? lo + CC_SGS_HALF_POLL_ROWS : n;
+      for (int64_t i = lo; i < hi; i++) sgsh_forward_row(s, i, r, z);
+      cc_exec_poll(ex);
+    }
+    for (int hi = n; hi > 0; hi -= CC_SGS_HALF_POLL_ROWS) {
+      int lo = hi - CC_SGS_HALF_POLL_ROWS > 0 ? hi - CC_SGS_HALF_POLL_ROWS : 0;
+      for (int64_t i = hi - 1; i >= lo; i--) sgsh_backward_row(s, i, z);
+      cc_exec_poll(ex);
+    }
+    return;
+  }
+  cc_sgs_sweep(s, ex, r, z, sgsh_forward_row, sgsh_backward_row);
+}
+
+/* t_i = r_i - 2^s_i sum_j H_ij z_j for the rows rows[begin..end) (rows NULL: begin..end-1) */
+static void sgsh_residual_rows(const cc_sgs *s, const int32_t *rows, const double *restrict r,
+                               const double *restrict z, double *restrict t, int begin, int end)
+{
+  const cc_bcrs *a = s->a;
+  for (int p = begin; p < end; p++) {
+    const int64_t i = rows ? rows[p] : p;
+    double lo[3]    = {0.0, 0.0, 0.0}, up[3];
+    if (a->l_ptr)
+      sgsh_block_row(a->l_ptr[i], a->l_ptr[i + 1], a->l_col, s->l_val_h, INT32_MAX, z, lo);
+    sgsh_block_row(a->row_ptr[i], a->row_ptr[i + 1], a->col_idx, s->val_h, INT32_MAX, z, up);
+    const double ua = s->row_unscale[2 * i];
+    for (int c = 0; c < 3; c++) t[3 * i + c] = r[3 * i + c] - ua * (lo[c] + up[c]);
+  }
+}
+
+int cc_sgs_residual_half_rows(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
+                              double *t, const int32_t *rows, int begin, int end,
+                              const cc_comm_table *halo)
+{
+  const int n = end - begin;
+  int rc      = MPI_SUCCESS;
+#pragma omp parallel if (n >= 512)
+  {
+    /* SpMV's schedule; the main thread tests halo's pending messages between row blocks */
+    const int nt = omp_get_num_threads(), th = omp_get_thread_num();
+    const int q = n / nt, rem = n % nt;
+    const int lo = begin + th * q + (th < rem ? th : rem), hi = lo + q + (th < rem);
+    if (th == 0) {
+      int done = halo == NULL || halo->n_neighbors == 0;
+      for (int b = lo; b < hi; b += CC_SGS_HALF_POLL_ROWS) {
+        sgsh_residual_rows(s, rows, r, z, t, b,
+                           b + CC_SGS_HALF_POLL_ROWS < hi ? b + CC_SGS_HALF_POLL_ROWS : hi);
+        if (!done && rc == MPI_SUCCESS)
+          rc = MPI_Testall(2 * halo->n_neighbors, halo->halo.req, &done, halo->halo.status);
+        cc_exec_poll(ex);
+      }
+    } else {
+      sgsh_residual_rows(s, rows, r, z, t, lo, hi);
+    }
+  }
+  return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Set-up
+ * ---------------------------------------------------------------------------------------------- */
+
+/* s with max|v| 2^-s in [2^14, 2^15) (0 for an all-zero v): the row's scale exponent */
+static int half_scale_exponent(double vmax)
+{
+  if (!(vmax > 0.0)) return 0;
+  int e;
+  (void)frexp(vmax, &e); /* vmax in [2^(e-1), 2^e) */
+  return e - 15;
+}
+
+/* max |entry| over the 9 n_blk values at v */
+static double max_abs(const double *v, int64_t n_blk)
+{
+  double m = 0.0;
+  for (int64_t k = 0; k < 9 * n_blk; k++) m = fmax(m, fabs(v[k]));
+  return m;
+}
+
+/* One block of row i (scale si, row max mi) at a column of scale sj (row max mj): dst column-major
+ * halves of 2^-si A_h with A_h rounded on the grid 2^max(si, sj). Returns -1 when fine, else the
+ * row-major position 0..8 of an entry that loses all its digits. */
+static int half_block(const double *src, int si, int sj, double mi, double mj, uint16_t *dst)
+{
+  const int e       = si > sj ? si : sj;
+  const double keep = CC_HALF_NOISE * fmax(mi, mj); /* below: the assembly's rounding noise */
+  int bad           = -1;
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      const double x = src[3 * r + c];
+      const double h = cc_half_round(ldexp(x, -e)); /* on the coarser row's grid */
+      if (h == 0.0 && fabs(x) > keep && bad < 0) bad = 3 * r + c;
+      dst[3 * c + r] = half_bits_exact(ldexp(h, e - si)); /* exact in row i's scale */
+    }
+  return bad;
+}
+
+/* n halves, then CC_SGS_FLOAT_PAD zero halves (the last column's 4-half load reads into them) */
+static cc_err half_alloc_padded(int64_t n, uint16_t **out)
+{
+  CC_CALL(cc_malloc((size_t)n + CC_SGS_FLOAT_PAD, sizeof(uint16_t), out));
+  memset(*out + n, 0, CC_SGS_FLOAT_PAD * sizeof(uint16_t));
+  return CC_OK;
+}
+
+/* the refusal: entry (r, c) of the block of local row i at local column j */
+static cc_err half_refuse(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm,
+                          int i, int j, int pos, const double *blk, int si, int sj)
+{
+  const int rank = comm ? comm->rank : 0;
+  const int orig = ord && ord->old_of_new ? ord->old_of_new[i] : i;
+  CC_FAIL(CC_ERR_ARG,
+          "--precond-precision half: block row %d (rank %d, original local id %d) cannot be "
+          "stored in binary16: entry (%d, %d) = %g of its block at column %d rounds to 0 on the "
+          "grid of scale 2^%d (rows' scales 2^%d and 2^%d: their magnitudes lie too far apart for "
+          "16 bits; use --precond-precision single or double)",
+          i, rank, orig, pos / 3, pos % 3, blk[pos], j < a->n_rows ? j : -1, si > sj ? si : sj, si,
+          sj);
+}
+
+cc_err cc_sgs_setup_half(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
+                         const cc_comm_table *comm, cc_sgs *s)
+{
+  memset(s, 0, sizeof *s);
+  const int n  = a->n_rows;
+  s->n         = n;
+  s->n_colors  = ord ? ord->n_colors : 0;
+  s->a         = a;
+  s->precision = CC_PRECISION_HALF;
+  s->a_unscale = s->d_unscale = 1.0; /* per row instead: row_unscale */
+  if (ord) {
+    CC_CHECK(ord->n_nodes == n, CC_ERR_ARG, "ordering '%s' has %d nodes, matrix has %d rows",
+             ord->kind, ord->n_nodes, n);
+    CC_CHECK(s->n_colors == 0 || (ord->color_ptr[0] == 0 && ord->color_ptr[s->n_colors] == n),
+             CC_ERR_ARG, "ordering '%s': colors cover [%d, %d), expected [0, %d)", ord->kind,
+             ord->color_ptr[0], ord->color_ptr[s->n_colors], n);
+  }
+  CC_CHECK(a->l_ptr == NULL || a->l_ptr[0] == 0, CC_ERR_ARG, "split lower part starts at %lld",
+           (long long)a->l_ptr[0]);
+  CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));
+  s->color_ptr[0] = 0;
+  for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
+  CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
+
+  CC_CALL(half_alloc_padded(9 * a->n_blocks, &s->val_h));
+  if (a->l_ptr) CC_CALL(half_alloc_padded(9 * a->l_ptr[n], &s->l_val_h));
+  CC_CALL(half_alloc_padded(9 * (int64_t)n, &s->dinv_h));
+  CC_CALL(cc_malloc(2 * (size_t)n, sizeof(double), &s->row_unscale));
+
+  /* Row maxima and scale exponents of every local node, the halo's from the neighbours: node j's
+   * (max, exponent) in rowinfo[3 j], [3 j + 1] so that a halo exchange of 3-vectors carries them */
+  const int nc    = a->n_cols;
+  double *rowinfo = NULL, *dinv = NULL;
+  cc_err err = cc_calloc(3 * (size_t)nc, sizeof(double), &rowinfo);
+  if (!err) err = cc_malloc(9 * (size_t)n, sizeof(double), &dinv);
+  if (!err)
+    err = cc_block3_invert_diagonal(a, s->n_colors, s->n_colors ? s->color_ptr : NULL, ord, comm,
+                                    dinv);
+  if (!err) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+      double m = max_abs(a->val + 9 * a->row_ptr[i], a->row_ptr[i + 1] - a->row_ptr[i]);
+      if (a->l_ptr) m = fmax(m, max_abs(a->l_val + 9 * a->l_ptr[i], a->l_ptr[i + 1] - a->l_ptr[i]));
+      rowinfo[3 * (int64_t)i]     = m;
+      rowinfo[3 * (int64_t)i + 1] = half_scale_exponent(m);
+    }
+    if (comm && comm->n_neighbors > 0) err = cc_halo_exchange(comm, rowinfo);
+  }
+  /* first touch color by color with the sweeps' static schedule; the first bad row of each rank */
+  int bad_row = INT_MAX;
+  if (!err) {
+    int one_group[2] = {0, n};
+    const int *g     = s->n_colors ? s->color_ptr : one_group;
+    const int n_g    = s->n_colors ? s->n_colors : 1;
+#pragma omp parallel reduction(min : bad_row)
+    for (int c = 0; c < n_g; c++) {
+#pragma omp for schedule(static) nowait
+      for (int i = g[c]; i < g[c + 1]; i++) {
+        const int si    = (int)rowinfo[3 * (int64_t)i + 1];
+        const double mi = rowinfo[3 * (int64_t)i];
+        int row_bad     = 0;
+        for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+          const int64_t j = a->col_idx[k];
+          row_bad |= half_block(a->val + 9 * k, si, (int)rowinfo[3 * j + 1], mi, rowinfo[3 * j],
+                                s->val_h + 9 * k) >= 0;
+        }
+        if (a->l_ptr)
+          for (int64_t k = a->l_ptr[i]; k < a->l_ptr[i + 1]; k++) {
+            const int64_t j = a->l_col[k];
+            row_bad |= half_block(a->l_val + 9 * k, si, (int)rowinfo[3 * j + 1], mi, rowinfo[3 * j],
+                                  s->l_val_h + 9 * k) >= 0;
+          }
+        /* D_i^-1: one scale for the block (symmetric stays symmetric) */
+        const double *d = dinv + 9 * (int64_t)i;
+        const double md = max_abs(d, 1);
+        const int sd    = half_scale_exponent(md);
+        row_bad |= half_block(d, sd, sd, md, md, s->dinv_h + 9 * (int64_t)i) >= 0;
+        s->row_unscale[2 * (int64_t)i]     = ldexp(1.0, si);
+        s->row_unscale[2 * (int64_t)i + 1] = ldexp(1.0, sd);
+        if (row_bad && i < bad_row) bad_row = i;
+      }
+    }
+  }
+  if (!err && bad_row != INT_MAX) {
+    /* name the first offending entry of the first offending row */
+    const int i     = bad_row;
+    const int si    = (int)rowinfo[3 * (int64_t)i + 1];
+    const double mi = rowinfo[3 * (int64_t)i];
+    uint16_t scratch[9];
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1] && !err; k++) {
+      const int64_t j = a->col_idx[k];
+      const int sj    = (int)rowinfo[3 * j + 1];
+      int pos         = half_block(a->val + 9 * k, si, sj, mi, rowinfo[3 * j], scratch);
+      if (pos >= 0) err = half_refuse(a, ord, comm, i, (int)j, pos, a->val + 9 * k, si, sj);
+    }
+    for (int64_t k = a->l_ptr ? a->l_ptr[i] : 0; a->l_ptr && k < a->l_ptr[i + 1] && !err; k++) {
+      const int64_t j = a->l_col[k];
+      const int sj    = (int)rowinfo[3 * j + 1];
+      int pos         = half_block(a->l_val + 9 * k, si, sj, mi, rowinfo[3 * j], scratch);
+      if (pos >= 0) err = half_refuse(a, ord, comm, i, (int)j, pos, a->l_val + 9 * k, si, sj);
+    }
+    if (!err) {
+      const double *d = dinv + 9 * (int64_t)i;
+      const int sd    = half_scale_exponent(max_abs(d, 1));
+      int pos         = half_block(d, sd, sd, max_abs(d, 1), max_abs(d, 1), scratch);
+      err             = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                                      "--precond-precision half: block row %d (rank %d): entry (%d, %d) = %g "
+                                                  "of its inverted diagonal block rounds to 0 in binary16 at scale 2^%d",
+                                      i, comm ? comm->rank : 0, pos / 3, pos % 3, pos >= 0 ? d[pos] : 0.0, sd);
+    }
+  }
+  cc_free(&rowinfo);
+  cc_free(&dinv);
+  /* every rank fails together (a refusal is bad input: exit 2 without MPI_Abort) */
+  if (comm) err = cc_agree(comm->comm, err);
+  CC_CHECK(err == CC_OK, err, "setting up the binary16 preconditioner blocks");
+  return CC_OK;
+}
