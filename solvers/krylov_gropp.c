@@ -177,7 +177,11 @@ static cc_err gropp_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precon
 }
 
 const cc_krylov cc_krylov_gropp = {
-    "gropp",         "Alg.4 Gropp's asynchronous PCG", 1, gropp_solve,
+    "gropp",
+    "Alg.4 Gropp's asynchronous PCG",
+    1,
+    gropp_solve,
     {1, 1, 3, 5, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
     {2, 10, 5},      /* fused: {x r u + (r,u) (r,r)}, {p s + (p,s)} */
-    {8, 15, 5}};     /* unfused: 5 x (2 reads, 1 write) + dots (p,s) (r,u) (r,r) */
+    {8, 15, 5},      /* unfused: 5 x (2 reads, 1 write) + dots (p,s) (r,u) (r,r) */
+    0};              /* deep: 0, one of the study's Alg.1-4 */

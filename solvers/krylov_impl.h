@@ -7,7 +7,8 @@
 
 #include "cc_solvers.h"
 
-#define CC_KRYLOV_MAX_VECTORS 12
+/* s-step CG at S = 10: its basis, A times it, the block directions and A times them, twice */
+#define CC_KRYLOV_MAX_VECTORS 72
 
 typedef struct {
   const char *solver;
@@ -39,6 +40,7 @@ typedef struct {
 
 /* The variants' registry entries (krylov_<name>.c; listed in cc_krylov_list). */
 extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
+extern const cc_krylov cc_krylov_plcg, cc_krylov_sstep;
 
 /* Validate the options (the reduction against the variant's registry entry), set up the solve's
  * own timers and reducer (k must not move afterwards: k->exec points into it), start CC_T_SOLVE
@@ -108,5 +110,18 @@ CC_WUR cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact);
 /* Copy a restart state into the vectors/scalars declared by decl (by name; same solver). */
 CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, const cc_state_decl *decl,
                                 double *const vectors[], double scalars[]);
+
+/* The spectrum of M^-1 A for p(l)-CG's shifts and s-step's basis: opts->spectrum_min/max when
+ * given (source "option"), else the Ritz values of the Lanczos tridiagonal built from the
+ * coefficients of up to CC_SPECTRUM_LANCZOS_STEPS PCG iterations from x = 0 (source "lanczos";
+ * counted in the solve's operations, outside its iterations). ritz[] (n_ritz of them, ascending,
+ * at most CC_SPECTRUM_LANCZOS_STEPS) are the Ritz values (the bounds alone with the option).
+ * Fills result->spectrum_* and ritz_*. */
+CC_WUR cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lmax,
+                                 double ritz[], int *n_ritz);
+/* Record a residual replacement after `iteration` in the result (count and list). */
+void cc_krylov_replaced(cc_krylov_ctx *k, int iteration);
+/* Set result->label, pipeline_depth, sstep, sstep_basis for the series key of the report. */
+void cc_krylov_label(cc_krylov_ctx *k, int pipeline_depth, int sstep, const char *basis);
 
 #endif
