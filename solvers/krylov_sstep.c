@@ -340,11 +340,10 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (!sstep_cholesky(s, q, lq)) {
       cc_solve_result *res = k->result;
       res->converged = 0, res->breakdown = 1, res->iterations = it;
-      snprintf(
-          res->failure, sizeof res->failure,
-          "breakdown at iteration %d: the block's Gram matrix P^T A P is not positive definite "
-          "(the %s basis lost rank; try a smaller --sstep or another --sstep-basis)",
-          it, cc_sstep_basis_list[kind].name);
+      snprintf(res->failure, sizeof res->failure,
+               "breakdown at iteration %d: block Gram matrix P^T A P not positive definite "
+               "(%s basis lost rank)",
+               it, cc_sstep_basis_list[kind].name);
       break;
     }
     const double cond = sstep_condition(s, q);
