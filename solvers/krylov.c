@@ -163,6 +163,22 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
     CC_CALL(err);
   }
   k->bnorm = sqrt(bb);
+  k->gap   = -1.0;
+  if (opts->replace_every == CC_REPLACE_AUTO) {
+    /* ||A||_inf = max row sum of |a_ij| (the guard's ||A||; >= ||A||_2 for symmetric A) */
+    double row_max = 0.0;
+    for (int32_t i = 0; i < a->n_rows; i++)
+      for (int d = 0; d < 3; d++) {
+        double sum = 0.0;
+        for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++)
+          for (int c = 0; c < 3; c++) sum += fabs(a->val[9 * e + 3 * d + c]);
+        if (a->l_ptr) /* the split-off lower blocks */
+          for (int64_t e = a->l_ptr[i]; e < a->l_ptr[i + 1]; e++)
+            for (int c = 0; c < 3; c++) sum += fabs(a->l_val[9 * e + 3 * d + c]);
+        if (sum > row_max) row_max = sum;
+      }
+    CC_MPI(MPI_Allreduce(&row_max, &k->gap_anorm, 1, MPI_DOUBLE, MPI_MAX, comm->comm));
+  }
   return CC_OK;
 }
 
@@ -377,9 +393,42 @@ void cc_krylov_maxit(cc_krylov_ctx *k, int iteration)
            res->rel_residual, k->opts->tol);
 }
 
-int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration)
+int cc_krylov_replace_due(cc_krylov_ctx *k, int iteration)
 {
-  return k->opts->replace_every > 0 && iteration % k->opts->replace_every == 0;
+  int due = k->opts->replace_every == CC_REPLACE_AUTO
+                ? k->gap_due
+                : k->opts->replace_every > 0 && iteration % k->opts->replace_every == 0;
+  if (due) cc_krylov_replaced(k, iteration);
+  if (due) k->gap_due = 0, k->gap = -1.0; /* the estimate restarts at the next update */
+  return due;
+}
+
+int cc_krylov_gap_dot(cc_krylov_ctx *k, const double *x, double *slot)
+{
+  if (k->opts->replace_every != CC_REPLACE_AUTO) return 0;
+  cc_timer_token t0 = cc_timer_start_n(k->timers, CC_T_DOT, 0);
+  *slot             = cc_dot_local(&k->exec, k->n, x, x); /* (x, x) */
+  cc_timer_stop(k->timers, t0);
+  cc_krylov_traffic_add(k, 1, 1, 0);
+  return 1;
+}
+
+void cc_krylov_gap_update(cc_krylov_ctx *k, int recurrences, double xx, double rr)
+{
+  if (k->opts->replace_every != CC_REPLACE_AUTO) return;
+  const double eps = DBL_EPSILON / 2.0, xnorm = sqrt(fabs(xx)), rnorm = sqrt(fabs(rr));
+  const double local = eps * (k->gap_anorm * xnorm + rnorm); /* one iteration's rounding */
+  if (k->gap < 0.0) {                                        /* start, or just replaced */
+    k->gap = local;
+  } else {
+    k->gap_prev = k->gap;
+    k->gap += recurrences * local;
+    const double bound = sqrt(eps);
+    if (k->gap_prev <= bound * k->gap_rnorm_prev && k->gap > bound * rnorm) k->gap_due = 1;
+  }
+  k->gap_rnorm_prev = rnorm;
+  const double rel  = k->gap / (k->bnorm > 0.0 ? k->bnorm : 1.0);
+  if (rel > k->result->gap_estimate_max) k->result->gap_estimate_max = rel;
 }
 
 void cc_krylov_replaced(cc_krylov_ctx *k, int iteration)

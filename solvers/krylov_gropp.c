@@ -123,7 +123,7 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_breakdown(k, it, "alpha", alpha)) return CC_OK;
     it++;
     const int replace = cc_krylov_replace_due(k, it);
-    double g[2]; /* reduction 2: {gamma_{i+1}, |r_{i+1}|^2} */
+    double g[3]; /* reduction 2: {gamma_{i+1}, |r_{i+1}|^2}, (x,x) with the guard */
     /* fused: the dots ride along with the update unless replacement recomputes r and u */
     const int fuse = !k->unfused && !replace;
     if (k->unfused) {
@@ -139,9 +139,11 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     }
     if (!fuse)
       cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
-    CC_CALL(cc_krylov_post(k, g, 2, &red));
+    const int n_red = 2 + cc_krylov_gap_dot(k, x, &g[2]);
+    CC_CALL(cc_krylov_post(k, g, n_red, &red));
     CC_CALL(cc_spmv(&k->exec, a, comm, u, w)); /* w_{i+1} = A u_{i+1}, overlapped */
-    CC_CALL(cc_krylov_wait(k, g, 2, &red));
+    CC_CALL(cc_krylov_wait(k, g, n_red, &red));
+    cc_krylov_gap_update(k, 2, g[2], g[1]); /* r's error comes through s: 2 recurrences */
     if (cc_krylov_converged(k, it, g[1])) return CC_OK;
     if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
     double beta = g[0] / gamma; /* beta_{i+1} = gamma_{i+1} / gamma_i */

@@ -34,6 +34,10 @@ typedef struct {
   int64_t first_traffic[3], last_traffic[3];
   int n_vec;
   double *vec[CC_KRYLOV_MAX_VECTORS];
+  /* --replace-every auto: ||A||_inf, the estimated gap |b - A x - r| and the previous iteration's
+   * bound and |r| (Van der Vorst & Ye's crossing test), and a replacement due at the next check */
+  double gap_anorm, gap, gap_prev, gap_rnorm_prev;
+  int gap_due;
   int inject_it;       /* test seam CUBECG_KRYLOV_INJECT: poison r after this iteration, -1 off */
   double inject_value; /* NaN or Inf */
 } cc_krylov_ctx;
@@ -93,8 +97,21 @@ int cc_krylov_breakdown(cc_krylov_ctx *k, int iteration, const char *what, doubl
 int cc_krylov_converged(cc_krylov_ctx *k, int iteration, double rr);
 /* Set the maxit failure text. */
 void cc_krylov_maxit(cc_krylov_ctx *k, int iteration);
-/* 1 when residual replacement is due after `iteration` completed iterations. */
-int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration);
+/* 1 when residual replacement is due after `iteration` completed iterations (every N, or with
+ * --replace-every auto when the guard asked for it); records the replacement in the result. Call
+ * once per iteration. */
+int cc_krylov_replace_due(cc_krylov_ctx *k, int iteration);
+/* The residual-gap guard (--replace-every auto; a simplified form of the bound of Cools et al.,
+ * SIAM J. Matrix Anal. Appl. 2018): each iteration's local rounding error, eps (||A|| |x| + |r|),
+ * reaches r through `recurrences` coupled recurrences (pcg 1: r; cgcg, gropp 2: r and s; pipecg
+ * 4: r, s, w, z), and the gap estimate accumulates them. A replacement is due when the estimate
+ * crosses sqrt(eps) |r| (Van der Vorst & Ye 2000: gap_{i-1} <= sqrt(eps) |r_{i-1}| and
+ * gap_i > sqrt(eps) |r_i|); after it the estimate restarts from eps (||A|| |x| + |r|).
+ * cc_krylov_gap_dot puts the local (x, x) into *slot and returns 1 with auto (the value rides in
+ * the variant's reduction of |r|^2), 0 otherwise; cc_krylov_gap_update takes the reduced (x, x)
+ * and |r|^2. */
+int cc_krylov_gap_dot(cc_krylov_ctx *k, const double *x, double *slot);
+void cc_krylov_gap_update(cc_krylov_ctx *k, int recurrences, double xx, double rr);
 
 /* End of a completed iteration, where the state is the one the loop restarts from: records the
  * operation counts (result->ops_per_iteration), then checkpoints the state (pointers to the live

@@ -112,11 +112,13 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     }
     if (replace) CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
     CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u));     /* u_{i+1} = M^-1 r_{i+1} */
-    double g[2];                                          /* reduction 2: {(r,u), |r|^2} */
+    double g[3]; /* reduction 2: {(r,u), |r|^2}, (x,x) with the guard (x_i when x is pending) */
     cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
-    CC_CALL(cc_krylov_post(k, g, 2, &red));
-    CC_CALL(cc_krylov_wait(k, g, 2, &red));
-    double beta = g[0] / rho; /* beta = (r_{i+1},u_{i+1}) / (r_i,u_i) */
+    const int n_red = 2 + cc_krylov_gap_dot(k, x, &g[2]);
+    CC_CALL(cc_krylov_post(k, g, n_red, &red));
+    CC_CALL(cc_krylov_wait(k, g, n_red, &red));
+    cc_krylov_gap_update(k, 1, g[2], g[1]); /* r's own recurrence */
+    double beta = g[0] / rho;               /* beta = (r_{i+1},u_{i+1}) / (r_i,u_i) */
     if (cc_krylov_converged(k, it, g[1]) || cc_krylov_breakdown(k, it, "(r,u)", g[0]) ||
         cc_krylov_breakdown(k, it, "beta", beta)) {
       if (x_pending) cc_krylov_axpy(k, alpha, p, x); /* x_{i+1} = x_i + alpha p_i */
