@@ -419,12 +419,16 @@ void cc_krylov_gap_update(cc_krylov_ctx *k, int recurrences, double xx, double r
   const double eps = DBL_EPSILON / 2.0, xnorm = sqrt(fabs(xx)), rnorm = sqrt(fabs(rr));
   const double local = eps * (k->gap_anorm * xnorm + rnorm); /* one iteration's rounding */
   if (k->gap < 0.0) {                                        /* start, or just replaced */
-    k->gap = local;
+    k->gap = k->gap_init = local;
   } else {
     k->gap_prev = k->gap;
     k->gap += recurrences * local;
     const double bound = sqrt(eps);
-    if (k->gap_prev <= bound * k->gap_rnorm_prev && k->gap > bound * rnorm) k->gap_due = 1;
+    /* the crossing, and a gap grown past 1.1 times its value after the last replacement (Van der
+     * Vorst & Ye's d_init: replacing again could not make it smaller) */
+    if (k->gap_prev <= bound * k->gap_rnorm_prev && k->gap > bound * rnorm &&
+        k->gap > 1.1 * k->gap_init)
+      k->gap_due = 1;
   }
   k->gap_rnorm_prev = rnorm;
   const double rel  = k->gap / (k->bnorm > 0.0 ? k->bnorm : 1.0);

@@ -36,7 +36,7 @@ typedef struct {
   double *vec[CC_KRYLOV_MAX_VECTORS];
   /* --replace-every auto: ||A||_inf, the estimated gap |b - A x - r| and the previous iteration's
    * bound and |r| (Van der Vorst & Ye's crossing test), and a replacement due at the next check */
-  double gap_anorm, gap, gap_prev, gap_rnorm_prev;
+  double gap_anorm, gap, gap_prev, gap_rnorm_prev, gap_init;
   int gap_due;
   int inject_it;       /* test seam CUBECG_KRYLOV_INJECT: poison r after this iteration, -1 off */
   double inject_value; /* NaN or Inf */
