@@ -550,9 +550,15 @@ cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lma
     }
     cc_free(&r), cc_free(&u), cc_free(&p), cc_free(&s);
     CC_CALL(err);
-    CC_CHECK(steps >= 1, CC_ERR_NUMERIC,
-             "%s: no PCG step for the Lanczos spectrum estimate ((r,u) or (Ap,p) not positive)",
-             k->solver);
+    if (steps < 1) { /* A or M^-1 not SPD: a breakdown of the solve, like CG's own */
+      res->converged = 0, res->breakdown = 1;
+      snprintf(res->failure, sizeof res->failure,
+               "breakdown at iteration %d: Lanczos spectrum estimate: (r,u) or (Ap,p) is not "
+               "positive",
+               k->start);
+      *lmin = *lmax = 0.0, *n_ritz = 0;
+      return CC_OK;
+    }
     double d[CC_SPECTRUM_LANCZOS_STEPS], e[CC_SPECTRUM_LANCZOS_STEPS];
     for (int j = 0; j < steps; j++) {
       d[j] = 1.0 / alpha[j] + (j ? beta[j] / alpha[j - 1] : 0.0);

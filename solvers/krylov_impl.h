@@ -133,7 +133,8 @@ CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, const cc_state_decl *decl,
  * coefficients of up to CC_SPECTRUM_LANCZOS_STEPS PCG iterations from x = 0 (source "lanczos";
  * counted in the solve's operations, outside its iterations). ritz[] (n_ritz of them, ascending,
  * at most CC_SPECTRUM_LANCZOS_STEPS) are the Ritz values (the bounds alone with the option).
- * Fills result->spectrum_* and ritz_*. */
+ * Fills result->spectrum_* and ritz_*. A or M^-1 not SPD (no PCG step possible): CC_OK with
+ * result->breakdown set (the caller returns). */
 CC_WUR cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lmax,
                                  double ritz[], int *n_ritz);
 /* Record a residual replacement after `iteration` in the result (count and list). */

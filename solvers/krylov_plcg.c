@@ -338,6 +338,10 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
   int n_ritz = 0;
   if (!err) err = cc_krylov_spectrum(k, b, &lmin, &lmax, ritz, &n_ritz);
+  if (!err && k->result->breakdown) {
+    cc_free(&c);
+    return CC_OK;
+  }
   /* Chebyshev nodes of [lmin, lmax]: sigma_i = (lmax + lmin)/2 + (lmax - lmin)/2 cos((2i+1) pi/2l)
    */
   for (int i = 0; i < l && !err; i++)
@@ -350,9 +354,10 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){c->t}, &bnat);
     err = cc_reduce_blocking(&k->reducer, &bnat, 1);
   }
-  if (!err && !(bnat > 0.0))
-    err = cc_error_push(CC_ERR_NUMERIC, __FILE__, __LINE__, __func__,
-                        "plcg: (b, M^-1 b) = %g is not positive: M^-1 is not SPD", bnat);
+  if (!err && cc_krylov_breakdown(k, k->start, "(b, M^-1 b)", bnat)) {
+    cc_free(&c);
+    return CC_OK;
+  }
   bnat = sqrt(bnat);
   if (!err) {
     int exact;

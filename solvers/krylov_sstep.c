@@ -250,6 +250,10 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
   int n_ritz = 0;
   if (!err && kind != CC_SSTEP_MONOMIAL && s > 1) /* the shifts need the spectrum */
     err = cc_krylov_spectrum(k, b, &lmin, &lmax, ritz, &n_ritz);
+  if (!err && k->result->breakdown) {
+    cc_free(&c);
+    return CC_OK;
+  }
   if (!err) sstep_basis_make(&c->basis, kind, s, lmin, lmax, ritz, n_ritz);
   if (!err) {
     int exact;
@@ -306,7 +310,7 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
     last_recorded = it;
     last_rel      = k->result->rel_residual;
     if (stop) break;
-    if (it >= o->maxit) {
+    if (it + s > o->maxit) { /* maxit bounds the iteration index: the last whole block */
       cc_krylov_maxit(k, it);
       break;
     }
@@ -389,6 +393,6 @@ const cc_krylov cc_krylov_sstep = {
     sstep_solve,
     {1, 1, 4, 4, 1}, /* S = 1 (Table 1 holds integers; per iteration at S: dots (3S^2+3S+2)/2S,
                       * axpy (3S+1)/S, reductions 1/S, measured in ops_per_iteration) */
-    {6, 10, 4},      /* S = 1: basis, dots, P, AP, r, x passes */
-    {6, 10, 4},      /* one path: fused = unfused */
+    {5, 12, 4},      /* S = 1: dots, P, AP, r, x passes */
+    {5, 12, 4},      /* one path: fused = unfused */
     1};
