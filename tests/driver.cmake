@@ -33,7 +33,15 @@ set(BAD_CASES
     "ordering|--ordering spiral|spiral"
     "pcg_iar|--solver pcg --reduction iar|pcg"
     "tol|--tol -1|tol"
-    "box_mismatch|--px 3 --py 1 --pz 1|px|3")
+    "box_mismatch|--px 3 --py 1 --pz 1|px|3"
+    "pipeline_depth_9|--solver plcg --pipeline-depth 9|pipeline-depth 9"
+    "pipeline_depth_0|--pipeline-depth 0|pipeline-depth 0"
+    "sstep_11|--solver sstep --sstep 11|sstep 11"
+    "sstep_0|--sstep 0|sstep 0"
+    "spectrum_bounds_order|--spectrum-bounds 2,1|spectrum-bounds '2,1'"
+    "spectrum_bounds_text|--spectrum-bounds abc|spectrum-bounds 'abc'"
+    "sstep_basis|--sstep-basis power|power"
+    "replace_every_text|--replace-every sometimes|sometimes")
 foreach(case ${BAD_CASES})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
