@@ -344,6 +344,7 @@ typedef struct {
   double spectrum_min, spectrum_max, ritz_min, ritz_max;
   char spectrum_source[12];
   int spectrum_steps;
+  double spectrum_seconds; /* wall time of the estimate (inside time_s; not an iteration's) */
   int sqrt_breakdowns;    /* p(l)-CG: restarts after a square-root breakdown */
   int natural_iteration;  /* p(l)-CG: iteration where the natural-norm estimate fell below tol */
   double basis_condition; /* s-step: largest condition estimate of a block's Gram matrix */

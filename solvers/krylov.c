@@ -498,6 +498,7 @@ cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lma
 {
   const cc_krylov_opts *o = k->opts;
   cc_solve_result *res    = k->result;
+  const double started    = MPI_Wtime();
   if (o->spectrum_max > 0.0) {
     *lmin = o->spectrum_min, *lmax = o->spectrum_max;
     ritz[0] = *lmin, ritz[1] = *lmax, *n_ritz = 2;
@@ -574,6 +575,7 @@ cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lma
     res->spectrum_steps = steps;
     snprintf(res->spectrum_source, sizeof res->spectrum_source, "lanczos");
   }
+  res->spectrum_seconds = MPI_Wtime() - started;
   res->spectrum_min = *lmin, res->spectrum_max = *lmax;
   res->ritz_min = ritz[0], res->ritz_max = ritz[*n_ritz - 1];
   return CC_OK;

@@ -188,6 +188,15 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
         for (int m = 1; m < l; m++) plcg_scale(k, 1.0 / beta, c->y[m][0]);
         memcpy(c->v[0], c->z[0], (size_t)k->n * sizeof(double));
         G(0, 0) = 1.0;
+        /* the cycle's start: natural residual beta of x (iteration `base` in the history) */
+        const double rel0 = beta / bnat;
+        if (rel0 < k->opts->tol && !*confirm) { /* below tol already: the true test decides */
+          *confirm                     = 1;
+          k->result->natural_iteration = base;
+        } else if (!*confirm && cc_krylov_converged(k, base, rel0 * rel0 * k->bnorm * k->bnorm)) {
+          CC_CALL(plcg_drain(c));
+          return CC_OK; /* a breakdown of the recorded |r| */
+        }
       }
       /* the column posted l iterations ago: rows max(0, cc - l) .. cc */
       const int first_row = cc - l > 0 ? cc - l : 0;

@@ -127,6 +127,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_double(js, "ritz_min", r->ritz_min);
     cc_json_double(js, "ritz_max", r->ritz_max);
     cc_json_int(js, "lanczos_steps", r->spectrum_steps);
+    cc_json_double(js, "seconds", r->spectrum_seconds); /* inside time_s, before iteration 0 */
     cc_json_end_object(js);
   }
   if (r->pipeline_depth > 0) {

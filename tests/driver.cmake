@@ -382,9 +382,9 @@ foreach(np 1 2 4)
   add_test(NAME driver_fused_report_np${np}
            COMMAND ${CHECK} expect ${OUT}/fused1_np${np}.json
                    "all(s['fused'] for s in r['solves']) and r['parameters']['fused'] == 1"
-                   "all(s['ops_per_iteration']['dot'] == 3 for s in r['solves'])"
+                   "all(s['ops_per_iteration']['dot'] == 3 for s in r['solves'] if s['solver'] not in ('plcg', 'sstep'))"
                    "all(s['vector_traffic']['reads'] >= v['vector_traffic']['fused']['reads'] for s in r['solves'] for v in r['available']['variants'] if v['name'] == s['solver'])"
-                   "all(v['vector_traffic']['fused']['reads'] + v['vector_traffic']['fused']['writes'] < v['vector_traffic']['unfused']['reads'] + v['vector_traffic']['unfused']['writes'] for v in r['available']['variants'])")
+                   "all(v['vector_traffic']['fused']['reads'] + v['vector_traffic']['fused']['writes'] < v['vector_traffic']['unfused']['reads'] + v['vector_traffic']['unfused']['writes'] for v in r['available']['variants'] if v['name'] not in ('plcg', 'sstep'))")
   set_tests_properties(driver_fused_same_history_np${np} driver_fused_report_np${np}
                        PROPERTIES FIXTURES_REQUIRED fused_np${np})
 endforeach()
