@@ -94,12 +94,13 @@ void cc_vec_sub(const cc_exec *ex, int64_t n, const double *x, const double *y,
 void cc_vec_zero(int64_t n, double *x);
 
 /* ------------------------------------------------------------------------------------------------
- * Global reductions (sum of n <= 8 doubles). AR: blocking MPI_Allreduce. IAR: MPI_Iallreduce posted
- * by cc_reduce_begin, completed by cc_reduce_end. cc_reduce_poll (the kernels' poll hook, through
- * cc_exec) is called by kernels between row blocks / colors when progress mode is poll. An injected
- * latency makes a reduction complete no earlier than latency_us after it was posted (simulated
- * network; the report labels it). The settings, the pending request, the first poll error and
- * the poll count live in a cc_reducer owned by the caller (a solve's context).
+ * Global reductions (sum of n <= CC_REDUCE_MAX doubles). AR: blocking MPI_Allreduce. IAR:
+ * MPI_Iallreduce posted by cc_reduce_begin, completed by cc_reduce_end. cc_reduce_poll (the
+ * kernels' poll hook, through cc_exec) is called by kernels between row blocks / colors when
+ * progress mode is poll. An injected latency makes a reduction complete no earlier than latency_us
+ * after it was posted (simulated network; the report labels it). The settings, the pending request,
+ * the first poll error and the poll count live in a cc_reducer owned by the caller (a solve's
+ * context).
  * ---------------------------------------------------------------------------------------------- */
 typedef enum { CC_REDUCTION_AR, CC_REDUCTION_IAR, CC_REDUCTION_COUNT } cc_reduction_mode;
 typedef enum { CC_PROGRESS_NONE, CC_PROGRESS_POLL, CC_PROGRESS_COUNT } cc_progress_mode;
@@ -112,12 +113,14 @@ typedef struct {
 extern const cc_mode_kind cc_reduction_list[CC_REDUCTION_COUNT];
 extern const cc_mode_kind cc_progress_list[CC_PROGRESS_COUNT];
 
+/* values one reduction may sum: s-step CG's Gram blocks at S = 10 (2 S^2 + 2 S + 1 = 221) */
+#define CC_REDUCE_MAX 256
 typedef struct {
-  MPI_Comm    comm;
+  MPI_Comm comm;
   MPI_Request request;
-  int         active;
-  double      posted_at;
-  double      buffer[8];
+  int active;
+  double posted_at;
+  double buffer[CC_REDUCE_MAX];
 } cc_reduction;
 
 typedef struct {
@@ -145,24 +148,24 @@ void cc_reduce_poll(void *rd);
  * are permuted in and out with the helpers below.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
-  char  kind[16];          /* "natural", "rcm", "mc", "cm-rcm" */
-  int   colors_requested;  /* K */
-  int   n_colors;          /* colors actually used (0: sequential sweep, no independent sets) */
-  int   n_levels;          /* RCM levels (rcm, cm-rcm) */
-  int   n_nodes;           /* internal nodes */
-  int  *color_ptr;         /* [n_colors + 1] node ranges in the new numbering */
-  int  *new_of_old;        /* [n_nodes] */
-  int  *old_of_new;        /* [n_nodes] */
+  char kind[16];        /* "natural", "rcm", "mc", "cm-rcm" */
+  int colors_requested; /* K */
+  int n_colors;         /* colors actually used (0: sequential sweep, no independent sets) */
+  int n_levels;         /* RCM levels (rcm, cm-rcm) */
+  int n_nodes;          /* internal nodes */
+  int *color_ptr;       /* [n_colors + 1] node ranges in the new numbering */
+  int *new_of_old;      /* [n_nodes] */
+  int *old_of_new;      /* [n_nodes] */
   /* CM-RCM's levels (NULL for the other orderings): color c holds levels c, c + K, c + 2K ... in
    * that order, and a node's neighbours lie a few levels away, in other colors. A color-by-color
    * pass therefore meets each vector entry once per neighbouring color, each time after a whole
    * color of the matrix has gone through the cache; visiting the levels in ascending order
    * instead keeps the few levels a row reads in cache (issue 15). */
-  int     *level_first;    /* [n_levels] new id of the first node of each level */
-  int32_t *level_order;    /* [n_nodes] new ids level by level (SpMV: any row order, same y) */
+  int *level_first;     /* [n_levels] new id of the first node of each level */
+  int32_t *level_order; /* [n_nodes] new ids level by level (SpMV: any row order, same y) */
   /* [n_colors] blocks of K levels by which color c's chunks lag (sgs_schedule.c): a coupled
    * lower-color node of a level in block t lies in a block <= t + shift[c] - shift[c'] */
-  int     *level_shift;
+  int *level_shift;
 } cc_ordering;
 
 CC_WUR cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ordering *ord);
@@ -171,7 +174,7 @@ struct cc_graph;
 typedef struct {
   const char *name;
   const char *description;
-  int         needs_colors; /* colors >= 2 */
+  int needs_colors; /* colors >= 2 */
   cc_err (*create)(const struct cc_graph *g, int colors, cc_ordering *ord);
 } cc_ordering_kind;
 extern const cc_ordering_kind cc_ordering_list[];
@@ -179,10 +182,10 @@ extern const cc_ordering_kind cc_ordering_list[];
 CC_WUR cc_err cc_ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *comm);
 /* Only the communication table's export items, for a matrix assembled in the new order by its
  * producer (cc_mesh_assemble_ordered): no second copy of the matrix is ever held. */
-void          cc_ordering_apply_comm(const cc_ordering *ord, cc_comm_table *comm);
-void          cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new);
-void          cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old);
-void          cc_ordering_free(cc_ordering *ord);
+void cc_ordering_apply_comm(const cc_ordering *ord, cc_comm_table *comm);
+void cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new);
+void cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old);
+void cc_ordering_free(cc_ordering *ord);
 
 /* ------------------------------------------------------------------------------------------------
  * Preconditioners: z = M^-1 r on internal DOFs (r, z of length 3*n_cols). Chosen by name.
@@ -202,13 +205,13 @@ extern const cc_mode_kind cc_precision_list[CC_PRECISION_COUNT];
 extern const char *const cc_half_conversion_path;
 
 typedef struct {
-  const char        *name;      /* "asdd", "sgs", "jacobi", "none" */
-  int                asdd_iters; /* >= 1; default 2 */
-  const cc_ordering *ordering;   /* colors for the multicolor sweep (NULL: natural sequential) */
-  cc_precision       precision;  /* default (0) double */
+  const char *name;            /* "asdd", "sgs", "jacobi", "none" */
+  int asdd_iters;              /* >= 1; default 2 */
+  const cc_ordering *ordering; /* colors for the multicolor sweep (NULL: natural sequential) */
+  cc_precision precision;      /* default (0) double */
   /* CM-RCM sweeps (sgs_schedule.c): rows per chunk of levels; 0 = CC_SGS_CHUNK_ROWS, -1 = color
    * by color (Nakajima's order; the same bits either way) */
-  int                sweep_chunk_rows;
+  int sweep_chunk_rows;
 } cc_precond_params;
 
 typedef struct cc_precond cc_precond;
@@ -226,10 +229,10 @@ struct cc_precond {
 typedef cc_err (*cc_precond_create_fn)(const cc_precond_params *params, const cc_bcrs *a,
                                        const cc_comm_table *comm, cc_precond *pc);
 typedef struct {
-  const char          *name;
-  const char          *description;
+  const char *name;
+  const char *description;
   cc_precond_create_fn create;
-  int                  has_single; /* 1: has the single and half forms (--precond-precision) */
+  int has_single; /* 1: has the single and half forms (--precond-precision) */
 } cc_precond_kind;
 extern const cc_precond_kind cc_precond_list[];
 
@@ -248,6 +251,27 @@ void cc_precond_destroy(cc_precond **pc);
 typedef cc_state cc_solver_state;
 
 typedef cc_err (*cc_checkpoint_fn)(void *ctx, const cc_solver_state *state);
+
+/* cc_krylov_opts.replace_every: replace when the estimated gap |b - A x - r| / |b| (the rounding
+ * error bound of Cools et al. 2018, accumulated per iteration) reaches sqrt(eps) tol-wise; see
+ * cc_krylov_gap in krylov_impl.h */
+#define CC_REPLACE_AUTO (-1)
+/* the residual replacements a result lists one by one (more are counted, not listed) */
+#define CC_MAX_REPLACEMENTS 64
+#define CC_PLCG_MAX_DEPTH 8
+#define CC_SSTEP_MAX 10
+/* PCG iterations whose coefficients give the Lanczos estimate of M^-1 A's spectrum */
+#define CC_SPECTRUM_LANCZOS_STEPS 20
+/* The polynomials of the s-step basis v_{j+1} = (M^-1 A - theta_j) v_j / scale_j: monomial
+ * (theta = 0, the reference), Chebyshev (shifted and scaled to [lambda_min, lambda_max]) or Newton
+ * (theta = Leja-ordered Ritz values). Names in cc_sstep_basis_list. */
+typedef enum {
+  CC_SSTEP_CHEBYSHEV = 0,
+  CC_SSTEP_NEWTON,
+  CC_SSTEP_MONOMIAL,
+  CC_SSTEP_BASIS_COUNT
+} cc_sstep_basis;
+extern const cc_mode_kind cc_sstep_basis_list[CC_SSTEP_BASIS_COUNT];
 /* Called once per completed iteration (same iterations on every rank, after the checkpoint when
  * one is due) with the latest recursive |r|/|b|. Setting *stop (the same value on every rank: the
  * callback must agree collectively) ends the solve there: a last checkpoint is written when a
@@ -256,41 +280,49 @@ typedef cc_err (*cc_checkpoint_fn)(void *ctx, const cc_solver_state *state);
 typedef cc_err (*cc_monitor_fn)(void *ctx, int iteration, double rel_residual, int *stop);
 
 typedef struct {
-  double            tol;           /* |r|/|b| < tol; default 1e-8 */
-  int               maxit;         /* default 20000 */
+  double tol; /* |r|/|b| < tol; default 1e-8 */
+  int maxit;  /* default 20000 */
   cc_reduction_mode reduction;
-  int               replace_every; /* residual replacement period (0 = off); default 50 */
-  cc_checkpoint_fn  checkpoint;    /* called every checkpoint_every iterations, NULL = never */
-  void             *checkpoint_ctx;
-  int               checkpoint_every;
+  int replace_every;           /* residual replacement period (0 = off); default 50 */
+  cc_checkpoint_fn checkpoint; /* called every checkpoint_every iterations, NULL = never */
+  void *checkpoint_ctx;
+  int checkpoint_every;
   const cc_solver_state *restart; /* resume from this state (NULL = x0 = 0) */
-  cc_monitor_fn     monitor;       /* per-iteration hook (NULL = none) */
-  void             *monitor_ctx;
+  cc_monitor_fn monitor;          /* per-iteration hook (NULL = none) */
+  void *monitor_ctx;
   /* The solve's reduction settings (each solve its own: nothing process-wide). */
-  cc_progress_mode  progress;          /* poll: kernels MPI_Test the pending IAR; default none */
-  double            inject_latency_us; /* simulated reduction latency (>= 0); default 0 */
-  int               count_only;        /* 1: the solve's timers count, never read the clock */
+  cc_progress_mode progress; /* poll: kernels MPI_Test the pending IAR; default none */
+  double inject_latency_us;  /* simulated reduction latency (>= 0); default 0 */
+  int count_only;            /* 1: the solve's timers count, never read the clock */
   /* Where the solve times and counts (zeroed when it starts; callbacks may read it while it
    * runs): NULL = a table of the solve's own. Never shared by two solves running at once. */
-  cc_timers        *timers;
+  cc_timers *timers;
   /* 1: the reference path, one pass over memory per Table-1 operation (each AXPY-type update and
    * each local dot its own sweep; --fused 0). 0 (default): the fused passes of each variant (its
    * updates and the local dots that follow them in one sweep, where the algorithm allows). Both
    * compute the same values element by element and the dots with the same OpenMP reductions. */
-  int               unfused;
+  int unfused;
   /* Recursive |r|/|b| of every iteration the solve checks (history[j] for iteration start + j;
    * the last one is result->rel_residual), at most history_cap values; NULL = not recorded. */
-  double           *history;
-  int               history_cap;
+  double *history;
+  int history_cap;
+  /* p(l)-CG: pipeline depth L (1..CC_PLCG_MAX_DEPTH; 0 = 2) and the spectrum of M^-1 A its
+   * Chebyshev shifts cover ([spectrum_min, spectrum_max]; both 0 = estimated by Lanczos from the
+   * coefficients of CC_SPECTRUM_LANCZOS_STEPS PCG iterations run before the solve) */
+  int pipeline_depth;
+  double spectrum_min, spectrum_max;
+  /* s-step CG: steps per block S (1..CC_SSTEP_MAX; 0 = 4) and the basis' polynomials */
+  int sstep;
+  cc_sstep_basis sstep_basis;
 } cc_krylov_opts;
 
 typedef struct {
-  char    solver[16];
-  char    reduction[8];
-  int     iterations;
-  int     converged;
-  char    failure[160];       /* breakdown / maxit reason, "" when converged */
-  int     breakdown;          /* 1: stopped on a NaN, overflowed, subnormal or non-positive value
+  char solver[16];
+  char reduction[8];
+  int iterations;
+  int converged;
+  char failure[160];          /* breakdown / maxit reason, "" when converged */
+  int breakdown;              /* 1: stopped on a NaN, overflowed, subnormal or non-positive value
                                * (failure says which): a numerical error, not a slow solve */
   double rel_residual;        /* recursive |r|/|b| */
   double true_rel_residual;   /* |b - A x| / |b| after the solve */
@@ -304,12 +336,31 @@ typedef struct {
   /* Operation counts per iteration measured inside the loop, between the end of the first and of
    * the last completed iteration (set-up, the final convergence check and the true residual
    * excluded; residual replacement amortised): Table 1 as run. 0 with fewer than 2 iterations. */
-  double  ops_per_iteration[CC_T_COUNT];
+  double ops_per_iteration[CC_T_COUNT];
   /* Vector traffic per iteration measured the same way (see cc_krylov_traffic): full-vector
    * passes, doubles read and written per DOF by the vector kernels; residual replacement
    * amortised. With replace_every 0 these are the registry's vector_fused / vector_unfused. */
-  double  vector_passes_per_iteration, vector_reads_per_iteration, vector_writes_per_iteration;
-  int     history_len; /* values written to opts->history (<= history_cap) */
+  double vector_passes_per_iteration, vector_reads_per_iteration, vector_writes_per_iteration;
+  int history_len; /* values written to opts->history (<= history_cap) */
+  /* The series this solve belongs to: the solver's name, or "plcg-l<L>", "sstep-s<S>". */
+  char label[24];
+  int pipeline_depth;   /* p(l)-CG's L (0 for the other variants) */
+  int sstep;            /* s-step CG's S (0 for the other variants) */
+  char sstep_basis[12]; /* s-step CG's basis ("" for the others) */
+  /* p(l)-CG / s-step: the spectrum bounds used and where they came from ("option", "lanczos"),
+   * the extreme Ritz values of the estimate and the PCG steps it took (0 with the option) */
+  double spectrum_min, spectrum_max, ritz_min, ritz_max;
+  char spectrum_source[12];
+  int spectrum_steps;
+  double spectrum_seconds; /* wall time of the estimate (inside time_s; not an iteration's) */
+  int sqrt_breakdowns;    /* p(l)-CG: restarts after a square-root breakdown */
+  int natural_iteration;  /* p(l)-CG: iteration where the natural-norm estimate fell below tol */
+  double basis_condition; /* s-step: largest condition estimate of a block's Gram matrix */
+  /* residual replacements: how many, the iterations of the first CC_MAX_REPLACEMENTS, and with
+   * --replace-every auto the largest estimated gap |b - A x - r| / |b| seen */
+  int replacements;
+  int replacement_iteration[CC_MAX_REPLACEMENTS];
+  double gap_estimate_max;
 } cc_solve_result;
 
 /* Solve A x = b. x holds the initial guess on entry (used only when opts->restart is NULL and
@@ -344,14 +395,17 @@ typedef struct {
 } cc_krylov_traffic;
 
 typedef struct {
-  const char   *name;         /* "pcg", "cgcg", "pipecg", "gropp" */
-  const char   *description;  /* "Alg.1 original PCG", ... */
-  int           supports_iar; /* pcg: 0 (the only place that says so) */
-  cc_krylov_fn  solve;
+  const char *name;        /* "pcg", "cgcg", "pipecg", "gropp" */
+  const char *description; /* "Alg.1 original PCG", ... */
+  int supports_iar;        /* pcg: 0 (the only place that says so) */
+  cc_krylov_fn solve;
   cc_krylov_ops table1;
   /* vector traffic per iteration of the fused passes (default) and of the unfused reference
    * (cc_krylov_opts.unfused): read by the roofline traffic model */
   cc_krylov_traffic vector_fused, vector_unfused;
+  /* 1: beyond the study's Alg.1-4 (p(l)-CG, s-step CG): their Table 1 row and traffic are those
+   * of the default depth / steps, their tests are their own (one path: fused = unfused) */
+  int deep;
 } cc_krylov;
 /* The traffic of a variant in the mode a solve ran (unfused = cc_krylov_opts.unfused). */
 static inline cc_krylov_traffic cc_krylov_vector_traffic(const cc_krylov *v, int unfused)
@@ -370,7 +424,7 @@ extern const cc_krylov *const cc_krylov_list[];
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
   int64_t rows, blocks, blocks_lu; /* internal rows; stored blocks; internal off-diagonal blocks */
-  double spmv;    /* bytes of one y = A x on this rank (always double) */
+  double spmv;                     /* bytes of one y = A x on this rank (always double) */
   double sgs;     /* one forward + backward SGS sweep pair in the preconditioner's precision */
   double asdd;    /* one ASDD(N) application */
   double precond; /* one application of the named preconditioner */

@@ -8,8 +8,19 @@
 #include <math.h>
 #include <stdlib.h>
 
-const cc_krylov *const cc_krylov_list[] = {&cc_krylov_pcg, &cc_krylov_cgcg, &cc_krylov_pipecg,
-                                           &cc_krylov_gropp, NULL};
+const cc_krylov *const cc_krylov_list[] = {&cc_krylov_pcg,
+                                           &cc_krylov_cgcg,
+                                           &cc_krylov_pipecg,
+                                           &cc_krylov_gropp,
+                                           &cc_krylov_plcg,
+                                           &cc_krylov_sstep,
+                                           NULL};
+
+const cc_mode_kind cc_sstep_basis_list[CC_SSTEP_BASIS_COUNT] = {
+    [CC_SSTEP_CHEBYSHEV] = {"chebyshev", "Chebyshev polynomials on [lambda_min, lambda_max]"},
+    [CC_SSTEP_NEWTON]    = {"newton", "Newton polynomials, Leja-ordered Ritz values as shifts"},
+    [CC_SSTEP_MONOMIAL]  = {"monomial", "powers of M^-1 A (the reference; ill-conditioned)"},
+};
 
 const cc_mode_kind cc_reduction_list[CC_REDUCTION_COUNT] = {
     [CC_REDUCTION_AR]  = {"ar", "blocking MPI_Allreduce"},
@@ -76,6 +87,7 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   CC_CHECK(pc, CC_ERR_ARG, "%s: no preconditioner (use \"none\" for plain CG)", solver);
   memset(result, 0, sizeof *result);
   snprintf(result->solver, sizeof result->solver, "%s", solver);
+  snprintf(result->label, sizeof result->label, "%s", solver); /* the deep variants add L / S */
   CC_CHECK(opts->reduction == CC_REDUCTION_AR || opts->reduction == CC_REDUCTION_IAR, CC_ERR_ARG,
            "%s: unknown reduction mode %d", solver, (int)opts->reduction);
   snprintf(result->reduction, sizeof result->reduction, "%s",
@@ -85,8 +97,8 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   CC_CHECK(isfinite(opts->tol) && opts->tol > 0.0, CC_ERR_ARG, "%s: tol = %g must be > 0", solver,
            opts->tol);
   CC_CHECK(opts->maxit >= 0, CC_ERR_ARG, "%s: maxit = %d must be >= 0", solver, opts->maxit);
-  CC_CHECK(opts->replace_every >= 0, CC_ERR_ARG, "%s: replace_every = %d must be >= 0", solver,
-           opts->replace_every);
+  CC_CHECK(opts->replace_every >= 0 || opts->replace_every == CC_REPLACE_AUTO, CC_ERR_ARG,
+           "%s: replace_every = %d must be >= 0 (or CC_REPLACE_AUTO)", solver, opts->replace_every);
   CC_CHECK(!opts->checkpoint || opts->checkpoint_every >= 1, CC_ERR_ARG,
            "%s: checkpoint_every = %d must be >= 1 with a checkpoint callback", solver,
            opts->checkpoint_every);
@@ -156,6 +168,22 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
     CC_CALL(err);
   }
   k->bnorm = sqrt(bb);
+  k->gap   = -1.0;
+  if (opts->replace_every == CC_REPLACE_AUTO) {
+    /* ||A||_inf = max row sum of |a_ij| (the guard's ||A||; >= ||A||_2 for symmetric A) */
+    double row_max = 0.0;
+    for (int32_t i = 0; i < a->n_rows; i++)
+      for (int d = 0; d < 3; d++) {
+        double sum = 0.0;
+        for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++)
+          for (int c = 0; c < 3; c++) sum += fabs(a->val[9 * e + 3 * d + c]);
+        if (a->l_ptr) /* the split-off lower blocks */
+          for (int64_t e = a->l_ptr[i]; e < a->l_ptr[i + 1]; e++)
+            for (int c = 0; c < 3; c++) sum += fabs(a->l_val[9 * e + 3 * d + c]);
+        if (sum > row_max) row_max = sum;
+      }
+    CC_MPI(MPI_Allreduce(&row_max, &k->gap_anorm, 1, MPI_DOUBLE, MPI_MAX, comm->comm));
+  }
   return CC_OK;
 }
 
@@ -370,9 +398,192 @@ void cc_krylov_maxit(cc_krylov_ctx *k, int iteration)
            res->rel_residual, k->opts->tol);
 }
 
-int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration)
+int cc_krylov_replace_due(cc_krylov_ctx *k, int iteration)
 {
-  return k->opts->replace_every > 0 && iteration % k->opts->replace_every == 0;
+  int due = k->opts->replace_every == CC_REPLACE_AUTO
+                ? k->gap_due
+                : k->opts->replace_every > 0 && iteration % k->opts->replace_every == 0;
+  if (due) cc_krylov_replaced(k, iteration);
+  if (due) k->gap_due = 0, k->gap = -1.0; /* the estimate restarts at the next update */
+  return due;
+}
+
+int cc_krylov_gap_dot(cc_krylov_ctx *k, const double *x, double *slot)
+{
+  if (k->opts->replace_every != CC_REPLACE_AUTO) return 0;
+  cc_timer_token t0 = cc_timer_start_n(k->timers, CC_T_DOT, 0);
+  *slot             = cc_dot_local(&k->exec, k->n, x, x); /* (x, x) */
+  cc_timer_stop(k->timers, t0);
+  cc_krylov_traffic_add(k, 1, 1, 0);
+  return 1;
+}
+
+void cc_krylov_gap_update(cc_krylov_ctx *k, int recurrences, double xx, double rr)
+{
+  if (k->opts->replace_every != CC_REPLACE_AUTO) return;
+  const double eps = DBL_EPSILON / 2.0, xnorm = sqrt(fabs(xx)), rnorm = sqrt(fabs(rr));
+  const double local = eps * (k->gap_anorm * xnorm + rnorm); /* one iteration's rounding */
+  if (k->gap < 0.0) {                                        /* start, or just replaced */
+    k->gap = k->gap_init = local;
+  } else {
+    k->gap_prev = k->gap;
+    k->gap += recurrences * local;
+    const double bound = sqrt(eps);
+    /* the crossing, and a gap grown past 1.1 times its value after the last replacement (Van der
+     * Vorst & Ye's d_init: replacing again could not make it smaller) */
+    if (k->gap_prev <= bound * k->gap_rnorm_prev && k->gap > bound * rnorm &&
+        k->gap > 1.1 * k->gap_init)
+      k->gap_due = 1;
+  }
+  k->gap_rnorm_prev = rnorm;
+  const double rel  = k->gap / (k->bnorm > 0.0 ? k->bnorm : 1.0);
+  if (rel > k->result->gap_estimate_max) k->result->gap_estimate_max = rel;
+}
+
+void cc_krylov_replaced(cc_krylov_ctx *k, int iteration)
+{
+  cc_solve_result *res = k->result;
+  if (res->replacements < CC_MAX_REPLACEMENTS)
+    res->replacement_iteration[res->replacements] = iteration;
+  res->replacements++;
+}
+
+void cc_krylov_label(cc_krylov_ctx *k, int pipeline_depth, int sstep, const char *basis)
+{
+  cc_solve_result *res = k->result;
+  res->pipeline_depth  = pipeline_depth;
+  res->sstep           = sstep;
+  snprintf(res->sstep_basis, sizeof res->sstep_basis, "%s", basis ? basis : "");
+  if (pipeline_depth > 0)
+    snprintf(res->label, sizeof res->label, "%s-l%d", k->solver, pipeline_depth);
+  else if (sstep > 0)
+    snprintf(res->label, sizeof res->label, "%s-s%d", k->solver, sstep);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Spectrum of M^-1 A (p(l)-CG's shifts, s-step's basis)
+ * ---------------------------------------------------------------------------------------------- */
+/* Eigenvalues of the symmetric tridiagonal (diag d, off-diagonal e) below x: Sturm count. */
+static int tridiag_count_below(int n, const double *d, const double *e, double x)
+{
+  int count = 0;
+  double q  = 1.0;
+  for (int i = 0; i < n; i++) {
+    q = d[i] - x - (i ? e[i - 1] * e[i - 1] / q : 0.0);
+    if (q == 0.0) q = -DBL_EPSILON * (fabs(d[i]) + fabs(x) + DBL_MIN);
+    if (q < 0.0) count++;
+  }
+  return count;
+}
+
+/* All n eigenvalues (ascending) by bisection inside the Gershgorin interval. */
+static void tridiag_eigenvalues(int n, const double *d, const double *e, double *lambda)
+{
+  double lo = INFINITY, hi = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    double radius = (i ? fabs(e[i - 1]) : 0.0) + (i < n - 1 ? fabs(e[i]) : 0.0);
+    lo            = fmin(lo, d[i] - radius);
+    hi            = fmax(hi, d[i] + radius);
+  }
+  for (int j = 0; j < n; j++) { /* the (j+1)-th smallest: count_below(x) <= j < count_below(y) */
+    double a = lo, c = hi;
+    for (int it = 0; it < 200 && c - a > 1e-14 * fmax(fabs(a), fabs(c)); it++) {
+      double mid = 0.5 * (a + c);
+      if (tridiag_count_below(n, d, e, mid) <= j)
+        a = mid;
+      else
+        c = mid;
+    }
+    lambda[j] = 0.5 * (a + c);
+  }
+}
+
+cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lmax, double ritz[],
+                          int *n_ritz)
+{
+  const cc_krylov_opts *o = k->opts;
+  cc_solve_result *res    = k->result;
+  const double started    = MPI_Wtime();
+  if (o->spectrum_max > 0.0) {
+    *lmin = o->spectrum_min, *lmax = o->spectrum_max;
+    ritz[0] = *lmin, ritz[1] = *lmax, *n_ritz = 2;
+    snprintf(res->spectrum_source, sizeof res->spectrum_source, "option");
+  } else {
+    /* PCG from x = 0 on scratch vectors: alpha_j, beta_j give the Lanczos tridiagonal of M^-1 A
+     * (T_jj = 1/alpha_j + beta_j/alpha_{j-1}, T_j,j+1 = sqrt(beta_{j+1})/alpha_j) */
+    double *r = NULL, *u = NULL, *p = NULL, *s = NULL;
+    cc_err err = CC_OK;
+    double alpha[CC_SPECTRUM_LANCZOS_STEPS + 1], beta[CC_SPECTRUM_LANCZOS_STEPS + 1];
+    int steps = 0;
+    for (int i = 0; i < 4 && !err; i++)
+      err = cc_malloc((size_t)k->n_alloc + 1, sizeof(double),
+                      i == 0   ? &r
+                      : i == 1 ? &u
+                      : i == 2 ? &p
+                               : &s);
+    if (!err) {
+      memcpy(r, b, (size_t)k->n * sizeof(double));   /* r0 = b (x0 = 0) */
+      err = cc_precond_apply(k->pc, &k->exec, r, u); /* u0 = M^-1 r0 */
+    }
+    double rho = 0.0;
+    if (!err) {
+      memcpy(p, u, (size_t)k->n * sizeof(double)); /* p0 = u0 */
+      cc_krylov_dots(k, 1, (const double *const[]){r}, (const double *const[]){u}, &rho);
+      err = cc_reduce_blocking(&k->reducer, &rho, 1);
+    }
+    while (!err && steps < CC_SPECTRUM_LANCZOS_STEPS && rho > DBL_MIN) {
+      err       = cc_spmv(&k->exec, k->a, k->comm, p, s); /* s = A p */
+      double sp = 0.0;
+      if (!err) {
+        cc_krylov_dots(k, 1, (const double *const[]){s}, (const double *const[]){p}, &sp);
+        err = cc_reduce_blocking(&k->reducer, &sp, 1);
+      }
+      if (err || !(sp > DBL_MIN)) break;
+      alpha[steps] = rho / sp;                                   /* alpha_j = (r,u) / (A p, p) */
+      cc_vec_axpy(&k->exec, k->n, -alpha[steps], s, r);          /* r <- r - alpha s */
+      err             = cc_precond_apply(k->pc, &k->exec, r, u); /* u = M^-1 r */
+      double rho_next = 0.0;
+      if (!err) {
+        cc_krylov_dots(k, 1, (const double *const[]){r}, (const double *const[]){u}, &rho_next);
+        err = cc_reduce_blocking(&k->reducer, &rho_next, 1);
+      }
+      if (err) break;
+      beta[steps + 1] = rho_next / rho; /* beta_{j+1} = (r,u)_{j+1} / (r,u)_j */
+      rho             = rho_next;
+      cc_vec_xpby(&k->exec, k->n, u, beta[steps + 1], p); /* p <- u + beta p */
+      steps++;
+      if (!(rho_next > 1e-30 * beta[1])) break; /* converged: the Krylov space is exhausted */
+    }
+    cc_free(&r), cc_free(&u), cc_free(&p), cc_free(&s);
+    CC_CALL(err);
+    if (steps < 1) { /* A or M^-1 not SPD: a breakdown of the solve, like CG's own */
+      res->converged = 0, res->breakdown = 1;
+      snprintf(res->failure, sizeof res->failure,
+               "breakdown at iteration %d: Lanczos spectrum estimate: (r,u) or (Ap,p) is not "
+               "positive",
+               k->start);
+      *lmin = *lmax = 0.0, *n_ritz = 0;
+      return CC_OK;
+    }
+    double d[CC_SPECTRUM_LANCZOS_STEPS], e[CC_SPECTRUM_LANCZOS_STEPS];
+    for (int j = 0; j < steps; j++) {
+      d[j] = 1.0 / alpha[j] + (j ? beta[j] / alpha[j - 1] : 0.0);
+      e[j] = j + 1 < steps ? sqrt(beta[j + 1]) / alpha[j] : 0.0;
+    }
+    tridiag_eigenvalues(steps, d, e, ritz);
+    *n_ritz = steps;
+    /* Ritz values lie inside the spectrum: the largest grows toward lambda_max from below, so
+     * the interval is widened by 10 % on that side (a shift past lambda_max is harmless; a
+     * spectrum past the interval's end makes the Chebyshev basis grow) */
+    *lmin               = ritz[0];
+    *lmax               = 1.1 * ritz[steps - 1];
+    res->spectrum_steps = steps;
+    snprintf(res->spectrum_source, sizeof res->spectrum_source, "lanczos");
+  }
+  res->spectrum_seconds = MPI_Wtime() - started;
+  res->spectrum_min = *lmin, res->spectrum_max = *lmax;
+  res->ritz_min = ritz[0], res->ritz_max = ritz[*n_ritz - 1];
+  return CC_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------

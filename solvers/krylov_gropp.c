@@ -123,7 +123,7 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     if (cc_krylov_breakdown(k, it, "alpha", alpha)) return CC_OK;
     it++;
     const int replace = cc_krylov_replace_due(k, it);
-    double g[2]; /* reduction 2: {gamma_{i+1}, |r_{i+1}|^2} */
+    double g[3]; /* reduction 2: {gamma_{i+1}, |r_{i+1}|^2}, (x,x) with the guard */
     /* fused: the dots ride along with the update unless replacement recomputes r and u */
     const int fuse = !k->unfused && !replace;
     if (k->unfused) {
@@ -139,9 +139,11 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
     }
     if (!fuse)
       cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
-    CC_CALL(cc_krylov_post(k, g, 2, &red));
+    const int n_red = 2 + cc_krylov_gap_dot(k, x, &g[2]);
+    CC_CALL(cc_krylov_post(k, g, n_red, &red));
     CC_CALL(cc_spmv(&k->exec, a, comm, u, w)); /* w_{i+1} = A u_{i+1}, overlapped */
-    CC_CALL(cc_krylov_wait(k, g, 2, &red));
+    CC_CALL(cc_krylov_wait(k, g, n_red, &red));
+    cc_krylov_gap_update(k, 2, g[2], g[1]); /* r's error comes through s: 2 recurrences */
     if (cc_krylov_converged(k, it, g[1])) return CC_OK;
     if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
     double beta = g[0] / gamma; /* beta_{i+1} = gamma_{i+1} / gamma_i */
@@ -177,7 +179,11 @@ static cc_err gropp_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precon
 }
 
 const cc_krylov cc_krylov_gropp = {
-    "gropp",         "Alg.4 Gropp's asynchronous PCG", 1, gropp_solve,
+    "gropp",
+    "Alg.4 Gropp's asynchronous PCG",
+    1,
+    gropp_solve,
     {1, 1, 3, 5, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
     {2, 10, 5},      /* fused: {x r u + (r,u) (r,r)}, {p s + (p,s)} */
-    {8, 15, 5}};     /* unfused: 5 x (2 reads, 1 write) + dots (p,s) (r,u) (r,r) */
+    {8, 15, 5},      /* unfused: 5 x (2 reads, 1 write) + dots (p,s) (r,u) (r,r) */
+    0};              /* deep: 0, one of the study's Alg.1-4 */

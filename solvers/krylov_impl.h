@@ -7,7 +7,8 @@
 
 #include "cc_solvers.h"
 
-#define CC_KRYLOV_MAX_VECTORS 12
+/* s-step CG at S = 10: its basis, A times it, the block directions and A times them, twice */
+#define CC_KRYLOV_MAX_VECTORS 72
 
 typedef struct {
   const char *solver;
@@ -33,12 +34,17 @@ typedef struct {
   int64_t first_traffic[3], last_traffic[3];
   int n_vec;
   double *vec[CC_KRYLOV_MAX_VECTORS];
+  /* --replace-every auto: ||A||_inf, the estimated gap |b - A x - r| and the previous iteration's
+   * bound and |r| (Van der Vorst & Ye's crossing test), and a replacement due at the next check */
+  double gap_anorm, gap, gap_prev, gap_rnorm_prev, gap_init;
+  int gap_due;
   int inject_it;       /* test seam CUBECG_KRYLOV_INJECT: poison r after this iteration, -1 off */
   double inject_value; /* NaN or Inf */
 } cc_krylov_ctx;
 
 /* The variants' registry entries (krylov_<name>.c; listed in cc_krylov_list). */
 extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
+extern const cc_krylov cc_krylov_plcg, cc_krylov_sstep;
 
 /* Validate the options (the reduction against the variant's registry entry), set up the solve's
  * own timers and reducer (k must not move afterwards: k->exec points into it), start CC_T_SOLVE
@@ -91,8 +97,21 @@ int cc_krylov_breakdown(cc_krylov_ctx *k, int iteration, const char *what, doubl
 int cc_krylov_converged(cc_krylov_ctx *k, int iteration, double rr);
 /* Set the maxit failure text. */
 void cc_krylov_maxit(cc_krylov_ctx *k, int iteration);
-/* 1 when residual replacement is due after `iteration` completed iterations. */
-int cc_krylov_replace_due(const cc_krylov_ctx *k, int iteration);
+/* 1 when residual replacement is due after `iteration` completed iterations (every N, or with
+ * --replace-every auto when the guard asked for it); records the replacement in the result. Call
+ * once per iteration. */
+int cc_krylov_replace_due(cc_krylov_ctx *k, int iteration);
+/* The residual-gap guard (--replace-every auto; a simplified form of the bound of Cools et al.,
+ * SIAM J. Matrix Anal. Appl. 2018): each iteration's local rounding error, eps (||A|| |x| + |r|),
+ * reaches r through `recurrences` coupled recurrences (pcg 1: r; cgcg, gropp 2: r and s; pipecg
+ * 4: r, s, w, z), and the gap estimate accumulates them. A replacement is due when the estimate
+ * crosses sqrt(eps) |r| (Van der Vorst & Ye 2000: gap_{i-1} <= sqrt(eps) |r_{i-1}| and
+ * gap_i > sqrt(eps) |r_i|); after it the estimate restarts from eps (||A|| |x| + |r|).
+ * cc_krylov_gap_dot puts the local (x, x) into *slot and returns 1 with auto (the value rides in
+ * the variant's reduction of |r|^2), 0 otherwise; cc_krylov_gap_update takes the reduced (x, x)
+ * and |r|^2. */
+int cc_krylov_gap_dot(cc_krylov_ctx *k, const double *x, double *slot);
+void cc_krylov_gap_update(cc_krylov_ctx *k, int recurrences, double xx, double rr);
 
 /* End of a completed iteration, where the state is the one the loop restarts from: records the
  * operation counts (result->ops_per_iteration), then checkpoints the state (pointers to the live
@@ -108,5 +127,19 @@ CC_WUR cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact);
 /* Copy a restart state into the vectors/scalars declared by decl (by name; same solver). */
 CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, const cc_state_decl *decl,
                                 double *const vectors[], double scalars[]);
+
+/* The spectrum of M^-1 A for p(l)-CG's shifts and s-step's basis: opts->spectrum_min/max when
+ * given (source "option"), else the Ritz values of the Lanczos tridiagonal built from the
+ * coefficients of up to CC_SPECTRUM_LANCZOS_STEPS PCG iterations from x = 0 (source "lanczos";
+ * counted in the solve's operations, outside its iterations). ritz[] (n_ritz of them, ascending,
+ * at most CC_SPECTRUM_LANCZOS_STEPS) are the Ritz values (the bounds alone with the option).
+ * Fills result->spectrum_* and ritz_*. A or M^-1 not SPD (no PCG step possible): CC_OK with
+ * result->breakdown set (the caller returns). */
+CC_WUR cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lmax,
+                                 double ritz[], int *n_ritz);
+/* Record a residual replacement after `iteration` in the result (count and list). */
+void cc_krylov_replaced(cc_krylov_ctx *k, int iteration);
+/* Set result->label, pipeline_depth, sstep, sstep_basis for the series key of the report. */
+void cc_krylov_label(cc_krylov_ctx *k, int pipeline_depth, int sstep, const char *basis);
 
 #endif

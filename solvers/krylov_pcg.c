@@ -112,11 +112,13 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     }
     if (replace) CC_CALL(cc_krylov_residual(k, b, x, r)); /* r = b - A x */
     CC_CALL(cc_precond_apply(k->pc, &k->exec, r, u));     /* u_{i+1} = M^-1 r_{i+1} */
-    double g[2];                                          /* reduction 2: {(r,u), |r|^2} */
+    double g[3]; /* reduction 2: {(r,u), |r|^2}, (x,x) with the guard (x_i when x is pending) */
     cc_krylov_dots(k, 2, (const double *const[]){r, r}, (const double *const[]){u, r}, g);
-    CC_CALL(cc_krylov_post(k, g, 2, &red));
-    CC_CALL(cc_krylov_wait(k, g, 2, &red));
-    double beta = g[0] / rho; /* beta = (r_{i+1},u_{i+1}) / (r_i,u_i) */
+    const int n_red = 2 + cc_krylov_gap_dot(k, x, &g[2]);
+    CC_CALL(cc_krylov_post(k, g, n_red, &red));
+    CC_CALL(cc_krylov_wait(k, g, n_red, &red));
+    cc_krylov_gap_update(k, 1, g[2], g[1]); /* r's own recurrence */
+    double beta = g[0] / rho;               /* beta = (r_{i+1},u_{i+1}) / (r_i,u_i) */
     if (cc_krylov_converged(k, it, g[1]) || cc_krylov_breakdown(k, it, "(r,u)", g[0]) ||
         cc_krylov_breakdown(k, it, "beta", beta)) {
       if (x_pending) cc_krylov_axpy(k, alpha, p, x); /* x_{i+1} = x_i + alpha p_i */
@@ -143,7 +145,8 @@ static cc_err pcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond 
 }
 
 const cc_krylov cc_krylov_pcg = {
-    "pcg",     "Alg.1 original PCG", 0,
-    pcg_solve, {1, 1, 3, 3, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
-    {4, 9, 3},                  /* fused: (s,p), {r}, {(r,u) (r,r)}, {x p} */
-    {6, 11, 3}};                /* unfused: 3 x (2 reads, 1 write) + dots (s,p) (r,u) (r,r) */
+    "pcg",      "Alg.1 original PCG", 0,
+    pcg_solve,  {1, 1, 3, 3, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
+    {4, 9, 3},                   /* fused: (s,p), {r}, {(r,u) (r,r)}, {x p} */
+    {6, 11, 3},                  /* unfused: 3 x (2 reads, 1 write) + dots (s,p) (r,u) (r,r) */
+    0};                          /* deep: 0, one of the study's Alg.1-4 */

@@ -123,16 +123,18 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
   }
 
   const pipecg_vectors vec = {m, n, z, q, s, p, x, r, u, w};
-  double g[3];    /* {gamma_i, delta, |r_i|^2} = {(r,u), (w,u), (r,r)} */
+  double g[4];    /* {gamma_i, delta, |r_i|^2} = {(r,u), (w,u), (r,r)}, (x,x) with the guard */
   int have_g = 0; /* g already computed by the previous iteration's fused pass */
   for (;;) {
     cc_reduction red;
     if (!have_g)
       cc_krylov_dots(k, 3, (const double *const[]){r, w, r}, (const double *const[]){u, u, r}, g);
-    CC_CALL(cc_krylov_post(k, g, 3, &red));           /* MPI_Iallreduce (AR: MPI_Allreduce here) */
+    const int n_red = 3 + cc_krylov_gap_dot(k, x, &g[3]);
+    CC_CALL(cc_krylov_post(k, g, n_red, &red));       /* MPI_Iallreduce (AR: MPI_Allreduce here) */
     CC_CALL(cc_precond_apply(k->pc, &k->exec, w, m)); /* m_i = M^-1 w_i, overlapped */
     CC_CALL(cc_spmv(&k->exec, a, comm, m, n));        /* n_i = A m_i, overlapped */
-    CC_CALL(cc_krylov_wait(k, g, 3, &red));           /* MPI_Wait */
+    CC_CALL(cc_krylov_wait(k, g, n_red, &red));       /* MPI_Wait */
+    cc_krylov_gap_update(k, 4, g[3], g[2]); /* r's error comes through s, w, z: 4 recurrences */
     if (cc_krylov_converged(k, it, g[2])) return CC_OK; /* |r_i|/|b| < tol: x_i is the answer */
     if (it >= maxit) break;
     if (cc_krylov_breakdown(k, it, "(r,u)", g[0])) return CC_OK;
@@ -185,7 +187,11 @@ static cc_err pipecg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_preco
 }
 
 const cc_krylov cc_krylov_pipecg = {
-    "pipecg",        "Alg.3 pipelined PCG (Ghysels & Vanroose)", 1, pipecg_solve,
+    "pipecg",
+    "Alg.3 pipelined PCG (Ghysels & Vanroose)",
+    1,
+    pipecg_solve,
     {1, 1, 3, 8, 1}, /* Table 1: spmv, precond, dot, axpy, reductions */
     {1, 10, 8},      /* fused: one pass (the 8 updates and the 3 dots) */
-    {11, 21, 8}};    /* unfused: 8 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
+    {11, 21, 8},     /* unfused: 8 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
+    0};              /* deep: 0, one of the study's Alg.1-4 */

@@ -1,6 +1,7 @@
-/* reduce.c: every global reduction of the Krylov solvers (sum of <= 8 doubles): blocking
- * MPI_Allreduce (AR) or MPI_Iallreduce + MPI_Wait (IAR), optional application-driven progress
- * (MPI_Test from the kernels: "poll") and an injected latency that simulates a slow network.
+/* reduce.c: every global reduction of the Krylov solvers (sum of <= CC_REDUCE_MAX doubles):
+ * blocking MPI_Allreduce (AR) or MPI_Iallreduce + MPI_Wait (IAR), optional application-driven
+ * progress (MPI_Test from the kernels: "poll") and an injected latency that simulates a slow
+ * network.
  */
 #include "cc_solvers.h"
 
@@ -32,7 +33,8 @@ static void reduce_spin_until(const cc_reducer *rd, double posted)
 
 cc_err cc_reduce_blocking(cc_reducer *rd, double *values, int n)
 {
-  CC_CHECK(n >= 1 && n <= 8, CC_ERR_ARG, "reduction of %d values (1..8 supported)", n);
+  CC_CHECK(n >= 1 && n <= CC_REDUCE_MAX, CC_ERR_ARG, "reduction of %d values (1..%d supported)", n,
+           CC_REDUCE_MAX);
   cc_timer_token tok = cc_timer_start(rd->timers, CC_T_REDUCTION);
   double posted      = MPI_Wtime();
   int rc             = MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, rd->comm);
@@ -44,7 +46,8 @@ cc_err cc_reduce_blocking(cc_reducer *rd, double *values, int n)
 
 cc_err cc_reduce_begin(cc_reducer *rd, const double *values, int n, cc_reduction *red)
 {
-  CC_CHECK(n >= 1 && n <= 8, CC_ERR_ARG, "reduction of %d values (1..8 supported)", n);
+  CC_CHECK(n >= 1 && n <= CC_REDUCE_MAX, CC_ERR_ARG, "reduction of %d values (1..%d supported)", n,
+           CC_REDUCE_MAX);
   CC_CHECK(red != rd->active, CC_ERR_ARG, "cc_reduce_begin on a reduction still in flight");
   memcpy(red->buffer, values, (size_t)n * sizeof(double));
   red->comm      = rd->comm;
@@ -59,7 +62,8 @@ cc_err cc_reduce_begin(cc_reducer *rd, const double *values, int n, cc_reduction
 cc_err cc_reduce_end(cc_reducer *rd, cc_reduction *red, double *values, int n)
 {
   CC_CHECK(red->active, CC_ERR_ARG, "cc_reduce_end without a posted reduction");
-  CC_CHECK(n >= 1 && n <= 8, CC_ERR_ARG, "reduction of %d values (1..8 supported)", n);
+  CC_CHECK(n >= 1 && n <= CC_REDUCE_MAX, CC_ERR_ARG, "reduction of %d values (1..%d supported)", n,
+           CC_REDUCE_MAX);
   /* CC_T_REDUCTION = time blocked here (the part of the reduction the overlap did not hide) */
   cc_timer_token tok = cc_timer_start(rd->timers, CC_T_REDUCTION);
   int rc             = MPI_Wait(&red->request, MPI_STATUS_IGNORE);

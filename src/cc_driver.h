@@ -80,6 +80,10 @@ typedef struct {
   int halo_overlap; /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
   int level_order;  /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
   int sweep_chunk_rows; /* rows per chunk of CM-RCM levels in the SGS sweeps (0: built-in) */
+  int pipeline_depth;   /* p(l)-CG's L */
+  char spectrum_bounds[64]; /* "LMIN,LMAX" of M^-1 A for p(l)-CG / s-step; "" = Lanczos estimate */
+  int sstep;            /* s-step CG's S */
+  int sstep_basis;      /* cc_sstep_basis */
   unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
 } cc_options;
 
@@ -102,6 +106,8 @@ CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
 CC_WUR cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm);
 /* The name a choice option holds ("all", "" for the extra value; "?" for no such option). */
 const char *cc_options_choice(const cc_options *opts, const char *option);
+/* --spectrum-bounds LMIN,LMAX into *lmin, *lmax (0, 0 when empty: estimate); bad text refused. */
+CC_WUR cc_err cc_options_spectrum_bounds(const cc_options *opts, double *lmin, double *lmax);
 /* The one variant --solver names, NULL for all. */
 const cc_krylov *cc_options_variant(const cc_options *opts);
 /* The checkpoint backend's registry name, NULL when checkpoints are off. */

@@ -27,7 +27,8 @@ typedef enum {
   CHOICES_TIMING,     /* CC_TIMING_OFF, CC_TIMING_ON */
   CHOICES_OVERLAP,    /* CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON */
   CHOICES_LEVELS,     /* CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON */
-  CHOICES_PRECISION   /* cc_precision_list (cc_precision) */
+  CHOICES_PRECISION,  /* cc_precision_list (cc_precision) */
+  CHOICES_SSTEP_BASIS /* cc_sstep_basis_list (cc_sstep_basis) */
 } choice_list;
 
 typedef struct {
@@ -108,6 +109,10 @@ static const char *choice_name(choice_list list, int i, const char **description
     if (i < CC_PRECISION_COUNT)
       name = cc_precision_list[i].name, text = cc_precision_list[i].description;
     break;
+  case CHOICES_SSTEP_BASIS:
+    if (i < CC_SSTEP_BASIS_COUNT)
+      name = cc_sstep_basis_list[i].name, text = cc_sstep_basis_list[i].description;
+    break;
   }
   if (description) *description = text;
   return name;
@@ -168,7 +173,16 @@ static const opt_spec option_table[] = {
     {"reduction", OPT_CHOICE, OFF(reduction), "ar", CHOICES_REDUCTION,
      "global reductions, or all (each variant with the ones it has)"},
     {"replace-every", OPT_INT, OFF(replace_every), "50", CHOICES_NONE,
-     "residual replacement r = b - Ax every N iterations (0 = off)"},
+     "residual replacement r = b - Ax every N iterations (0 = off; auto = when the estimated "
+     "gap |b - Ax - r|/|b| needs it)"},
+    {"pipeline-depth", OPT_INT, OFF(pipeline_depth), "2", CHOICES_NONE,
+     "plcg: pipeline depth L, 1..8 (reductions hidden behind L SpMV + M^-1)"},
+    {"spectrum-bounds", OPT_STRING, OFF(spectrum_bounds), "", CHOICES_NONE,
+     "plcg, sstep: LMIN,LMAX of M^-1 A for the shifts / basis (empty = Lanczos estimate)"},
+    {"sstep", OPT_INT, OFF(sstep), "4", CHOICES_NONE,
+     "sstep: steps per block S, 1..10 (one reduction per S iterations)"},
+    {"sstep-basis", OPT_CHOICE, OFF(sstep_basis), "chebyshev", CHOICES_SSTEP_BASIS,
+     "sstep: polynomials of the block's Krylov basis"},
     {"fused", OPT_FLAG, OFF(fused), "1", CHOICES_NONE,
      "fused vector kernels: a variant's updates and dots in as few passes as it allows (0|1)"},
     {"residual-history", OPT_FLAG, OFF(residual_history), "0", CHOICES_NONE,
@@ -274,6 +288,10 @@ static cc_err set_option(const opt_spec *spec, const char *text, const char *whe
   errno = 0;
   switch (spec->type) {
   case OPT_INT: {
+    if (spec->offset == OFF(replace_every) && strcmp(text, "auto") == 0) {
+      *(int *)field = CC_REPLACE_AUTO; /* the residual-gap guard */
+      break;
+    }
     long value = strtol(text, &end, 10);
     CC_CHECK(end != text && *end == '\0', CC_ERR_ARG, "%s--%s: '%s' is not an integer", where,
              spec->name, text);
@@ -543,7 +561,9 @@ void cc_options_json(const cc_options *opts, cc_json *js)
   for (int i = 0; i < N_OPTIONS; i++) {
     const opt_spec *spec = &option_table[i];
     const char *field    = (const char *)opts + spec->offset;
-    if (spec->type == OPT_INT || spec->type == OPT_FLAG)
+    if (spec->offset == OFF(replace_every) && *(const int *)field == CC_REPLACE_AUTO)
+      cc_json_string(js, spec->name, "auto");
+    else if (spec->type == OPT_INT || spec->type == OPT_FLAG)
       cc_json_int(js, spec->name, *(const int *)field);
     else if (spec->type == OPT_DOUBLE)
       cc_json_double(js, spec->name, *(const double *)field);
@@ -825,8 +845,14 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   CC_MPI(MPI_Comm_size(comm, &ranks));
   CC_CHECK(opts->tol > 0 && opts->tol < 1, CC_ERR_ARG, "--tol %g must be in (0, 1)", opts->tol);
   CC_CHECK(opts->maxit >= 1, CC_ERR_ARG, "--maxit %d must be >= 1", opts->maxit);
-  CC_CHECK(opts->replace_every >= 0, CC_ERR_ARG, "--replace-every %d must be >= 0",
-           opts->replace_every);
+  CC_CHECK(opts->replace_every >= 0 || opts->replace_every == CC_REPLACE_AUTO, CC_ERR_ARG,
+           "--replace-every %d must be >= 0 or auto", opts->replace_every);
+  CC_CHECK(opts->pipeline_depth >= 1 && opts->pipeline_depth <= CC_PLCG_MAX_DEPTH, CC_ERR_ARG,
+           "--pipeline-depth %d must be in 1..%d", opts->pipeline_depth, CC_PLCG_MAX_DEPTH);
+  CC_CHECK(opts->sstep >= 1 && opts->sstep <= CC_SSTEP_MAX, CC_ERR_ARG,
+           "--sstep %d must be in 1..%d", opts->sstep, CC_SSTEP_MAX);
+  double spectrum_min, spectrum_max;
+  CC_CALL(cc_options_spectrum_bounds(opts, &spectrum_min, &spectrum_max));
   CC_CHECK(opts->colors >= 2, CC_ERR_ARG, "--colors %d must be >= 2", opts->colors);
   CC_CHECK(opts->sweep_chunk_rows >= 0, CC_ERR_ARG, "--sweep-chunk-rows %d must be >= 0",
            opts->sweep_chunk_rows);
@@ -919,6 +945,29 @@ const char *cc_options_choice(const cc_options *opts, const char *option)
       return choice_value_name(option_table[i].choices,
                                *(const int *)((const char *)opts + option_table[i].offset));
   return "?";
+}
+
+cc_err cc_options_spectrum_bounds(const cc_options *opts, double *lmin, double *lmax)
+{
+  *lmin = *lmax = 0.0;
+  const char *text = opts->spectrum_bounds;
+  if (!text[0]) return CC_OK;
+  char *end  = NULL;
+  errno      = 0;
+  double lo  = strtod(text, &end);
+  int ok     = end != text && *end == ',' && errno == 0;
+  double hi  = 0.0;
+  if (ok) {
+    const char *second = end + 1;
+    hi                 = strtod(second, &end);
+    ok                 = end != second && *end == '\0' && errno == 0;
+  }
+  CC_CHECK(ok && isfinite(lo) && isfinite(hi), CC_ERR_ARG,
+           "--spectrum-bounds '%s': expected LMIN,LMAX (two numbers)", text);
+  CC_CHECK(lo >= 0.0 && hi > lo, CC_ERR_ARG,
+           "--spectrum-bounds '%s': need 0 <= LMIN < LMAX (M^-1 A is SPD)", text);
+  *lmin = lo, *lmax = hi;
+  return CC_OK;
 }
 
 const cc_krylov *cc_options_variant(const cc_options *opts)

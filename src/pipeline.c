@@ -204,6 +204,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.progress          = (cc_progress_mode)opts->progress; /* the registry index is the enum */
     kopts.inject_latency_us = opts->inject_latency_us;
     kopts.count_only        = run->timers.count_only;
+    kopts.pipeline_depth    = opts->pipeline_depth; /* p(l)-CG; the others ignore it */
+    kopts.sstep             = opts->sstep;          /* s-step CG */
+    kopts.sstep_basis       = (cc_sstep_basis)opts->sstep_basis;
+    SOLVES_CALL(cc_options_spectrum_bounds(opts, &kopts.spectrum_min, &kopts.spectrum_max));
     cc_solve_record *rec    = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     kopts.unfused = !opts->fused;

@@ -115,7 +115,39 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   double baseline          = baseline_time_per_iter(run);
   cc_json_begin_object(js, NULL);
   cc_json_string(js, "solver", r->solver);
+  cc_json_string(js, "label", r->label); /* the series key: solver, plcg-l<L>, sstep-s<S> */
   cc_json_string(js, "reduction", r->reduction);
+  if (r->pipeline_depth > 0) cc_json_int(js, "pipeline_depth", r->pipeline_depth);
+  if (r->sstep > 0) {
+    cc_json_int(js, "sstep", r->sstep);
+    cc_json_string(js, "sstep_basis", r->sstep_basis);
+    cc_json_double(js, "basis_condition", r->basis_condition);
+  }
+  if (r->spectrum_source[0]) { /* the bounds of M^-1 A's spectrum the shifts / basis used */
+    cc_json_begin_object(js, "spectrum");
+    cc_json_double(js, "lambda_min", r->spectrum_min);
+    cc_json_double(js, "lambda_max", r->spectrum_max);
+    cc_json_string(js, "source", r->spectrum_source);
+    cc_json_double(js, "ritz_min", r->ritz_min);
+    cc_json_double(js, "ritz_max", r->ritz_max);
+    cc_json_int(js, "lanczos_steps", r->spectrum_steps);
+    cc_json_double(js, "seconds", r->spectrum_seconds); /* inside time_s, before iteration 0 */
+    cc_json_end_object(js);
+  }
+  if (r->pipeline_depth > 0) {
+    cc_json_int(js, "sqrt_breakdown_restarts", r->sqrt_breakdowns);
+    cc_json_int(js, "natural_norm_iteration", r->natural_iteration);
+  }
+  cc_json_begin_object(js, "residual_replacement");
+  cc_json_int(js, "count", r->replacements);
+  cc_json_begin_array(js, "iterations"); /* the first CC_MAX_REPLACEMENTS */
+  for (int i = 0; i < r->replacements && i < CC_MAX_REPLACEMENTS; i++)
+    cc_json_int(js, NULL, r->replacement_iteration[i]);
+  cc_json_end_array(js);
+  cc_json_double(js, "gap_estimate_max", r->gap_estimate_max);
+  cc_json_double(js, "final_rel_residual", r->rel_residual);
+  cc_json_double(js, "final_true_rel_residual", r->true_rel_residual);
+  cc_json_end_object(js);
   cc_json_int(js, "iterations", r->iterations);
   cc_json_int(js, "start_iteration", r->start_iteration);
   cc_json_bool(js, "interrupted", r->interrupted);

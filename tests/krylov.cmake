@@ -65,3 +65,33 @@ cc_add_mpi_test(NAME krylov_fused_threads_gropp RANKS 1 THREADS 2
                 --tol 1e-5 --only gropp)
 cc_add_mpi_test(NAME krylov_fused_jacobi RANKS 2 COMMAND ${KRYLOV_FUSED} --precond jacobi
                 --replace 7)
+
+# p(l)-CG and s-step CG (solvers/krylov_plcg.c, krylov_sstep.c) and the residual-gap guard.
+cc_add_unit(test_krylov_deep test_krylov_deep.c)
+set(KRYLOV_DEEP $<TARGET_FILE:test_krylov_deep> --nx 8 --ny 6 --nz 7)
+# p(1)-CG's iterates are pipecg's (CG's): x after 10 and 20 iterations, iterations to converge
+cc_add_mpi_test(NAME krylov_deep_plcg1_equals_pipecg RANKS 1 2 COMMAND ${KRYLOV_DEEP} --mode pipecg)
+# every L = 1..8 and S = 1..10 (Chebyshev, Newton): analytic check, true residual, iterations
+cc_add_mpi_test(NAME krylov_deep_every_depth_and_step RANKS 2 COMMAND ${KRYLOV_DEEP} --mode every
+                --precond jacobi)
+# the same history on 2 / 4 ranks and 2 threads as on one rank (point-block Jacobi)
+cc_add_mpi_test(NAME krylov_deep_same_answer_ranks RANKS 2 4 COMMAND ${KRYLOV_DEEP} --mode ranks
+                --precond jacobi)
+cc_add_mpi_test(NAME krylov_deep_same_answer_ranks RANKS 1 2 THREADS 2 COMMAND ${KRYLOV_DEEP}
+                --mode ranks --precond jacobi)
+# pipecg at tol 1e-13 unpreconditioned drifts; --replace-every auto replaces and reaches tol
+cc_add_mpi_test(NAME krylov_deep_guard_restores_accuracy RANKS 1 2 COMMAND ${KRYLOV_DEEP}
+                --mode guard --precond none --nx 12 --ny 12 --nz 12)
+cc_add_mpi_test(NAME krylov_deep_checkpoint_restart RANKS 1 2 COMMAND ${KRYLOV_DEEP}
+                --mode restart)
+cc_add_mpi_test(NAME krylov_deep_refuses_bad_input RANKS 1 COMMAND ${KRYLOV_DEEP} --mode refuse)
+# cubecg's p(l)-CG against PETSc's KSPPIPELCG on the exported matrix (same L, bounds, point-block
+# Jacobi, natural-norm tolerance): iterations within 5 % for L = 1, 2 (deeper pipelines restart
+# where rounding puts it: docs/deep-pipelines.md). Debian's petsc4py is visible to
+# /usr/bin/python3 only; without it the script exits 77 and the test is skipped.
+add_test(NAME plcg_petsc_iterations
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/bench/plcg_petsc.py --cubecg
+                 $<TARGET_FILE:cubecg> --nx 8 --ny 8 --nz 8 --depths 1,2
+                 --out ${CMAKE_CURRENT_BINARY_DIR}/plcg_petsc)
+set_tests_properties(plcg_petsc_iterations PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+                     ENVIRONMENT OMP_NUM_THREADS=1)

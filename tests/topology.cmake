@@ -113,10 +113,12 @@ add_test(NAME schema_reports
            '${MPIEXEC_EXECUTABLE}' -n 1 '${TOPO_CUBECG}' --help > help.txt
            '${MPIEXEC_EXECUTABLE}' -n 2 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --roofline --report run.json --quiet
            '${MPIEXEC_EXECUTABLE}' -n 1 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --checkpoint posix --checkpoint-dir ck --checkpoint-every 5 --report run_ckpt.json --quiet
+           '${MPIEXEC_EXECUTABLE}' -n 1 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --solver plcg --report run_plcg.json --quiet
+           '${MPIEXEC_EXECUTABLE}' -n 1 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --solver sstep --report run_sstep.json --quiet
            '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-bench>' --nx 8 --ny 8 --nz 8 --repeat 2 --stream-mb 4 --allow-cached --report kernels.json > kernels.out
            '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-iobench>' --dir io --sizes 64k --backends posix,offload --buffers 8k --repeat 1 --report iobench.json > iobench.out
            '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --triad-placement 2 --repeat 2 --stream-mb 4 --report placement.json > placement.out
-           '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_schema.py' '${PROJECT_SOURCE_DIR}/docs/report-schema.md' --help-text help.txt run=run.json run=run_ckpt.json kernels=kernels.json iobench=iobench.json triad_placement=placement.json")
+           '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_schema.py' '${PROJECT_SOURCE_DIR}/docs/report-schema.md' --help-text help.txt run=run.json run=run_ckpt.json run=run_plcg.json run=run_sstep.json kernels=kernels.json iobench=iobench.json triad_placement=placement.json")
 set_tests_properties(schema_reports PROPERTIES PROCESSORS 2 TIMEOUT 300
                      ENVIRONMENT OMP_NUM_THREADS=1 LABELS topology)
 

@@ -30,6 +30,16 @@ BUILTIN = [
      "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 5, "reductions": 2},
      "vector_traffic": {"fused": {"passes": 2, "reads": 10, "writes": 5},
                         "unfused": {"passes": 8, "reads": 15, "writes": 5}}},
+    {"name": "plcg", "description": "p(l)-CG deep pipelines (Cornelis, Cools & Vanroose)",
+     "reductions": ["ar", "iar"],
+     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 6, "reductions": 1},
+     "vector_traffic": {"fused": {"passes": 6, "reads": 19, "writes": 6},
+                        "unfused": {"passes": 6, "reads": 19, "writes": 6}}},
+    {"name": "sstep", "description": "s-step CG, Chebyshev/Newton basis (Chronopoulos & Gear)",
+     "reductions": ["ar", "iar"],
+     "table1": {"spmv": 1, "precond": 1, "dot": 4, "axpy": 4, "reductions": 1},
+     "vector_traffic": {"fused": {"passes": 5, "reads": 12, "writes": 4},
+                        "unfused": {"passes": 5, "reads": 12, "writes": 4}}},
 ]
 PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
            "tab:pink", "tab:gray")

@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""plcg_petsc.py: cubecg's p(l)-CG against PETSc's KSPPIPELCG on the same matrix.
+
+cubecg exports its matrix (--export-matrix, Matrix Market, global DOF numbering) and solves with
+--solver plcg --pipeline-depth L --precond jacobi (3x3 point-block Jacobi); PETSc (petsc4py, the
+Debian package, visible to /usr/bin/python3 only) solves the same matrix with KSPPIPELCG, the same
+L, the same eigenvalue bounds (those cubecg used: its Lanczos estimate, or --bounds), PCPBJACOBI
+with block size 3, the same relative tolerance on the natural norm sqrt(r^T M^-1 r) (PETSc's norm
+for PIPELCG; cubecg's natural_norm_iteration is where its estimate fell below tol) and the
+right-hand side b = A u_exact (the problem's analytic solution, which the trilinear elements
+reproduce exactly, so b is cubecg's load vector up to rounding).
+
+  /usr/bin/python3 bench/plcg_petsc.py --cubecg build/src/cubecg [--nx 10 --ny 10 --nz 10]
+      [--depths 1,2,3,5] [--tol 1e-8] [--bounds LMIN,LMAX] [--goal 0.05] [--out DIR]
+
+Prints one line per L (iterations of both, their relative difference) and exits 1 when a
+difference exceeds --goal, 77 when petsc4py is not installed (ctest's skip code), 0 otherwise."""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def read_matrix_market(path):
+    """rows, cols, values (0-based) and n of a 'coordinate real general' file."""
+    with open(path, encoding="ascii") as f:
+        header = f.readline()
+        if "coordinate" not in header or "real" not in header:
+            raise SystemExit(f"{path}: not a real coordinate Matrix Market file: {header.strip()}")
+        line = f.readline()
+        while line.startswith("%"):
+            line = f.readline()
+        n, m, nnz = (int(v) for v in line.split())
+        rows, cols, vals = [], [], []
+        for _ in range(nnz):
+            i, j, v = f.readline().split()
+            rows.append(int(i) - 1)
+            cols.append(int(j) - 1)
+            vals.append(float(v))
+    if n != m:
+        raise SystemExit(f"{path}: {n} x {m} is not square")
+    return n, rows, cols, vals
+
+
+def exact_solution(nx, ny, E=1.0, nu=0.3, traction=1.0, n_nodes=0):
+    """u_x = -nu p x / E, u_y = -nu p y / E, u_z = p z / E at node g = x + nx (y + ny z)."""
+    s, u = traction / E, []
+    for g in range(n_nodes):
+        z, y, x = g // (nx * ny), (g % (nx * ny)) // nx, g % nx
+        u += [-nu * s * x, -nu * s * y, s * z]
+    return u
+
+
+def run_cubecg(args, depth, bounds, report, matrix=None):
+    cmd = [args.cubecg, "--nx", str(args.nx), "--ny", str(args.ny), "--nz", str(args.nz),
+           "--solver", "plcg", "--reduction", "iar", "--pipeline-depth", str(depth),
+           "--precond", "jacobi", "--tol", str(args.tol), "--quiet", "--report", report]
+    if bounds:
+        cmd += ["--spectrum-bounds", f"{bounds[0]!r},{bounds[1]!r}"]
+    if matrix:
+        cmd += ["--export-matrix", matrix]
+    subprocess.run(cmd, check=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    with open(report, encoding="utf-8") as f:
+        return json.load(f)["solves"][0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cubecg", required=True)
+    parser.add_argument("--nx", type=int, default=10)
+    parser.add_argument("--ny", type=int, default=10)
+    parser.add_argument("--nz", type=int, default=10)
+    parser.add_argument("--depths", default="1,2,3,5")
+    parser.add_argument("--tol", type=float, default=1e-8)
+    parser.add_argument("--bounds", default="", help="LMIN,LMAX (default: cubecg's estimate)")
+    parser.add_argument("--goal", type=float, default=0.05)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    if not os.environ.get("PETSC_DIR"):
+        # Debian's petsc4py.pth finds the package through PETSC_DIR or the /usr/lib/petsc
+        # alternative, which only the -dev package sets: point it at the installed PETSc
+        found = sorted(glob.glob("/usr/lib/petscdir/petsc*/x86_64-linux-gnu-real"))
+        if found:
+            os.environ["PETSC_DIR"] = found[-1]
+            site = os.path.join(found[-1], "lib/python3/dist-packages")
+            if site not in sys.path:
+                sys.path.append(site)
+    try:
+        import petsc4py
+        petsc4py.init([])
+        from petsc4py import PETSc
+    except ImportError:
+        print("SKIP: petsc4py is not installed (apt-get install python3-petsc4py; /usr/bin/python3)")
+        return SKIP
+    out = args.out or tempfile.mkdtemp(prefix="plcg_petsc_")
+    os.makedirs(out, exist_ok=True)
+    matrix = os.path.join(out, "A.mtx")
+    bounds = tuple(float(v) for v in args.bounds.split(",")) if args.bounds else None
+    first = run_cubecg(args, 2, bounds, os.path.join(out, "estimate.json"), matrix)
+    if not bounds:  # the bounds cubecg estimated, for both sides below
+        bounds = (first["spectrum"]["lambda_min"], first["spectrum"]["lambda_max"])
+
+    n, rows, cols, vals = read_matrix_market(matrix)
+    indptr, indices, data = [0] * (n + 1), [0] * len(rows), [0.0] * len(rows)
+    for r in rows:
+        indptr[r + 1] += 1
+    for i in range(n):
+        indptr[i + 1] += indptr[i]
+    fill = indptr[:-1].copy()
+    for r, c, v in zip(rows, cols, vals):  # the file is sorted by (row, col): CSR as read
+        indices[fill[r]], data[fill[r]] = c, v
+        fill[r] += 1
+    A = PETSc.Mat().createAIJ(size=(n, n), csr=(indptr, indices, data), bsize=3,
+                              comm=PETSc.COMM_SELF)
+    A.assemble()
+    u_exact = exact_solution(args.nx, args.ny, n_nodes=n // 3)
+    ue, b = A.createVecRight(), A.createVecLeft()
+    ue.setArray(u_exact)
+    A.mult(ue, b)  # b = A u_exact
+
+    failures, lines = 0, []
+    print(f"{args.nx}x{args.ny}x{args.nz} nodes, {n} DOF, tol {args.tol:g}, point-block Jacobi, "
+          f"bounds [{bounds[0]:.6g}, {bounds[1]:.6g}]")
+    for depth in (int(d) for d in args.depths.split(",")):
+        mine = run_cubecg(args, depth, bounds, os.path.join(out, f"cubecg_l{depth}.json"))
+        ksp = PETSc.KSP().create(comm=PETSc.COMM_SELF)
+        ksp.setOperators(A)
+        ksp.setType("pipelcg")
+        ksp.getPC().setType("pbjacobi")
+        opts = PETSc.Options()
+        opts["ksp_pipelcg_pipel"] = depth
+        opts["ksp_pipelcg_lmin"] = bounds[0]
+        opts["ksp_pipelcg_lmax"] = bounds[1]
+        ksp.setNormType(PETSc.KSP.NormType.NATURAL)
+        ksp.setTolerances(rtol=args.tol, atol=0.0, max_it=20000)
+        ksp.setFromOptions()
+        x = A.createVecRight()
+        ksp.solve(b, x)
+        petsc_its = ksp.getIterationNumber()
+        ours = mine["natural_norm_iteration"]
+        diff = (ours - petsc_its) / petsc_its if petsc_its else float("inf")
+        ok = abs(diff) <= args.goal and int(ksp.getConvergedReason()) > 0
+        failures += not ok
+        line = (f"L={depth}: cubecg plcg {ours} iterations (natural norm; {mine['iterations']} to the "
+                f"true-residual test, {mine['sqrt_breakdown_restarts']} restarts), PETSc KSPPIPELCG "
+                f"{petsc_its} (reason {int(ksp.getConvergedReason())}), difference {100 * diff:+.1f} %"
+                f" {'ok' if ok else 'FAIL'}")
+        print(line)
+        lines.append({"depth": depth, "cubecg": ours, "cubecg_true_test": mine["iterations"],
+                      "cubecg_restarts": mine["sqrt_breakdown_restarts"], "petsc": petsc_its,
+                      "relative_difference": diff})
+        for key in ("ksp_pipelcg_pipel", "ksp_pipelcg_lmin", "ksp_pipelcg_lmax"):
+            opts.delValue(key)
+    with open(os.path.join(out, "plcg_petsc.json"), "w", encoding="utf-8") as f:
+        json.dump({"nx": args.nx, "ny": args.ny, "nz": args.nz, "tol": args.tol,
+                   "bounds": bounds, "goal": args.goal, "runs": lines}, f, indent=1)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
