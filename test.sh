@@ -12,6 +12,11 @@ case "${1:-}" in
 -h | --help) sed -n '2,5s/^# \{0,1\}//p' "$0"; exit 0 ;;
 esac
 "$here/setup.sh"
+# meshio/h5py/vtk for the export_viewer_* tests only (they skip with a message without them);
+# ./run.sh does not need them
+if [ -x "$here/tests/ensure-viewers.sh" ]; then
+  "$here/tests/ensure-viewers.sh"
+fi
 status=0
 if [ "$mode" != sanitize ]; then
   "$here/build.sh" release

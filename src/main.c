@@ -45,8 +45,11 @@ int main(int argc, char **argv)
   if (!err && (run.opts.help || run.opts.version)) {
     if (rank == 0 && run.opts.help) cc_options_help(stdout);
     if (rank == 0 && !run.opts.help)
-      printf("cubecg %s (%s build, flags %s; %.60s)\n", CC_VERSION, cc_build_type, cc_build_flags,
-             run.mpi.library);
+      printf("cubecg %s (%s build, flags %s; MPI %s %s, built for %s: %.60s; hdf5 backend %s: "
+             "%s)\n",
+             CC_VERSION, cc_build_type, cc_build_flags, run.mpi.implementation, run.mpi.version,
+             cc_build_mpi_impl, run.mpi.library, cc_build_have_hdf5 ? "built" : "absent",
+             cc_build_hdf5);
     fflush(stdout);
     MPI_Finalize();
     return 0;
@@ -85,6 +88,7 @@ int main(int argc, char **argv)
   int code = err ? 1 : run.interrupted ? CC_EXIT_INTERRUPTED : passed ? 0 : 3;
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   fflush(stdout);
+  cc_progress_free(&run.progress);
   MPI_Finalize();
   return code;
 }
