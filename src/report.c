@@ -90,7 +90,8 @@ static void write_available(cc_json *js)
   /* the hdf5 backend is built only with a parallel HDF5 of the chosen MPI: which, or why not */
   cc_json_begin_object(js, "hdf5_backend");
   cc_json_bool(js, "built", cc_build_have_hdf5);
-  cc_json_string(js, cc_build_have_hdf5 ? "hdf5" : "why_absent", cc_build_hdf5);
+  cc_json_string(js, "hdf5", cc_build_have_hdf5 ? cc_build_hdf5 : NULL);
+  cc_json_string(js, "why_absent", cc_build_have_hdf5 ? NULL : cc_build_hdf5);
   cc_json_end_object(js);
   cc_json_end_object(js);
 }
