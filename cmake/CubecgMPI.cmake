@@ -142,3 +142,13 @@ add_library(HDF5::cubecg ALIAS cubecg_hdf5)
 
 message(STATUS "cubecg: MPI ${CUBECG_MPI_IMPL}: ${CUBECG_MPI_VERSION_TEXT}")
 message(STATUS "cubecg: hdf5 backend ${CUBECG_HAVE_HDF5}: ${CUBECG_HDF5_WHY}")
+
+# The MPI of this build for the job scripts (jobs/lib/cubecg-jobs.sh reads it beside the programs):
+# they set this library's knobs and pin ranks its way.
+set(cubecg_mpi_env "CUBECG_MPI=${CUBECG_MPI_IMPL}\nCUBECG_MPIEXEC=${MPIEXEC_EXECUTABLE}\nCUBECG_HDF5=${CUBECG_HAVE_HDF5}\n")
+if(CUBECG_MPI_IMPL STREQUAL "intel")
+  get_filename_component(cubecg_impi_bin "${MPIEXEC_EXECUTABLE}" DIRECTORY)
+  get_filename_component(cubecg_impi_root "${cubecg_impi_bin}" DIRECTORY)
+  string(APPEND cubecg_mpi_env "I_MPI_ROOT=${cubecg_impi_root}\n")
+endif()
+file(WRITE "${CMAKE_BINARY_DIR}/cubecg-mpi.env" "${cubecg_mpi_env}")

@@ -659,5 +659,8 @@ cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64_t *dim
   (void)file, (void)ndims, (void)dims, (void)start, (void)count, (void)data;
   H5_ABSENT(name);
 }
-void io_h5_cache_destroy(io_h5_cache **cache) { (void)cache; }
+void io_h5_cache_destroy(io_h5_cache **cache)
+{
+  (void)cache;
+}
 #endif

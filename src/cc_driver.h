@@ -56,7 +56,7 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
-  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
+  int checkpoint_overwrite;      /* a --checkpoint-dir of another problem is emptied, not refused */
   int64_t gas_page;              /* --checkpoint gas: store page size */
   int64_t gas_dram;              /* DRAM cache budget per rank */
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
@@ -73,8 +73,8 @@ typedef struct {
   int version;
   int roofline; /* triad before and after each solve; the solves report roofline_fraction */
   char options_file[CC_PATH_MAX];
-  int halo_overlap; /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
-  int level_order;  /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
+  int halo_overlap;     /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
+  int level_order;      /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
   int sweep_chunk_rows; /* rows per chunk of CM-RCM levels in the SGS sweeps (0: built-in) */
   unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
 } cc_options;
@@ -123,10 +123,10 @@ typedef struct {
   char launcher_why[128];
   char mapped[512]; /* MPI libraries mapped into the process (/proc/self/maps) */
   int thread_requested, thread_provided;
-  int async_requested;    /* the loaded library's own knob is on */
-  char knob[160];         /* the knob(s) read, "NAME=value ..." */
+  int async_requested;     /* the loaded library's own knob is on */
+  char knob[160];          /* the knob(s) read, "NAME=value ..." */
   char ignored_knobs[160]; /* other libraries' knobs that are on: no effect here */
-  int async_active;       /* what the run believes (async_decided_by says why) */
+  int async_active;        /* what the run believes (async_decided_by says why) */
   char async_decided_by[320];
   int tasks_before, tasks_after; /* threads of the process around MPI_Init */
   int progress_threads;          /* new threads of MPI_Init taken for progress threads */
@@ -136,12 +136,12 @@ typedef struct {
 
 /* Where one rank's progress threads ran, read back after set-up. */
 typedef struct {
-  int n;                                   /* progress threads of the rank */
-  int node_rank;                           /* rank on its node (the pin lists' index) */
-  int cpu[CC_MAX_PROGRESS_THREADS];        /* CPU each last ran on */
-  int expected[CC_MAX_PROGRESS_THREADS];   /* CPU its pin knob names, -1 when none */
-  int shares[CC_MAX_PROGRESS_THREADS];     /* its affinity meets a compute thread's CPUs */
-  char cpus[CC_MAX_PROGRESS_THREADS][64];  /* its affinity mask as a CPU list */
+  int n;                                  /* progress threads of the rank */
+  int node_rank;                          /* rank on its node (the pin lists' index) */
+  int cpu[CC_MAX_PROGRESS_THREADS];       /* CPU each last ran on */
+  int expected[CC_MAX_PROGRESS_THREADS];  /* CPU its pin knob names, -1 when none */
+  int shares[CC_MAX_PROGRESS_THREADS];    /* its affinity meets a compute thread's CPUs */
+  char cpus[CC_MAX_PROGRESS_THREADS][64]; /* its affinity mask as a CPU list */
 } cc_progress_rank;
 
 typedef struct {
@@ -161,7 +161,8 @@ void cc_progress_free(cc_progress_info *info);
 
 /* The registry row whose marker the version text holds; a row named "unknown" otherwise. */
 const cc_mpi_impl *cc_mpi_library_of(const char *version_text);
-/* Requested from the library's own knobs; other libraries' knobs that are on go to ignored_knobs. */
+/* Requested from the library's own knobs; other libraries' knobs that are on go to ignored_knobs.
+ */
 void cc_mpi_knobs_read(const cc_mpi_impl *lib, cc_mpi_info *info);
 int cc_task_ids(int *tids, int max); /* thread ids of this process, -1 when /proc is unreadable */
 int cc_task_cpu(int tid);            /* the CPU a thread of this process last ran on, -1 unknown */
@@ -223,8 +224,8 @@ typedef struct {
   int rl_matrix_pages, rl_windows, rl_every;
   double rl_window_fraction[CC_RL_KINDS], rl_window_triad[CC_RL_KINDS];
   double rl_window_min[CC_RL_KINDS], rl_window_max[CC_RL_KINDS], rl_overhead_s;
-  int fused;                           /* the solve ran the fused vector passes (--fused) */
-  double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
+  int fused;       /* the solve ran the fused vector passes (--fused) */
+  double *history; /* --residual-history: |r|/|b| per iteration (NULL: off) */
   /* per checkpoint (the first CC_MAX_CKPT_RECORDS; ckpt_records_dropped counts the rest): stall,
    * wait, write max over ranks, commit rank 0's, committed on every rank (issue 13) */
   int ckpt_n_records, ckpt_records_dropped;
@@ -265,15 +266,15 @@ typedef struct {
   cc_solve_record solves[CC_MAX_SOLVES];
   int n_checks;
   cc_check checks[CC_MAX_CHECKS];
-  int checks_dropped;    /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
-  double analytic_error; /* worst over solves */
-  cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
+  int checks_dropped;        /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
+  double analytic_error;     /* worst over solves */
+  cc_topology topo;          /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
   cc_progress_info progress; /* where the MPI library's progress threads ran */
-  int rank;              /* of this process in MPI_COMM_WORLD */
-  double started;        /* MPI_Wtime at start (stage lines) */
-  int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
-  int in_progress;       /* set while the pipeline runs: a report written now is partial */
-  int signal;            /* which one */
+  int rank;                  /* of this process in MPI_COMM_WORLD */
+  double started;            /* MPI_Wtime at start (stage lines) */
+  int interrupted;           /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
+  int in_progress;           /* set while the pipeline runs: a report written now is partial */
+  int signal;                /* which one */
   /* --roofline: the median of CC_ROOFLINE_TRIADS triads just before and just after each solve
    * (one triad over 4x the LLC costs a fraction of one iteration of a mesh that does not fit the
    * cache; inside the solve it would evict the cache and add to the solve's time) */

@@ -57,8 +57,7 @@ static int new_tasks(const int *before, int n_before, const int *after, int n_af
  * service threads carry their own names (MPICH's "async"); a progress thread keeps the program's
  * name (MPICH and Intel MPI create it unnamed). Checked against the MPI_T cvar when there is one;
  * where the knob and the threads disagree the run believes the threads and says so. */
-static void decide_active(const cc_mpi_impl *lib, cc_mpi_info *info, const int *fresh,
-                          int started)
+static void decide_active(const cc_mpi_impl *lib, cc_mpi_info *info, const int *fresh, int started)
 {
   char *why = info->async_decided_by, main_name[32], name[32], named[96] = "";
   size_t size = sizeof info->async_decided_by, n;
@@ -110,19 +109,20 @@ cc_err cc_mpi_start(int *argc, char ***argv, cc_mpi_info *info)
   /* the thread level follows the library's need: MPICH's thread calls MPI concurrently with the
    * application (MULTIPLE); otherwise only the main thread calls MPI (FUNNELED) */
   int unknown_asked = !strcmp(lib->name, "unknown") && info->ignored_knobs[0];
-  info->thread_requested = (info->async_requested || unknown_asked) ? lib->thread_level : MPI_THREAD_FUNNELED;
+  info->thread_requested =
+      (info->async_requested || unknown_asked) ? lib->thread_level : MPI_THREAD_FUNNELED;
   if (unknown_asked) info->thread_requested = MPI_THREAD_MULTIPLE;
 
   int before[64], after[64], fresh[CC_MAX_PROGRESS_THREADS];
   info->tasks_before = cc_task_ids(before, 64);
-  int rc = MPI_Init_thread(argc, argv, info->thread_requested, &info->thread_provided);
+  int rc             = MPI_Init_thread(argc, argv, info->thread_requested, &info->thread_provided);
   if (rc != MPI_SUCCESS) {
     fprintf(stderr, "cubecg: error: MPI_Init_thread failed (code %d)\n", rc);
     exit(1);
   }
   info->tasks_after = cc_task_ids(after, 64);
-  int started = new_tasks(before, info->tasks_before, after, info->tasks_after, fresh,
-                          CC_MAX_PROGRESS_THREADS);
+  int started       = new_tasks(before, info->tasks_before, after, info->tasks_after, fresh,
+                                CC_MAX_PROGRESS_THREADS);
   CC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   int queried;
   CC_MPI(MPI_Query_thread(&queried));
@@ -172,8 +172,10 @@ static int list_entry(const char *list, int index)
 {
   int n = 1;
   for (const char *c = list; *c; c++) {
-    if (*c == ',') n++;
-    else if (!isdigit((unsigned char)*c)) return -1;
+    if (*c == ',')
+      n++;
+    else if (!isdigit((unsigned char)*c))
+      return -1;
   }
   const char *entry = list;
   for (int i = 0; i < index % n; i++) entry = strchr(entry, ',') + 1;
@@ -225,8 +227,8 @@ cc_err cc_progress_placement(MPI_Comm comm, const cc_mpi_info *mpi, cc_progress_
     }
   }
   cpu_set_t node_compute;
-  if (!err && MPI_Allreduce(&compute, &node_compute, (int)sizeof compute, MPI_BYTE, MPI_BOR, node) !=
-                  MPI_SUCCESS)
+  if (!err && MPI_Allreduce(&compute, &node_compute, (int)sizeof compute, MPI_BYTE, MPI_BOR,
+                            node) != MPI_SUCCESS)
     err = CC_ERR_MPI;
   MPI_Comm_free(&node);
   CC_CHECK(!err, CC_ERR_MPI, "progress threads: node communicator failed");
@@ -244,13 +246,12 @@ cc_err cc_progress_placement(MPI_Comm comm, const cc_mpi_info *mpi, cc_progress_
       snprintf(mine.cpus[k], sizeof mine.cpus[k], "?");
       mine.shares[k] = 1;
     }
-    mine.expected[k] =
-        pin_expected(out->pin_knob, out->pin_setting, mine.node_rank, mine.n, k);
+    mine.expected[k] = pin_expected(out->pin_knob, out->pin_setting, mine.node_rank, mine.n, k);
     if (mine.expected[k] >= 0)
       mismatches += !(CPU_COUNT(&mask) == 1 && mine.expected[k] < CPU_SETSIZE &&
                       CPU_ISSET(mine.expected[k], &mask));
   }
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  long online  = sysconf(_SC_NPROCESSORS_ONLN);
   int facts[4] = {mine.n, 0, 0, mismatches}, sums[4];
   for (int k = 0; k < mine.n; k++) {
     facts[1] += mine.shares[k];

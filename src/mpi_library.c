@@ -56,8 +56,8 @@ static const cc_mpi_impl library_table[] = {
 };
 #define LIBRARY_COUNT ((int)(sizeof library_table / sizeof library_table[0]))
 
-static const cc_mpi_impl unknown_library = {
-    "unknown", "", {NULL}, NULL, NULL, MPI_THREAD_FUNNELED, NULL, 0};
+static const cc_mpi_impl unknown_library = {"unknown",           "",   {NULL}, NULL, NULL,
+                                            MPI_THREAD_FUNNELED, NULL, 0};
 
 const cc_mpi_impl *cc_mpi_library_of(const char *version_text)
 {
@@ -173,7 +173,7 @@ void cc_mpi_libraries_mapped(char *out, size_t size, int *distinct)
     char *path = strchr(line, '/');
     if (!path) continue;
     path[strcspn(path, "\n")] = '\0';
-    const char *base         = strrchr(path, '/') + 1;
+    const char *base          = strrchr(path, '/') + 1;
     /* the MPI library itself: libmpi.so.N (MPICH ABI, Open MPI, Intel) or libmpich.so.N */
     if (strncmp(base, "libmpi.so", 9) && strncmp(base, "libmpich.so", 11)) continue;
     if (strstr(out, path)) continue;
@@ -220,7 +220,7 @@ void cc_mpi_version_number(const char *library, const char *impl, char *out, siz
   /* the first dotted number after the library's name: "MPICH Version: 4.0.2",
    * "Intel(R) MPI Library 2021.18 for Linux", "Open MPI v4.1.4" */
   const cc_mpi_impl *lib = cc_mpi_library_of(library);
-  const char *from          = strcmp(impl, "unknown") ? strstr(library, lib->marker) : library;
+  const char *from       = strcmp(impl, "unknown") ? strstr(library, lib->marker) : library;
   snprintf(out, size, "unknown");
   for (const char *c = from ? from : library; *c; c++) {
     if (!isdigit((unsigned char)*c) || !strchr(c, '.')) continue;

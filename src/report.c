@@ -487,16 +487,16 @@ void cc_summary_print(const cc_run *run, FILE *out)
     double per_iter            = iterations > 0 ? r->time_s / iterations : 0;
     double total               = r->time_s > 0 ? r->time_s / 100 : 1;
     const double *b            = rec->breakdown_max;
-    char versus[16] = "-"; /* no Alg.1-AR in the run: nothing to compare against */
+    char versus[16]            = "-"; /* no Alg.1-AR in the run: nothing to compare against */
     if (baseline > 0) snprintf(versus, sizeof versus, "%6.3f", per_iter / baseline);
     fprintf(out,
             "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6s | %14.2f %4.2f %4.2f %4.2f %4.2f | "
             "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
             r->solver, r->reduction, r->iterations, r->rel_residual, r->true_rel_residual,
-            rec->analytic_error, per_iter * 1e3, versus,
-            rec->ops_per_iteration[CC_T_SPMV], rec->ops_per_iteration[CC_T_PRECOND],
-            rec->ops_per_iteration[CC_T_DOT], rec->ops_per_iteration[CC_T_REDUCTION],
-            rec->ops_per_iteration[CC_T_AXPY], b[CC_BRK_SPMV] / total, b[CC_BRK_PRECOND] / total,
+            rec->analytic_error, per_iter * 1e3, versus, rec->ops_per_iteration[CC_T_SPMV],
+            rec->ops_per_iteration[CC_T_PRECOND], rec->ops_per_iteration[CC_T_DOT],
+            rec->ops_per_iteration[CC_T_REDUCTION], rec->ops_per_iteration[CC_T_AXPY],
+            b[CC_BRK_SPMV] / total, b[CC_BRK_PRECOND] / total,
             (b[CC_BRK_HALO] + b[CC_BRK_PRECOND_HALO]) / total,
             (b[CC_BRK_HALO_WAIT] + b[CC_BRK_PRECOND_HALO_WAIT]) / total,
             b[CC_BRK_REDUCTION] / total, b[CC_BRK_AXPY] / total, b[CC_BRK_OTHER] / total,

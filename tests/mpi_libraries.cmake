@@ -198,7 +198,7 @@ if(MPILIB_OMPI_CC AND MPILIB_MPICH_H5)
   add_test(NAME mpilib_configure_mixed_hdf5_off
            COMMAND bash -c "rm -rf '${MPILIB_MIX}-off'; '${CMAKE_COMMAND}' -S '${PROJECT_SOURCE_DIR}' -B '${MPILIB_MIX}-off' -DBUILD_TESTING=OFF -DMPI_C_COMPILER='${MPILIB_OMPI_CC}' -DHDF5_C_COMPILER_EXECUTABLE='${MPILIB_MPICH_H5}' -DCUBECG_HDF5=OFF > '${MPILIB_MIX}-off.log' 2>&1; code=$?; rm -rf '${MPILIB_MIX}-off'; grep 'hdf5 backend OFF' '${MPILIB_MIX}-off.log' && [ $code -eq 0 ]")
   set_tests_properties(mpilib_configure_mixed_hdf5_refused mpilib_configure_mixed_hdf5_off
-                       PROPERTIES TIMEOUT 120 RESOURCE_LOCK mpilib_configure)
+                       PROPERTIES TIMEOUT 120 RESOURCE_LOCK mpilib_configure LABELS sanitize-skip)
 else()
   add_test(NAME mpilib_configure_mixed_hdf5_refused COMMAND ${CMAKE_COMMAND} -E echo
            "SKIP: needs mpicc.openmpi and h5pcc.mpich (./setup.sh --mpi openmpi)")
