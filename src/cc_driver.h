@@ -111,6 +111,7 @@ typedef struct {
   int thread_level;        /* the MPI thread level the thread needs */
   const char *cvar;        /* MPI_T control variable to read back, NULL if none */
   int has_progress_thread; /* 0: Open MPI 4.1 (refused; --progress poll instead) */
+  const char *wait_knob;   /* "NAME=value" that stops busy-polling waits on shared cores, or NULL */
 } cc_mpi_impl;
 
 #define CC_MAX_PROGRESS_THREADS 8 /* progress threads of one rank recorded */
@@ -132,6 +133,8 @@ typedef struct {
   int progress_threads;          /* new threads of MPI_Init taken for progress threads */
   int progress_tids[CC_MAX_PROGRESS_THREADS];
   int cvar_found, cvar_value; /* the library's MPI_T cvar, when it has one */
+  char wait_knob[64];         /* the registry's wait setting for this library, "" if none */
+  int wait_knob_set;          /* it is set in the environment to its value */
 } cc_mpi_info;
 
 /* Where one rank's progress threads ran, read back after set-up. */

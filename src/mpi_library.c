@@ -22,7 +22,9 @@ static const cc_mpi_impl library_table[] = {
      "I_MPI_ASYNC_PROGRESS_PIN",
      MPI_THREAD_FUNNELED,
      NULL,
-     1},
+     1,
+     /* Intel MPI spins in its waits; on cores shared with other work it must yield */
+     "I_MPI_WAIT_MODE=1"},
     /* Cray MPICH: the thread only with MPICH_MAX_THREAD_SAFETY=multiple and MULTIPLE asked. */
     {"cray-mpich",
      "CRAY MPICH",
@@ -31,7 +33,8 @@ static const cc_mpi_impl library_table[] = {
      NULL, /* no pin variable documented: the thread's CPU is only read back */
      MPI_THREAD_MULTIPLE,
      "MPIR_CVAR_ASYNC_PROGRESS",
-     1},
+     1,
+     NULL},
     /* MVAPICH2 documents MV2_ASYNC_PROGRESS; MVAPICH 3 inherits MPICH's cvar. */
     {"mvapich",
      "MVAPICH",
@@ -40,7 +43,8 @@ static const cc_mpi_impl library_table[] = {
      "MPIR_CVAR_PROGRESS_THREAD_AFFINITY",
      MPI_THREAD_MULTIPLE,
      "MPIR_CVAR_ASYNC_PROGRESS",
-     1},
+     1,
+     NULL},
     /* MPICH starts the thread only under MPI_THREAD_MULTIPLE (it calls MPI concurrently with the
      * application) and pins it with MPIR_CVAR_PROGRESS_THREAD_AFFINITY. */
     {"mpich",
@@ -50,14 +54,24 @@ static const cc_mpi_impl library_table[] = {
      "MPIR_CVAR_PROGRESS_THREAD_AFFINITY",
      MPI_THREAD_MULTIPLE,
      "MPIR_CVAR_ASYNC_PROGRESS",
-     1},
-    /* Open MPI 4.1 has no asynchronous progress thread (its runtime threads are not one). */
-    {"openmpi", "Open MPI", {NULL}, NULL, NULL, MPI_THREAD_FUNNELED, NULL, 0},
+     1,
+     NULL},
+    /* Open MPI 4.1 has no asynchronous progress thread (its runtime threads are not one); its
+     * waits busy-poll unless told to yield (mpi_yield_when_idle) */
+    {"openmpi",
+     "Open MPI",
+     {NULL},
+     NULL,
+     NULL,
+     MPI_THREAD_FUNNELED,
+     NULL,
+     0,
+     "OMPI_MCA_mpi_yield_when_idle=1"},
 };
 #define LIBRARY_COUNT ((int)(sizeof library_table / sizeof library_table[0]))
 
 static const cc_mpi_impl unknown_library = {"unknown",           "",   {NULL}, NULL, NULL,
-                                            MPI_THREAD_FUNNELED, NULL, 0};
+                                            MPI_THREAD_FUNNELED, NULL, 0,      NULL};
 
 const cc_mpi_impl *cc_mpi_library_of(const char *version_text)
 {
@@ -101,6 +115,17 @@ void cc_mpi_knobs_read(const cc_mpi_impl *lib, cc_mpi_info *info)
     const char *value = getenv(name);
     if (!value || strcasecmp(value, eq + 1) != 0) info->async_requested = 0;
     append(info->knob, sizeof info->knob, " ", name, value ? value : "(unset)");
+  }
+  /* the setting this library's waits need on shared cores, and whether it is given */
+  info->wait_knob[0]  = '\0';
+  info->wait_knob_set = 0;
+  if (lib->wait_knob) {
+    snprintf(info->wait_knob, sizeof info->wait_knob, "%s", lib->wait_knob);
+    const char *eq = strchr(lib->wait_knob, '=');
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - lib->wait_knob), lib->wait_knob);
+    const char *value   = getenv(name);
+    info->wait_knob_set = value && strcmp(value, eq + 1) == 0;
   }
   /* every other library's knob that is on: it has no effect under this library */
   for (int i = 0; i < LIBRARY_COUNT; i++) {

@@ -297,6 +297,8 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_string(&js, "async_progress_knob", run->mpi.knob[0] ? run->mpi.knob : NULL);
   cc_json_string(&js, "knobs_without_effect",
                  run->mpi.ignored_knobs[0] ? run->mpi.ignored_knobs : NULL);
+  cc_json_string(&js, "wait_setting", run->mpi.wait_knob[0] ? run->mpi.wait_knob : NULL);
+  cc_json_bool(&js, "wait_setting_given", run->mpi.wait_knob_set);
   cc_json_int(&js, "threads_before_init", run->mpi.tasks_before);
   cc_json_int(&js, "threads_after_init", run->mpi.tasks_after);
   write_progress_threads(&js, &run->progress);
@@ -457,6 +459,12 @@ void cc_summary_print(const cc_run *run, FILE *out)
             run->progress.total, run->progress.sharing,
             run->progress.sharing ? ": they compete with the solver for those cores" : "",
             run->progress.free_cpus_min);
+  /* a library that busy-polls in its waits loses on cores it shares (oversubscribed, progress
+   * threads beside compute threads): name the setting that makes it yield */
+  if (run->mpi.wait_knob[0] && (run->topo.oversubscribed || run->progress.sharing))
+    fprintf(out, "  waiting          %s busy-polls while it waits; %s%s (docs/mpi-libraries.md)\n",
+            run->mpi.implementation, run->mpi.wait_knob,
+            run->mpi.wait_knob_set ? " is set" : " is not set: set it on shared cores");
   if (run->progress.pin_checked)
     fprintf(out, "  progress pin     %s=%s: %d thread(s) checked, %d not on the CPU asked\n",
             run->progress.pin_knob, run->progress.pin_setting, run->progress.pin_checked,
