@@ -77,6 +77,15 @@ if ! command -v fio >/dev/null 2>&1; then
     --no-install-recommends fio; } ||
     echo "setup: fio not installed (optional: cubecg-iobench --fio says it is missing)" >&2
 fi
+# optional: Slurm and munge for the batch-path test (tests/test_slurm_batch.sh starts a one-node
+# cluster of this machine; it skips with the reason without them)
+if ! command -v slurmctld >/dev/null 2>&1 && ! [ -x /usr/sbin/slurmctld ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+    --no-install-recommends slurm-wlm munge; } ||
+    echo "setup: slurm-wlm/munge not installed (optional: the batch-path test skips)" >&2
+fi
 if [ -x "$here/jobs/ensure-python.sh" ]; then
   "$here/jobs/ensure-python.sh"
 fi
