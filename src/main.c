@@ -74,6 +74,10 @@ int main(int argc, char **argv)
 
   err = cc_run_pipeline(&run);
   if (err) return fail(err, rank);
+  /* where the progress threads ran by the end of the solves (each one's last CPU, mask) */
+  cc_progress_free(&run.progress);
+  err = cc_progress_placement(MPI_COMM_WORLD, &run.mpi, &run.progress);
+  if (err) return fail(err, rank);
   int passed = cc_run_checks_passed(&run);
   if (rank == 0) {
     /* with --report - the JSON owns stdout: the summary goes to stderr */
