@@ -19,6 +19,12 @@ if [[ $action == stop ]]; then
   for pidfile in "$dir/slurmd.pid" "$dir/slurmctld.pid" "$dir/munged.pid"; do
     [[ -s $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null
   done
+  # a daemon whose pid file was not written yet: the ones started with this cluster's files
+  for proc in /proc/[0-9]*; do
+    if tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -qE "^(slurmd|slurmctld|munged) .*$dir/"; then
+      kill "${proc#/proc/}" 2>/dev/null
+    fi
+  done
   sleep 1
   exit 0
 fi

@@ -17,7 +17,8 @@ echo "$line"
 ((code == 0)) || exit "$code"
 export "${line?}"
 trap 'bash "$repo/tests/slurm_cluster.sh" "$cluster" stop' EXIT
-export CUBECG_BUILD=$build CUBECG_RESULTS=$work/results
+# the batch scripts run from Slurm's spool: CUBECG_REPO tells them where the repository is
+export CUBECG_REPO=$repo CUBECG_BUILD=$build CUBECG_RESULTS=$work/results
 failures=0
 check()
 {
@@ -83,6 +84,10 @@ jid=$(env CUBECG_LAYOUTS=flat CUBECG_PROGRESS=off CUBECG_SOLVER=pcg CUBECG_REDUC
 wait_done "$jid" 200
 check "failed run: the job FAILED" "[[ $(field "$jid" JobState) == FAILED ]]"
 check "failed run: the job's exit code is not 0" "[[ $(field "$jid" ExitCode) != 0:0 ]]"
+report=$(ls "$work"/results/failed/*/*.json 2>/dev/null | head -1)
+check "failed run: its report says the checks failed" \
+  "python3 -c \"import json,sys; r=json.load(open('$report')); sys.exit(r['checks']['passed'])\""
+check "failed run: the job names the failed run" "grep -q 'FAILED: ' '$work'/failed-$jid.out"
 
 # 4. requeue as soon as the checkpointing run has written a checkpoint (Slurm requeues a running or
 # a finished batch job alike): the requeued job continues from the last checkpoint
