@@ -21,7 +21,7 @@ if [[ $action == stop ]]; then
   done
   # a daemon whose pid file was not written yet: the ones started with this cluster's files
   for proc in /proc/[0-9]*; do
-    if tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -qE "^(slurmd|slurmctld|munged) .*$dir/"; then
+    if tr '\0' ' ' 2>/dev/null <"$proc/cmdline" | grep -qE "^(slurmd|slurmctld|munged) .*$dir/"; then
       kill "${proc#/proc/}" 2>/dev/null
     fi
   done
