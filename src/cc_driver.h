@@ -56,7 +56,7 @@ typedef struct {
   int durable;
   int64_t io_buffer;
   int io_fallback;
-  int checkpoint_overwrite;      /* a --checkpoint-dir of another problem is emptied, not refused */
+  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
   int64_t gas_page;              /* --checkpoint gas: store page size */
   int64_t gas_dram;              /* DRAM cache budget per rank */
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
@@ -73,8 +73,8 @@ typedef struct {
   int version;
   int roofline; /* triad before and after each solve; the solves report roofline_fraction */
   char options_file[CC_PATH_MAX];
-  int halo_overlap;     /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
-  int level_order;      /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
+  int halo_overlap; /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
+  int level_order;  /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
   int sweep_chunk_rows; /* rows per chunk of CM-RCM levels in the SGS sweeps (0: built-in) */
   unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
 } cc_options;
@@ -227,8 +227,8 @@ typedef struct {
   int rl_matrix_pages, rl_windows, rl_every;
   double rl_window_fraction[CC_RL_KINDS], rl_window_triad[CC_RL_KINDS];
   double rl_window_min[CC_RL_KINDS], rl_window_max[CC_RL_KINDS], rl_overhead_s;
-  int fused;       /* the solve ran the fused vector passes (--fused) */
-  double *history; /* --residual-history: |r|/|b| per iteration (NULL: off) */
+  int fused;                           /* the solve ran the fused vector passes (--fused) */
+  double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
   /* per checkpoint (the first CC_MAX_CKPT_RECORDS; ckpt_records_dropped counts the rest): stall,
    * wait, write max over ranks, commit rank 0's, committed on every rank (issue 13) */
   int ckpt_n_records, ckpt_records_dropped;
@@ -269,15 +269,15 @@ typedef struct {
   cc_solve_record solves[CC_MAX_SOLVES];
   int n_checks;
   cc_check checks[CC_MAX_CHECKS];
-  int checks_dropped;        /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
-  double analytic_error;     /* worst over solves */
-  cc_topology topo;          /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
+  int checks_dropped;    /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
+  double analytic_error; /* worst over solves */
+  cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
   cc_progress_info progress; /* where the MPI library's progress threads ran */
-  int rank;                  /* of this process in MPI_COMM_WORLD */
-  double started;            /* MPI_Wtime at start (stage lines) */
-  int interrupted;           /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
-  int in_progress;           /* set while the pipeline runs: a report written now is partial */
-  int signal;                /* which one */
+  int rank;              /* of this process in MPI_COMM_WORLD */
+  double started;        /* MPI_Wtime at start (stage lines) */
+  int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
+  int in_progress;       /* set while the pipeline runs: a report written now is partial */
+  int signal;            /* which one */
   /* --roofline: the median of CC_ROOFLINE_TRIADS triads just before and just after each solve
    * (one triad over 4x the LLC costs a fraction of one iteration of a mesh that does not fit the
    * cache; inside the solve it would evict the cache and add to the solve's time) */
