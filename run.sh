@@ -5,7 +5,15 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 sweep=1
-if [ "${1:-}" = "--no-sweep" ]; then sweep=0; shift; fi
+case "${1:-}" in
+-h | --help)
+  # usage only: no set-up, no build
+  sed -n '2,4s/^# \{0,1\}//p' "$0"
+  echo "cubecg options: build/src/cubecg --help (after a build)"
+  exit 0
+  ;;
+--no-sweep) sweep=0; shift ;;
+esac
 "$here/setup.sh"
 "$here/build.sh" release
 out="$here/results/$(date +%Y%m%d-%H%M%S)"

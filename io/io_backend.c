@@ -8,7 +8,9 @@
 static const cc_io_backend_ops *const backend_table[] = {&io_backend_posix,
                                                          &io_backend_uring,
                                                          &io_backend_offload,
+#ifdef CUBECG_HAVE_HDF5
                                                          &io_backend_hdf5,
+#endif
                                                          &io_backend_gas,
 #ifdef CUBECG_HAVE_FORTRAN
                                                          &io_backend_fortran,

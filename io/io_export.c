@@ -7,7 +7,9 @@
  */
 #include "io_internal.h"
 
+#ifdef CUBECG_HAVE_HDF5
 #include <hdf5.h>
+#endif
 #include <libgen.h>
 
 /* text as XML character data or attribute value: & < > " ' as entities (a file name such as
@@ -125,6 +127,7 @@ static cc_err write_solution_xdmf(const char *xmf_path, const char *h5_name,
   return CC_OK;
 }
 
+#ifdef CUBECG_HAVE_HDF5
 /* Collective write of rows [first, first + rows) of an int64 dataset [total][8]. */
 static cc_err write_cells(int64_t file, uint64_t total, uint64_t first, uint64_t rows,
                           const int64_t *data)
@@ -292,6 +295,16 @@ static cc_err export_datasets(const cc_io_layout *layout, const cc_io_export_par
   CC_CALL(err);
   return CC_OK;
 }
+#else
+#include "cc_topology.h" /* cc_build_hdf5: why this build has no HDF5 */
+static cc_err export_datasets(const cc_io_layout *layout, const cc_io_export_params *p,
+                              const double *u, const char *path, const int64_t *block_start,
+                              int rank)
+{
+  (void)layout, (void)p, (void)u, (void)block_start, (void)rank;
+  CC_FAIL(CC_ERR_ARG, "--export-solution %s: this build has no HDF5 (%s)", path, cc_build_hdf5);
+}
+#endif
 
 cc_err cc_io_export_paths(const char *file, char *h5, char *xmf, char *deformed_xmf, size_t size)
 {

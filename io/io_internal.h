@@ -44,7 +44,9 @@ extern const io_stream_ops io_stream_fortran;
 extern const cc_io_backend_ops io_backend_posix;
 extern const cc_io_backend_ops io_backend_uring;
 extern const cc_io_backend_ops io_backend_offload;
+#ifdef CUBECG_HAVE_HDF5
 extern const cc_io_backend_ops io_backend_hdf5;
+#endif
 extern const cc_io_backend_ops io_backend_gas; /* io_gas.c, issue 14 */
 #ifdef CUBECG_HAVE_FORTRAN
 extern const cc_io_backend_ops io_backend_fortran;

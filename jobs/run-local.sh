@@ -27,7 +27,10 @@
 #                    -hosts node1:R/N,...,nodeN:R/N; MPI_COMM_TYPE_SHARED splits them, traffic
 #                    between them leaves shared memory), unbound (-bind-to none: Hydra would pin
 #                    each node's ranks to the same cores); other runs stay on one node. Default 1.
-# Environment: CUBECG_BUILD (build dir, default <repo>/build), CUBECG_MPIEXEC (mpiexec.mpich),
+# Environment: CUBECG_BUILD (build dir, default <repo>/build; build-openmpi, build-intel-mpi for the
+# other MPIs: the scripts read the build's MPI from its cubecg-mpi.env), CUBECG_MPI (mpich, openmpi,
+# intel: overrides the build's), CUBECG_MPIEXEC (the library's launcher), Open MPI has no progress
+# thread: its "progress on" runs are left out (poll is its alternative);
 # CUBECG_MAX_CORES (default nproc).
 # --repeat N: every cubecg setting runs N times (reports *_rep1 .. *_repN; the analyzer draws the
 # median with min-max bars, and marks a point that ran once); default 3 with --quick, else 1.
@@ -104,6 +107,12 @@ else
   backends=(posix uring offload hdf5)
   io_sizes=1M,8M,64M,256M io_repeat=5 bench_n=64 bench_repeat=10
 fi
+# a build without a parallel HDF5 of its MPI (Intel MPI) has no hdf5 backend
+io_backends=posix,uring,offload,hdf5
+if [[ ${CC_HAVE_HDF5:-ON} == OFF ]]; then
+  backends=(posix uring offload)
+  io_backends=posix,uring,offload
+fi
 
 # core counts 1, 2, 4, ... and nproc; with --oversubscribe up to 2 x nproc
 counts=()
@@ -155,9 +164,17 @@ done
 
 failed=0
 # steps: every run times its repeats (a checkpoint run repeats ckpt_repeat times), then the benches
+# (a library without a progress thread leaves its "progress on" runs out)
+progress_on=1
+if ! cc_mpi_progress_env on >/dev/null 2>&1; then
+  progress_on=0
+  echo "run-local.sh: $CC_MPI has no asynchronous progress thread: the 'progress on' runs are left out (poll runs stay)"
+fi
 total=$((2 * have_bench + 2 * have_iobench))
 for r in "${runs[@]}"; do
-  if [[ ${r##* } == - ]]; then total=$((total + repeat)); else total=$((total + ckpt_repeat)); fi
+  read -r _ _ r_progress _ r_ckpt _ <<<"$r"
+  [[ $r_progress == on && $progress_on == 0 ]] && continue
+  if [[ $r_ckpt == - ]]; then total=$((total + repeat)); else total=$((total + ckpt_repeat)); fi
 done
 step=0
 t_start=$SECONDS
@@ -167,10 +184,28 @@ launch()
 {
   local name=$1 dir=$2 ranks=$3 threads=$4
   shift 4
-  local bind=(-bind-to core) omp=(OMP_PLACES=cores OMP_PROC_BIND=close)
+  local bind=(-bind-to core) omp=(OMP_PLACES=cores OMP_PROC_BIND=close) lib_env=()
   ((threads > 1)) && bind=(-bind-to "core:$threads")
   ((ranks * threads > ncores)) && bind=(-bind-to none)
+  # ranks pinned the library's way: Intel MPI by I_MPI_PIN_DOMAIN, Open MPI by --map-by/--bind-to
+  case "$CC_MPI" in
+  intel)
+    bind=()
+    lib_env=(I_MPI_PIN_DOMAIN=core)
+    ((threads > 1)) && lib_env=(I_MPI_PIN_DOMAIN=omp)
+    ((ranks * threads > ncores)) && lib_env=(I_MPI_PIN=off)
+    ;;
+  openmpi)
+    bind=(--map-by "core:PE=$threads" --bind-to core)
+    ((ranks * threads > ncores)) && bind=(--oversubscribe --bind-to none)
+    ;;
+  esac
   # --emulate-nodes: N nodes of ranks/N ranks on this machine, unbound (see --help)
+  if ((emulate > 1 && ranks % emulate == 0)) && [[ $CC_MPI != mpich ]]; then
+    echo "run-local.sh: --emulate-nodes needs MPICH's Hydra fork launcher (MPI here: $CC_MPI)" >&2
+    failed=$((failed + 1))
+    return 0
+  fi
   if ((emulate > 1 && ranks % emulate == 0)); then
     local hosts=() n
     for ((n = 1; n <= emulate; n++)); do hosts+=("node$n:$((ranks / emulate))"); done
@@ -186,7 +221,7 @@ launch()
   [[ $CC_DRY_RUN == 1 ]] || printf '[%2d/%d] %-48s ' "$step" "$total" "$name"
   local why="" report="" prev="" arg
   for arg in "$@"; do [[ $prev == --report ]] && report=$arg; prev=$arg; done
-  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS="$threads" "${omp[@]}" \
+  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS="$threads" "${omp[@]}" "${lib_env[@]}" \
     "${envs[@]}" -- "$CC_MPIEXEC" -n "$ranks" "${bind[@]}" "$@"; then
     # a report that says interrupted or a failed check is a failed run, whatever the exit code
     if [[ $CC_DRY_RUN != 1 && -n $report ]] && ! why=$(cc_report_verdict "$report"); then
@@ -213,12 +248,16 @@ for ((rep = 1; rep <= ckpt_repeat; rep++)); do for r in "${runs[@]}"; do
   layout=flat
   ((threads > 1)) && layout=hybrid
   ((ranks == 1 && threads == 1)) && layout=serial
-  envs=(MPIR_CVAR_ASYNC_PROGRESS=0)
+  # the library's own progress knob (jobs/lib/cubecg-jobs.sh); Open MPI has no thread: no "on" run
+  envs=()
+  if [[ $progress == on ]]; then
+    knob=$(cc_mpi_progress_env on 2>/dev/null) || continue
+  else
+    knob=$(cc_mpi_progress_env off)
+  fi
+  read -r -a envs <<<"$knob"
   opts=(--solver all --reduction all)
-  case "$progress" in
-  on) envs=(MPIR_CVAR_ASYNC_PROGRESS=1) ;;
-  poll) opts+=(--progress poll) ;;
-  esac
+  [[ $progress == poll ]] && opts+=(--progress poll)
   parts=("${rnx}x${rny}x${rnz}" "${ranks}x${threads}" "$layout" "progress-$progress" "${flags[@]}")
   ((lat > 0)) && parts+=("lat$lat")
   if [[ -n $prec ]]; then parts+=("prec-$prec"); opts+=(--precond-precision "$prec"); fi
@@ -245,7 +284,7 @@ for ranks in 1 "$ncores"; do
   ((emulate > 1 && ranks % emulate == 0)) && sfx=_${emulate}nodes
   if ((have_iobench)); then
     launch "iobench_${ranks}x1$sfx" "$out" "$ranks" 1 -- "$CC_IOBENCH" --dir "$out/iobench-files" \
-      --sizes "$io_sizes" --backends posix,uring,offload,hdf5 --buffers 8k,512k --repeat "$io_repeat" \
+      --sizes "$io_sizes" --backends "$io_backends" --buffers 8k,512k --repeat "$io_repeat" \
       --report "$out/iobench_${ranks}x1$sfx.json"
   fi
   if ((have_bench)); then

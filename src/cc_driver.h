@@ -115,14 +115,78 @@ const char *cc_options_checkpoint(const cc_options *opts);
 /* Echo every option into the report's "parameters" object. */
 void cc_options_json(const cc_options *opts, cc_json *js);
 
-/* What the MPI library provides and whether MPICH's asynchronous progress thread is on. */
+/* One MPI library's asynchronous-progress knobs (registry in mpi_library.c). */
+typedef struct {
+  const char *name;        /* mpich | openmpi | intel | cray-mpich | mvapich */
+  const char *marker;      /* in MPI_Get_library_version's text */
+  const char *knobs[3];    /* environment variables that start its progress thread, NULL-ended */
+  const char *extra;       /* "NAME=value" also needed (Cray), NULL if none */
+  const char *pin_knob;    /* the variable placing the thread, NULL if none */
+  int thread_level;        /* the MPI thread level the thread needs */
+  const char *cvar;        /* MPI_T control variable to read back, NULL if none */
+  int has_progress_thread; /* 0: Open MPI 4.1 (refused; --progress poll instead) */
+  const char *wait_knob;   /* "NAME=value" that stops busy-polling waits on shared cores, or NULL */
+} cc_mpi_impl;
+
+#define CC_MAX_PROGRESS_THREADS 8 /* progress threads of one rank recorded */
+/* What the MPI library provides and whether its asynchronous progress thread is on. */
 typedef struct {
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  char implementation[16]; /* the registry's name, or "unknown" */
+  char version[32];        /* "4.0.2", "2021.18", "4.1.4" */
+  char launcher[16];       /* srun | hydra | mpirun | singleton | unknown: how it really started */
+  char launcher_why[128];
+  char mapped[512]; /* MPI libraries mapped into the process (/proc/self/maps) */
   int thread_requested, thread_provided;
-  int async_requested; /* from the environment */
-  int async_active;
-  char async_decided_by[160];
+  int async_requested;     /* the loaded library's own knob is on */
+  char knob[160];          /* the knob(s) read, "NAME=value ..." */
+  char ignored_knobs[160]; /* other libraries' knobs that are on: no effect here */
+  int async_active;        /* what the run believes (async_decided_by says why) */
+  char async_decided_by[320];
+  int tasks_before, tasks_after; /* threads of the process around MPI_Init */
+  int progress_threads;          /* new threads of MPI_Init taken for progress threads */
+  int progress_tids[CC_MAX_PROGRESS_THREADS];
+  int cvar_found, cvar_value; /* the library's MPI_T cvar, when it has one */
+  char wait_knob[64];         /* the registry's wait setting for this library, "" if none */
+  int wait_knob_set;          /* it is set in the environment to its value */
 } cc_mpi_info;
+
+/* Where one rank's progress threads ran, read back after set-up. */
+typedef struct {
+  int n;                                  /* progress threads of the rank */
+  int node_rank;                          /* rank on its node (the pin lists' index) */
+  int cpu[CC_MAX_PROGRESS_THREADS];       /* CPU each last ran on */
+  int expected[CC_MAX_PROGRESS_THREADS];  /* CPU its pin knob names, -1 when none */
+  int shares[CC_MAX_PROGRESS_THREADS];    /* its affinity meets a compute thread's CPUs */
+  char cpus[CC_MAX_PROGRESS_THREADS][64]; /* its affinity mask as a CPU list */
+} cc_progress_rank;
+
+typedef struct {
+  char pin_knob[48], pin_setting[160]; /* the library's pin variable and its value ("" unset) */
+  int total;                           /* progress threads over all ranks */
+  int sharing;                         /* of them, those whose CPUs meet compute threads' CPUs */
+  int free_cpus_min;                   /* CPUs of a node no compute thread may run on, min */
+  int pin_checked, pin_mismatches;     /* threads with a pin CPU, those read back elsewhere */
+  cc_progress_rank *ranks;             /* rank 0: one per rank, else NULL */
+  int n_ranks;
+} cc_progress_info;
+
+/* Collective: each rank's progress threads' CPUs and masks, against the pin knob and the node's
+ * compute threads (call after the OpenMP threads are placed). */
+CC_WUR cc_err cc_progress_placement(MPI_Comm comm, const cc_mpi_info *mpi, cc_progress_info *out);
+void cc_progress_free(cc_progress_info *info);
+
+/* The registry row whose marker the version text holds; a row named "unknown" otherwise. */
+const cc_mpi_impl *cc_mpi_library_of(const char *version_text);
+/* Requested from the library's own knobs; other libraries' knobs that are on go to ignored_knobs.
+ */
+void cc_mpi_knobs_read(const cc_mpi_impl *lib, cc_mpi_info *info);
+int cc_task_ids(int *tids, int max); /* thread ids of this process, -1 when /proc is unreadable */
+int cc_task_cpu(int tid);            /* the CPU a thread of this process last ran on, -1 unknown */
+void cc_task_name(int tid, char *out, size_t size);
+void cc_mpi_libraries_mapped(char *out, size_t size, int *distinct);
+void cc_mpi_launcher(char *out, size_t size, char *why, size_t why_size);
+void cc_mpi_version_number(const char *library, const char *impl, char *out, size_t size);
 
 /* MPI_Init_thread with the level async progress needs; MPI_ERRORS_RETURN on MPI_COMM_WORLD. */
 CC_WUR cc_err cc_mpi_start(int *argc, char ***argv, cc_mpi_info *info);
@@ -229,6 +293,7 @@ typedef struct {
   int checks_dropped;    /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
   double analytic_error; /* worst over solves */
   cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
+  cc_progress_info progress; /* where the MPI library's progress threads ran */
   int rank;              /* of this process in MPI_COMM_WORLD */
   double started;        /* MPI_Wtime at start (stage lines) */
   int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */

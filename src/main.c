@@ -48,8 +48,11 @@ int main(int argc, char **argv)
   if (!err && (run.opts.help || run.opts.version)) {
     if (rank == 0 && run.opts.help) cc_options_help(stdout);
     if (rank == 0 && !run.opts.help)
-      printf("cubecg %s (%s build, flags %s; %.60s)\n", CC_VERSION, cc_build_type, cc_build_flags,
-             run.mpi.library);
+      printf("cubecg %s (%s build, flags %s; MPI %s %s, built for %s: %.60s; hdf5 backend %s: "
+             "%s)\n",
+             CC_VERSION, cc_build_type, cc_build_flags, run.mpi.implementation, run.mpi.version,
+             cc_build_mpi_impl, run.mpi.library, cc_build_have_hdf5 ? "built" : "absent",
+             cc_build_hdf5);
     fflush(stdout);
     MPI_Finalize();
     return 0;
@@ -83,6 +86,10 @@ int main(int argc, char **argv)
 
   err = cc_run_pipeline(&run);
   if (err) return fail(err, rank, &lock);
+  /* where the progress threads ran by the end of the solves (each one's last CPU, mask) */
+  cc_progress_free(&run.progress);
+  err = cc_progress_placement(MPI_COMM_WORLD, &run.mpi, &run.progress);
+  if (err) return fail(err, rank, &lock);
   int passed = cc_run_checks_passed(&run);
   if (rank == 0) {
     /* with --report - the JSON owns stdout: the summary goes to stderr */
@@ -106,6 +113,7 @@ int main(int argc, char **argv)
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   cc_io_dir_lock_release(&lock);
   fflush(stdout);
+  cc_progress_free(&run.progress);
   MPI_Finalize();
   return code;
 }

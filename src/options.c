@@ -544,15 +544,21 @@ void cc_options_help(FILE *out)
   fprintf(
       out,
       "\nenvironment: OMP_NUM_THREADS (threads per rank; unset: CPUs per host / ranks per host),\n"
-      "CUBECG_PLACEMENT (placement name when --placement is not given), MPIR_CVAR_ASYNC_PROGRESS=1 "
-      "or\n"
-      "MPICH_ASYNC_PROGRESS=1 (MPICH progress thread; cubecg then asks for MPI_THREAD_MULTIPLE),\n"
-      "MPIR_CVAR_PROGRESS_THREAD_AFFINITY (pin it), CUBECG_IO_INJECT (I/O test seams),\n"
+      "CUBECG_PLACEMENT (placement name when --placement is not given), the progress thread of\n"
+      "the MPI library loaded: MPICH MPIR_CVAR_ASYNC_PROGRESS=1 or MPICH_ASYNC_PROGRESS=1 (then\n"
+      "MPI_THREAD_MULTIPLE; pin MPIR_CVAR_PROGRESS_THREAD_AFFINITY), Intel MPI\n"
+      "I_MPI_ASYNC_PROGRESS=1 (I_MPI_ASYNC_PROGRESS_THREADS, pin I_MPI_ASYNC_PROGRESS_PIN), Cray\n"
+      "MPICH MPICH_ASYNC_PROGRESS=1 with MPICH_MAX_THREAD_SAFETY=multiple, MVAPICH\n"
+      "MV2_ASYNC_PROGRESS=1; Open MPI has none (a knob set there is refused: --progress poll);\n"
+      "CUBECG_IO_INJECT (I/O test seams),\n"
       "CUBECG_KRYLOV_INJECT (solver test seam), CUBECG_SIGNAL_CHECK_EVERY (iterations between\n"
       "signal checks, default 10), CUBECG_OPTIONS (options as on the command line; the command\n"
       "line wins), CUBECG_TRACE=1 (print the file:line trace of an error)\n"
       "signals: SIGTERM, SIGINT, SIGUSR1 stop after the current iteration (last checkpoint,\n"
       "report marked interrupted, exit code 4); a second one kills at once\n");
+  if (!cc_build_have_hdf5)
+    fprintf(out, "hdf5 checkpoint backend and --export-solution: not in this build (%s)\n",
+            cc_build_hdf5);
 }
 
 void cc_options_json(const cc_options *opts, cc_json *js)

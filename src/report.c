@@ -91,6 +91,49 @@ static void write_available(cc_json *js)
   cc_json_begin_array(js, "checkpoint_backends"); /* only the backends built in */
   for (int i = 0; cc_io_backend_name(i); i++) cc_json_string(js, NULL, cc_io_backend_name(i));
   cc_json_end_array(js);
+  /* the hdf5 backend is built only with a parallel HDF5 of the chosen MPI: which, or why not */
+  cc_json_begin_object(js, "hdf5_backend");
+  cc_json_bool(js, "built", cc_build_have_hdf5);
+  cc_json_string(js, "hdf5", cc_build_have_hdf5 ? cc_build_hdf5 : NULL);
+  cc_json_string(js, "why_absent", cc_build_have_hdf5 ? NULL : cc_build_hdf5);
+  cc_json_end_object(js);
+  cc_json_end_object(js);
+}
+
+/* Where the MPI library's progress threads ran (rank 0 holds the per-rank records). */
+static void write_progress_threads(cc_json *js, const cc_progress_info *p)
+{
+  cc_json_begin_object(js, "progress_threads");
+  cc_json_int(js, "total", p->total);
+  cc_json_int(js, "sharing_compute_cores", p->sharing);
+  cc_json_int(js, "free_cpus_per_node_min", p->free_cpus_min);
+  cc_json_string(js, "pin_knob", p->pin_knob[0] ? p->pin_knob : NULL);
+  cc_json_string(js, "pin_setting", p->pin_setting[0] ? p->pin_setting : NULL);
+  cc_json_int(js, "pin_checked", p->pin_checked);
+  cc_json_int(js, "pin_mismatches", p->pin_mismatches);
+  cc_json_begin_array(js, "per_rank");
+  for (int r = 0; p->ranks && r < p->n_ranks; r++) {
+    const cc_progress_rank *pr = &p->ranks[r];
+    if (pr->n == 0) continue;
+    cc_json_begin_object(js, NULL);
+    cc_json_int(js, "rank", r);
+    cc_json_int(js, "node_rank", pr->node_rank);
+    cc_json_begin_array(js, "threads");
+    for (int k = 0; k < pr->n && k < CC_MAX_PROGRESS_THREADS; k++) {
+      cc_json_begin_object(js, NULL);
+      cc_json_int(js, "cpu", pr->cpu[k]);
+      cc_json_string(js, "cpus", pr->cpus[k]);
+      if (pr->expected[k] >= 0)
+        cc_json_int(js, "pin_cpu", pr->expected[k]);
+      else
+        cc_json_string(js, "pin_cpu", NULL);
+      cc_json_bool(js, "shares_compute_cores", pr->shares[k]);
+      cc_json_end_object(js);
+    }
+    cc_json_end_array(js);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
   cc_json_end_object(js);
 }
 
@@ -331,6 +374,20 @@ cc_err cc_report_write(const cc_run *run, const char *path)
 
   cc_json_begin_object(&js, "mpi");
   cc_json_string(&js, "library", run->mpi.library);
+  cc_json_string(&js, "implementation", run->mpi.implementation);
+  cc_json_string(&js, "version", run->mpi.version);
+  cc_json_string(&js, "built_for", cc_build_mpi_impl);
+  cc_json_string(&js, "launched_by", run->mpi.launcher);
+  cc_json_string(&js, "launched_by_decided_by", run->mpi.launcher_why);
+  cc_json_string(&js, "libraries_mapped", run->mpi.mapped);
+  cc_json_string(&js, "async_progress_knob", run->mpi.knob[0] ? run->mpi.knob : NULL);
+  cc_json_string(&js, "knobs_without_effect",
+                 run->mpi.ignored_knobs[0] ? run->mpi.ignored_knobs : NULL);
+  cc_json_string(&js, "wait_setting", run->mpi.wait_knob[0] ? run->mpi.wait_knob : NULL);
+  cc_json_bool(&js, "wait_setting_given", run->mpi.wait_knob_set);
+  cc_json_int(&js, "threads_before_init", run->mpi.tasks_before);
+  cc_json_int(&js, "threads_after_init", run->mpi.tasks_after);
+  write_progress_threads(&js, &run->progress);
   cc_json_string(&js, "thread_level_requested", cc_thread_level_name(run->mpi.thread_requested));
   cc_json_string(&js, "thread_level_provided", cc_thread_level_name(run->mpi.thread_provided));
   cc_json_bool(&js, "async_progress_requested", run->mpi.async_requested);
@@ -483,10 +540,33 @@ void cc_summary_print(const cc_run *run, FILE *out)
   if (run->topo.oversubscribed)
     fprintf(out, "  WARNING          oversubscribed: %s; timings are not representative\n",
             run->topo.oversubscribed_why);
-  fprintf(out, "  MPI              %.60s\n", run->mpi.library);
+  fprintf(out, "  MPI              %s %s, launched by %s (%.60s)\n", run->mpi.implementation,
+          run->mpi.version, run->mpi.launcher, run->mpi.library);
   fprintf(out, "  thread level     %s; async progress requested %s, active %s\n",
           cc_thread_level_name(run->mpi.thread_provided), run->mpi.async_requested ? "yes" : "no",
           run->mpi.async_active ? "yes" : "no");
+  if (run->mpi.async_requested != run->mpi.async_active)
+    fprintf(out, "  progress thread  %s\n", run->mpi.async_decided_by);
+  if (run->mpi.ignored_knobs[0])
+    fprintf(out, "  NO EFFECT        %s: not a knob of %s\n", run->mpi.ignored_knobs,
+            run->mpi.implementation);
+  if (run->progress.total > 0)
+    fprintf(out,
+            "  progress threads %d, %d of them share cores with compute threads%s (%d CPU(s) per "
+            "node free of compute)\n",
+            run->progress.total, run->progress.sharing,
+            run->progress.sharing ? ": they compete with the solver for those cores" : "",
+            run->progress.free_cpus_min);
+  /* a library that busy-polls in its waits loses on cores it shares (oversubscribed, progress
+   * threads beside compute threads): name the setting that makes it yield */
+  if (run->mpi.wait_knob[0] && (run->topo.oversubscribed || run->progress.sharing))
+    fprintf(out, "  waiting          %s busy-polls while it waits; %s%s (docs/mpi-libraries.md)\n",
+            run->mpi.implementation, run->mpi.wait_knob,
+            run->mpi.wait_knob_set ? " is set" : " is not set: set it on shared cores");
+  if (run->progress.pin_checked)
+    fprintf(out, "  progress pin     %s=%s: %d thread(s) checked, %d not on the CPU asked\n",
+            run->progress.pin_knob, run->progress.pin_setting, run->progress.pin_checked,
+            run->progress.pin_mismatches);
   if (o->inject_latency_us > 0)
     fprintf(out, "  SIMULATED        every reduction takes >= %g us (--inject-reduction-latency)\n",
             o->inject_latency_us);
@@ -513,14 +593,16 @@ void cc_summary_print(const cc_run *run, FILE *out)
     double per_iter            = iterations > 0 ? r->time_s / iterations : 0;
     double total               = r->time_s > 0 ? r->time_s / 100 : 1;
     const double *b            = rec->breakdown_max;
+    char versus[16]            = "-"; /* no Alg.1-AR in the run: nothing to compare against */
+    if (baseline > 0) snprintf(versus, sizeof versus, "%6.3f", per_iter / baseline);
     fprintf(out,
-            "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6.3f | %14.2f %4.2f %4.2f %4.2f %4.2f | "
+            "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6s | %14.2f %4.2f %4.2f %4.2f %4.2f | "
             "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
             r->solver, r->reduction, r->iterations, r->rel_residual, r->true_rel_residual,
-            rec->analytic_error, per_iter * 1e3, baseline > 0 ? per_iter / baseline : 0,
-            rec->ops_per_iteration[CC_T_SPMV], rec->ops_per_iteration[CC_T_PRECOND],
-            rec->ops_per_iteration[CC_T_DOT], rec->ops_per_iteration[CC_T_REDUCTION],
-            rec->ops_per_iteration[CC_T_AXPY], b[CC_BRK_SPMV] / total, b[CC_BRK_PRECOND] / total,
+            rec->analytic_error, per_iter * 1e3, versus, rec->ops_per_iteration[CC_T_SPMV],
+            rec->ops_per_iteration[CC_T_PRECOND], rec->ops_per_iteration[CC_T_DOT],
+            rec->ops_per_iteration[CC_T_REDUCTION], rec->ops_per_iteration[CC_T_AXPY],
+            b[CC_BRK_SPMV] / total, b[CC_BRK_PRECOND] / total,
             (b[CC_BRK_HALO] + b[CC_BRK_PRECOND_HALO]) / total,
             (b[CC_BRK_HALO_WAIT] + b[CC_BRK_PRECOND_HALO_WAIT]) / total,
             b[CC_BRK_REDUCTION] / total, b[CC_BRK_AXPY] / total, b[CC_BRK_OTHER] / total,
@@ -565,8 +647,9 @@ void cc_summary_print(const cc_run *run, FILE *out)
   fprintf(out,
           "  (breakdown: max over ranks of each part; halo = SpMV + ASDD halo exchange work, wait ="
           " blocked for\n   their messages (--halo-overlap %s, boundary rows %.1f %%); 'vs A1' ="
-          " time per iteration / Alg.1-AR)\n",
-          o->halo_overlap == CC_HALO_OVERLAP_ON ? "on" : "off", 100 * run->boundary_rows_fraction);
+          " time per iteration / Alg.1-AR%s)\n",
+          o->halo_overlap == CC_HALO_OVERLAP_ON ? "on" : "off", 100 * run->boundary_rows_fraction,
+          baseline > 0 ? "" : ", '-': Alg.1-AR is not in this run");
   int failed = 0;
   for (int i = 0; i < run->n_checks; i++)
     if (!run->checks[i].passed) {

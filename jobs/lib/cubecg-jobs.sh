@@ -36,7 +36,123 @@ cc_binaries()
     CC_BUILD=$(cd "$repo/../../bin" && pwd)
     CC_CUBECG=$CC_BUILD/cubecg CC_BENCH=$CC_BUILD/cubecg-bench CC_IOBENCH=$CC_BUILD/cubecg-iobench
   fi
-  CC_MPIEXEC=${CUBECG_MPIEXEC:-mpiexec.mpich}
+  cc_mpi_detect
+}
+
+# cc_mpi_detect: the MPI library of the build (CC_MPI: mpich | openmpi | intel | cray-mpich |
+# mvapich) and its launcher (CC_MPIEXEC): CUBECG_MPI / CUBECG_MPIEXEC when set, else what CMake wrote
+# beside the programs (<build>/cubecg-mpi.env), else MPICH's. Intel MPI also needs its I_MPI_ROOT.
+cc_mpi_detect()
+{
+  local file=${CC_BUILD:-}/cubecg-mpi.env key value built_mpi="" built_exec="" built_root=""
+  CC_HAVE_HDF5=ON # the hdf5 backend: OFF when the build found no parallel HDF5 of its MPI
+  if [[ -r $file ]]; then
+    while IFS='=' read -r key value; do
+      case "$key" in
+      CUBECG_MPI) built_mpi=$value ;;
+      CUBECG_MPIEXEC) built_exec=$value ;;
+      I_MPI_ROOT) built_root=$value ;;
+      CUBECG_HDF5) CC_HAVE_HDF5=$value ;;
+      esac
+    done <"$file"
+  fi
+  CC_MPI=${CUBECG_MPI:-${built_mpi:-mpich}}
+  case "$CC_MPI" in
+  mpich | openmpi | intel | cray-mpich | mvapich) ;;
+  *)
+    echo "cubecg-jobs: CUBECG_MPI='$CC_MPI' (mpich, openmpi, intel, cray-mpich or mvapich)" >&2
+    return 2
+    ;;
+  esac
+  local default_exec=mpiexec.mpich
+  case "$CC_MPI" in
+  openmpi) default_exec=mpiexec.openmpi ;;
+  intel) default_exec=mpiexec.hydra ;;
+  cray-mpich | mvapich) default_exec=mpiexec ;;
+  esac
+  [[ $CC_MPI == "${built_mpi:-}" && -n $built_exec ]] && default_exec=$built_exec
+  CC_MPIEXEC=${CUBECG_MPIEXEC:-$default_exec}
+  if [[ $CC_MPI == intel && -z ${I_MPI_ROOT:-} && -n $built_root ]]; then export I_MPI_ROOT=$built_root; fi
+  return 0
+}
+
+# cc_mpi_progress_env MODE: the environment words that turn the library's asynchronous progress
+# thread on (MODE on) or keep it off (off, poll). Open MPI has none: "on" is refused, naming
+# --progress poll.
+cc_mpi_progress_env()
+{
+  local on=0
+  [[ $1 == on ]] && on=1
+  case "$CC_MPI" in
+  mpich) echo "MPIR_CVAR_ASYNC_PROGRESS=$on" ;;
+  intel) echo "I_MPI_ASYNC_PROGRESS=$on" ;;
+  cray-mpich) ((on)) && echo "MPICH_ASYNC_PROGRESS=1 MPICH_MAX_THREAD_SAFETY=multiple" || echo "MPICH_ASYNC_PROGRESS=0" ;;
+  mvapich) echo "MV2_ASYNC_PROGRESS=$on" ;;
+  openmpi)
+    if ((on)); then
+      echo "cubecg-jobs: Open MPI has no asynchronous progress thread: progress 'on' is refused; use progress 'poll' (cubecg --progress poll)" >&2
+      return 2
+    fi
+    ;;
+  esac
+  return 0
+}
+
+# cc_mpi_pin_env LIST: the library's variable placing the progress threads on CPU LIST (one entry
+# per local rank; Table 6's placements): MPICH's MPIR_CVAR_PROGRESS_THREAD_AFFINITY (MVAPICH's
+# too), Intel MPI's I_MPI_ASYNC_PROGRESS_PIN. Empty LIST: nothing.
+cc_mpi_pin_env()
+{
+  [[ -z $1 ]] && return 0
+  case "$CC_MPI" in
+  mpich | mvapich) echo "MPIR_CVAR_PROGRESS_THREAD_AFFINITY=$1" ;;
+  intel) echo "I_MPI_ASYNC_PROGRESS_PIN=$1" ;;
+  *)
+    echo "cubecg-jobs: $CC_MPI has no variable to place its progress thread (pin '$1' refused)" >&2
+    return 2
+    ;;
+  esac
+}
+
+# cc_mpi_launch RANKS PER_NODE THREADS: sets CC_LAUNCH (the launcher and its binding words) and
+# CC_LAUNCH_ENV (the library's pinning variables) for ranks on the CPU sets of cc_cpu_sets
+# (CC_RANK_CPUS), the library's way: Hydra -bind-to user:, Intel MPI I_MPI_PIN_DOMAIN masks, Open
+# MPI --map-by ppr:N:node:PE=T --bind-to core (its ranks fill the cores from the first: reserved
+# cores stay free only at the end), srun --cpu-bind=mask_cpu: for any library under Slurm.
+cc_mpi_launch()
+{
+  local ranks=$1 ppn=$2 threads=$3 launcher=${CC_LAUNCHER:-mpiexec}
+  CC_LAUNCH_ENV=()
+  if [[ $launcher == srun ]]; then
+    local pmi=()
+    # MPICH and Intel MPI take Slurm's PMI2 (CUBECG_SRUN_MPI overrides, e.g. pmix)
+    [[ $CC_MPI == mpich || $CC_MPI == intel ]] && pmi=(--mpi="${CUBECG_SRUN_MPI:-pmi2}")
+    [[ -n ${CUBECG_SRUN_MPI:-} && $CC_MPI != mpich && $CC_MPI != intel ]] && pmi=(--mpi="$CUBECG_SRUN_MPI")
+    CC_LAUNCH=(srun --nodes "$((ranks / ppn))" --ntasks "$ranks" --ntasks-per-node "$ppn"
+      --cpus-per-task "$((threads + ${#CC_FREE_CPUS[@]} / ppn))" --cpu-bind="mask_cpu:$(cc_hex_masks)"
+      "${pmi[@]}")
+    # Intel MPI under srun: Slurm binds, Intel must not re-pin; its PMI2 from Slurm's library
+    if [[ $CC_MPI == intel ]]; then
+      CC_LAUNCH_ENV+=(I_MPI_PIN=off)
+      [[ -r /usr/lib/x86_64-linux-gnu/libpmi2.so ]] && CC_LAUNCH_ENV+=(I_MPI_PMI_LIBRARY=/usr/lib/x86_64-linux-gnu/libpmi2.so)
+    fi
+    return 0
+  fi
+  case "$CC_MPI" in
+  openmpi)
+    CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" --map-by "ppr:$ppn:node:PE=$threads" --bind-to core)
+    ;;
+  intel)
+    local masks
+    masks=$(cc_hex_masks)
+    masks=${masks//0x/}
+    CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" -ppn "$ppn")
+    CC_LAUNCH_ENV+=(I_MPI_PIN_DOMAIN="[$masks]")
+    ;;
+  *)
+    CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" -ppn "$ppn" -bind-to "user:$(cc_join , "${CC_RANK_CPUS[@]}")")
+    ;;
+  esac
 }
 
 # cc_require_binary PATH: clear message when a program has not been built (skipped in dry-run).
