@@ -28,7 +28,7 @@ expect "$work/ofp.txt" 'MPIR_CVAR_ASYNC_PROGRESS=1 MPIR_CVAR_PROGRESS_THREAD_AFF
 expect "$work/ofp.txt" 'MPIR_CVAR_PROGRESS_THREAD_AFFINITY=68,76,84,92,100,108,116,124 ' "progress threads on SMT siblings"
 expect "$work/ofp.txt" 'ASYNC_PROGRESS=0 .*--progress poll ' "poll setting"
 expect "$work/ofp.txt" '--report [^ ]*/results/strong-ofp-32/ofp-32-N32-local/ofp-32_N32_256x8_hybrid_progress-on_pin-free_reserve-4\.json' "one report per run in a folder named after the run"
-expect "$work/ofp.txt" '--checkpoint posix --checkpoint-dir [^ ]+ --checkpoint-every 50 --solver pcg --reduction ar ' "checkpoint run"
+expect "$work/ofp.txt" '--checkpoint posix --checkpoint-dir [^ ]+ --checkpoint-every 50 (--checkpoint-overwrite )?--solver pcg --reduction ar ' "checkpoint run"
 
 # 1b) the same, on a topology that numbers the hardware threads of a core adjacently: hwloc's
 # numbers are used, not c + k*cores

@@ -17,11 +17,27 @@ def stub(path):
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
 
 
+# the launcher stand-in writes the report a passing run leaves (the sweep counts a run without a
+# passing report as failed, whatever its exit code)
+MPIEXEC_STUB = """#!/bin/sh
+prev=
+for a in "$@"; do
+  if [ "$prev" = --report ]; then
+    printf '{"kind": "run", "in_progress": false, "interrupted": false, "checks": {"passed": true}}\\n' >"$a"
+  fi
+  prev=$a
+done
+exit 0
+"""
+
+
 def sweep(tmp_path, *options):
     build = tmp_path / "build"
     for prog in ("src/cubecg", "bench/cubecg-bench", "bench/cubecg-iobench"):
         stub(str(build / prog))
     stub(str(tmp_path / "mpiexec-stub"))
+    with open(tmp_path / "mpiexec-stub", "w", encoding="utf-8") as f:
+        f.write(MPIEXEC_STUB)
     env = dict(os.environ, CUBECG_BUILD=str(build), CUBECG_MPIEXEC=str(tmp_path / "mpiexec-stub"),
                CUBECG_MAX_CORES="2")
     out = tmp_path / "out"
