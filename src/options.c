@@ -219,7 +219,8 @@ static const opt_spec option_table[] = {
     {"io-fallback", OPT_FLAG, OFF(io_fallback), "0", CHOICES_NONE,
      "allow the uring backend's explicit fallback chain (else a clear error)"},
     {"checkpoint-overwrite", OPT_FLAG, OFF(checkpoint_overwrite), "0", CHOICES_NONE,
-     "remove checkpoints of another problem in --checkpoint-dir (else refused)"},
+     "replace cubecg's own checkpoints of another problem, or newer ones of this problem, in "
+     "--checkpoint-dir (else refused; other files are never removed)"},
     {"gas-page", OPT_SIZE, OFF(gas_page), "4M", CHOICES_NONE,
      "gas checkpoints: page of the global memory store (power of two >= 4k)"},
     {"gas-dram", OPT_SIZE, OFF(gas_dram), "64M", CHOICES_NONE,
@@ -229,7 +230,8 @@ static const opt_spec option_table[] = {
     {"gas-ssd-dir", OPT_STRING, OFF(gas_ssd_dir), "", CHOICES_NONE,
      "gas checkpoints: the owners' page files (empty = inside each checkpoint directory)"},
     {"restart", OPT_STRING, OFF(restart), "", CHOICES_NONE,
-     "resume from the newest complete checkpoint in DIR"},
+     "resume from the newest complete checkpoint in DIR (problem options left at their default "
+     "come from its manifest)"},
     {"timing", OPT_CHOICE, OFF(timing), "on", CHOICES_TIMING, "per-kernel timers"},
     {"precision-reference", OPT_FLAG, OFF(precision_reference), "0", CHOICES_NONE,
      "with --precond-precision single|half: each solve again with the double preconditioner; "
