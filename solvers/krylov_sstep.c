@@ -314,8 +314,9 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
       cc_krylov_maxit(k, it);
       break;
     }
-    double vtw[SMAX * SMAX], cm[SMAX * SMAX], g[SMAX], bk[SMAX * SMAX], q[SMAX * SMAX];
-    int m = 0;
+    double vtw[SMAX * SMAX] = {0}, cm[SMAX * SMAX] = {0}, g[SMAX] = {0}, bk[SMAX * SMAX] = {0},
+                      q[SMAX * SMAX] = {0};
+    int m                            = 0;
     for (int i = 0; i < s; i++)
       for (int j = i; j < s; j++) vtw[i * s + j] = vtw[j * s + i] = vals[m++];
     for (int i = 0; i < s; i++) g[i] = vals[off_g + i];

@@ -45,7 +45,7 @@ foreach(np 1 2 4)
   # an 8^3 matrix is shorter than the triad's arrays (4x the LLC): the headline is the own arrays'
   add_test(NAME roofline_report_np${np}
            COMMAND ${RL_CHECK} expect ${RL_OUT}/run_np${np}.json ${RL_EXPECT}
-                   "r['problem']['ranks'] == ${np} and len(r['solves']) == 4" "${windows}"
+                   "r['problem']['ranks'] == ${np} and len(r['solves']) == 6" "${windows}"
                    "all(s['roofline']['triad_source'] == 'triad_arrays' and s['roofline']['triad_matrix_pages_elements_per_rank_min'] < r['roofline']['triad_rank_elements'] for s in r['solves'])")
   set_tests_properties(roofline_report_np${np} PROPERTIES LABELS roofline
                        FIXTURES_REQUIRED roofline_np${np})
