@@ -241,11 +241,13 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
                         o->spectrum_min, o->spectrum_max);
   double **slots[4 * SMAX + 1];
   int n_slots = 0;
-  for (int j = 0; j < s; j++)
-    slots[n_slots++] = &c->v[j], slots[n_slots++] = &c->w[j], slots[n_slots++] = &c->p[j],
-    slots[n_slots++] = &c->ap[j];
-  slots[n_slots++] = &c->r;
-  if (!err) err = cc_krylov_vectors(k, n_slots, slots);
+  if (!err) { /* s is in range only now */
+    for (int j = 0; j < s; j++)
+      slots[n_slots++] = &c->v[j], slots[n_slots++] = &c->w[j], slots[n_slots++] = &c->p[j],
+      slots[n_slots++] = &c->ap[j];
+    slots[n_slots++] = &c->r;
+    err              = cc_krylov_vectors(k, n_slots, slots);
+  }
   double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
   int n_ritz = 0;
   if (!err && kind != CC_SSTEP_MONOMIAL && s > 1) /* the shifts need the spectrum */
