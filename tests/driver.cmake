@@ -64,7 +64,7 @@ set_tests_properties(driver_all_variants_np2 PROPERTIES PROCESSORS 2 ENVIRONMENT
 add_test(NAME driver_all_variants_report
          COMMAND ${CHECK} expect ${OUT}/all_np2.json
                  "r['cubecg_report_version'] == 2 and r['kind'] == 'run'"
-                 "len(r['solves']) == 7"
+                 "len(r['solves']) == 11"
                  "all(s['converged'] for s in r['solves'])"
                  "all(s['true_rel_residual'] <= 10 * r['parameters']['tol'] for s in r['solves'])"
                  "r['checks']['passed']"
