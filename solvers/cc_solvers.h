@@ -353,9 +353,9 @@ typedef struct {
   char spectrum_source[12];
   int spectrum_steps;
   double spectrum_seconds; /* wall time of the estimate (inside time_s; not an iteration's) */
-  int sqrt_breakdowns;    /* p(l)-CG: restarts after a square-root breakdown */
-  int natural_iteration;  /* p(l)-CG: iteration where the natural-norm estimate fell below tol */
-  double basis_condition; /* s-step: largest condition estimate of a block's Gram matrix */
+  int sqrt_breakdowns;     /* p(l)-CG: restarts after a square-root breakdown */
+  int natural_iteration;   /* p(l)-CG: iteration where the natural-norm estimate fell below tol */
+  double basis_condition;  /* s-step: largest condition estimate of a block's Gram matrix */
   /* residual replacements: how many, the iterations of the first CC_MAX_REPLACEMENTS, and with
    * --replace-every auto the largest estimated gap |b - A x - r| / |b| seen */
   int replacements;

@@ -337,13 +337,15 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   /* vectors: z (l + 2), zu, v (3 each), y (3 (l - 1)), p, t */
   double **slots[CC_KRYLOV_MAX_VECTORS];
   int n_slots = 0;
-  for (int j = 0; j < l + 2; j++) slots[n_slots++] = &c->z[j];
-  for (int j = 0; j < 3; j++) slots[n_slots++] = &c->zu[j], slots[n_slots++] = &c->v[j];
-  for (int m = 1; m < l; m++)
-    for (int j = 0; j < 3; j++) slots[n_slots++] = &c->y[m][j];
-  slots[n_slots++] = &c->p;
-  slots[n_slots++] = &c->t;
-  if (!err) err = cc_krylov_vectors(k, n_slots, slots);
+  if (!err) { /* l is in range only now */
+    for (int j = 0; j < l + 2; j++) slots[n_slots++] = &c->z[j];
+    for (int j = 0; j < 3; j++) slots[n_slots++] = &c->zu[j], slots[n_slots++] = &c->v[j];
+    for (int m = 1; m < l; m++)
+      for (int j = 0; j < 3; j++) slots[n_slots++] = &c->y[m][j];
+    slots[n_slots++] = &c->p;
+    slots[n_slots++] = &c->t;
+    err              = cc_krylov_vectors(k, n_slots, slots);
+  }
   double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
   int n_ritz = 0;
   if (!err) err = cc_krylov_spectrum(k, b, &lmin, &lmax, ritz, &n_ritz);

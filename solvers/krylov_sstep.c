@@ -241,11 +241,13 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
                         o->spectrum_min, o->spectrum_max);
   double **slots[4 * SMAX + 1];
   int n_slots = 0;
-  for (int j = 0; j < s; j++)
-    slots[n_slots++] = &c->v[j], slots[n_slots++] = &c->w[j], slots[n_slots++] = &c->p[j],
-    slots[n_slots++] = &c->ap[j];
-  slots[n_slots++] = &c->r;
-  if (!err) err = cc_krylov_vectors(k, n_slots, slots);
+  if (!err) { /* s is in range only now */
+    for (int j = 0; j < s; j++)
+      slots[n_slots++] = &c->v[j], slots[n_slots++] = &c->w[j], slots[n_slots++] = &c->p[j],
+      slots[n_slots++] = &c->ap[j];
+    slots[n_slots++] = &c->r;
+    err              = cc_krylov_vectors(k, n_slots, slots);
+  }
   double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
   int n_ritz = 0;
   if (!err && kind != CC_SSTEP_MONOMIAL && s > 1) /* the shifts need the spectrum */
@@ -314,8 +316,9 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
       cc_krylov_maxit(k, it);
       break;
     }
-    double vtw[SMAX * SMAX] = {0}, cm[SMAX * SMAX], g[SMAX], bk[SMAX * SMAX], q[SMAX * SMAX];
-    int m = 0;
+    double vtw[SMAX * SMAX] = {0}, cm[SMAX * SMAX] = {0}, g[SMAX] = {0}, bk[SMAX * SMAX] = {0},
+                      q[SMAX * SMAX] = {0};
+    int m                            = 0;
     for (int i = 0; i < s; i++)
       for (int j = i; j < s; j++) vtw[i * s + j] = vtw[j * s + i] = vals[m++];
     for (int i = 0; i < s; i++) g[i] = vals[off_g + i];

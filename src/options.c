@@ -957,14 +957,14 @@ const char *cc_options_choice(const cc_options *opts, const char *option)
 
 cc_err cc_options_spectrum_bounds(const cc_options *opts, double *lmin, double *lmax)
 {
-  *lmin = *lmax = 0.0;
+  *lmin = *lmax    = 0.0;
   const char *text = opts->spectrum_bounds;
   if (!text[0]) return CC_OK;
-  char *end  = NULL;
-  errno      = 0;
-  double lo  = strtod(text, &end);
-  int ok     = end != text && *end == ',' && errno == 0;
-  double hi  = 0.0;
+  char *end = NULL;
+  errno     = 0;
+  double lo = strtod(text, &end);
+  int ok    = end != text && *end == ',' && errno == 0;
+  double hi = 0.0;
   if (ok) {
     const char *second = end + 1;
     hi                 = strtod(second, &end);

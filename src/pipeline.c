@@ -208,7 +208,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.sstep             = opts->sstep;          /* s-step CG */
     kopts.sstep_basis       = (cc_sstep_basis)opts->sstep_basis;
     SOLVES_CALL(cc_options_spectrum_bounds(opts, &kopts.spectrum_min, &kopts.spectrum_max));
-    cc_solve_record *rec    = &run->solves[run->n_solves++];
+    cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     kopts.unfused = !opts->fused;
     rec->fused    = opts->fused;
