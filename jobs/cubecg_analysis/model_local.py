@@ -8,7 +8,7 @@ import statistics
 from . import variants as cv
 from .common import num
 from .model_preset import (OVERLAP, PRECOND_KERNEL, TABLE1, ModelError, exposed, halos_in,
-                           preset_gain, preset_inputs)
+                           preset_gain, preset_inputs, reduction_weight)
 from .series import config_key, pick_reference
 
 def kernel_model(reports):
@@ -117,7 +117,7 @@ def iteration_time(solver, reduction, eta, ctx, ranks_total, nodes):
             w = compute_time(ops, ctx["km"], ctx["precond"], dof_node, ctx["node_bw"], ctx["kappa"],
                              parts=work) + (t_halo_one if "spmv" in work else 0.0)
         n = halos_in(work, ctx["precond_halos"]) if ranks_total > 1 else 0
-        red += exposed(lat, w, eta, n=n)  # the same per-reduction model as --preset
+        red += reduction_weight(ops) * exposed(lat, w, eta, n=n)  # the same model as --preset
     return dict(total=comp + t_halo + red, comp=comp, halo=t_halo, red=red, lat=lat)
 
 
@@ -167,9 +167,9 @@ def local_overlap_check(rows, ctx_local):
             if r["reduction"] == "iar" and work:
                 w = compute_time(ops, ctx_local["km"], ctx_local["precond"], dof,
                                  ctx_local["node_bw"], ctx_local["kappa"], parts=work)
-                predicted += max(0.0, lat - w)
+                predicted += reduction_weight(ops) * max(0.0, lat - w)
             else:
-                predicted += lat
+                predicted += reduction_weight(ops) * lat
         out.append(dict(row=r, measured=r["tpi"] - b["tpi"], predicted=predicted))
     return out
 

@@ -12,7 +12,18 @@ from . import variants as cv
 TABLE1 = cv.TABLE1
 # which work each IAR reduction overlaps (docs/algorithms.md)
 OVERLAP = {"pcg": [[], []], "cgcg": [[]], "pipecg": [["precond", "spmv"]],
-           "gropp": [["precond"], ["spmv"]]}
+           "gropp": [["precond"], ["spmv"]],
+           # p(l)-CG at its default depth L = 2: one reduction hidden behind the next L SpMV + M^-1
+           "plcg": [["precond", "spmv"] * 2],
+           # s-step CG: one reduction per block of S iterations, hidden behind nothing (its weight
+           # per iteration is the report's reductions per iteration, 1/S)
+           "sstep": [[]]}
+
+
+def reduction_weight(ops):
+    """Share of an iteration each listed reduction stands for: 1, or 1/S where a variant reduces
+    once per S iterations (ops["reductions"] < 1)."""
+    return min(1.0, ops["reductions"]) if ops["reductions"] > 0 else 1.0
 
 
 def halos_in(work, precond_halos):
