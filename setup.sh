@@ -69,7 +69,7 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-# optional: fio, the physical-limit anchor of cubecg-iobench --fio (issue 13); setup goes on without
+# optional: fio, the physical-limit anchor of cubecg-iobench --fio; setup goes on without
 if ! command -v fio >/dev/null 2>&1; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -1,4 +1,4 @@
-/* bench_gas.c: cubecg-gasbench, vGASNet's measurements on cubecg's global memory store (issue 14):
+/* bench_gas.c: cubecg-gasbench, vGASNet's measurements on cubecg's global memory store:
  * put / get bandwidth against transfer size for several page sizes, as separate rows for a DRAM
  * hit at the owner, an SSD miss (the owner reads its page file first) and a cooperative hit (a
  * third rank's cached copy), against MPI_Send/Recv of the same size between the same pair and fio
@@ -52,8 +52,7 @@ static char data_path[32]; /* cc_gas_data_path of the stores measured */
 
 static void usage(void)
 {
-  printf("cubecg-gasbench: put/get of the global memory store against MPI_Send/Recv and fio "
-         "(issue 14)\n"
+  printf("cubecg-gasbench: put/get of the global memory store against MPI_Send/Recv and fio\n"
          "  --sizes LIST      transfer sizes (default 4k,64k,1M,4M,16M,64M,256M)\n"
          "  --page LIST       page sizes (default 64k,1M,4M)\n"
          "  --dram SIZE       DRAM page cache per rank (default 320M; rows larger are skipped)\n"

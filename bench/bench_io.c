@@ -1,6 +1,6 @@
 /* bench_io.c: cubecg-iobench, the seeds' checkpoint I/O experiment (normal / accelerated / offload
  * I/O, file sizes 1 MB - 1 GB, I/O buffers 8 KB and 512 KB) on the io/ backends: every rank writes
- * then reads its file. Rows (issue 13): "returned" (MPI_Barrier + MPI_Wtime around write + flush,
+ * then reads its file. Rows: "returned" (MPI_Barrier + MPI_Wtime around write + flush,
  * as the seeds; offload: "handover", the snapshot handed to the helper), "completed" (until the
  * data is on the device, fsync included; offload: the helper's finish), "ior" (earliest open to
  * latest close, slowest rank, as IOR), "read-warm" (just written) and "read-cold" (after
@@ -74,7 +74,7 @@ static const char *iobench_backends(void)
 static void usage(void)
 {
   printf(
-      "cubecg-iobench: checkpoint I/O benchmark (issues 5, 13)\n"
+      "cubecg-iobench: checkpoint I/O benchmark\n"
       "  --dir DIR             directory for the files (default ./cubecg-iobench.tmp)\n"
       "  --dirs D1,D2,...      spread the ranks over several directories/devices (hdf5: one)\n"
       "  --mapping block|cyclic  rank r -> D[r*n/ranks] (block) or D[r%%n] (default block)\n"

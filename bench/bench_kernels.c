@@ -1,6 +1,6 @@
 /* bench_kernels.c (cubecg-bench): the solver kernels (SpMV, SGS sweep pair, ASDD, dot, AXPY)
- * against a STREAM triad with the same ranks, threads and first touch (issue 3; McCalpin's STREAM
- * conventions). Issue 15 item 4: a triad runs just before every repetition of every kernel, and a
+ * against a STREAM triad with the same ranks, threads and first touch (McCalpin's STREAM
+ * conventions). A triad runs just before every repetition of every kernel, and a
  * kernel's fraction of STREAM is the median over repetitions of (kernel bytes/s) / (that triad's
  * bytes/s), so a neighbour's burst moves both numbers of a pair. Times: the slowest rank, after an
  * MPI_Barrier. Bytes: the traffic model of solvers/traffic.c (cc_traffic_model), summed over
@@ -73,8 +73,8 @@ typedef struct {
 static void bench_usage(void)
 {
   printf(
-      "cubecg-bench: solver kernels vs STREAM triad (issue 3); a triad before every repetition,\n"
-      "  %% of STREAM = median of the per-repetition ratios (issue 15)\n"
+      "cubecg-bench: solver kernels vs STREAM triad; a triad before every repetition,\n"
+      "  %% of STREAM = median of the per-repetition ratios\n"
       "  --nx N --ny N --nz N     nodes per direction (default: the smallest 2^k cube, k >= 5,\n"
       "                           whose matrix is >= 4x the last-level cache of the nodes)\n"
       "  --partition box|metis    (default box)\n"

@@ -122,7 +122,7 @@ CC_WUR static inline cc_err cc_agree(MPI_Comm comm, cc_err local)
   return err ? err : local ? local : global;
 }
 
-/* The one solver-state type (issue 10): what a CG variant hands its checkpoint callback, what io/
+/* The one solver-state type: what a CG variant hands its checkpoint callback, what io/
  * writes and reads back, and what a restart gives the variant. Named vectors of n_local doubles
  * (the solver's internal DOFs, its ordering) and named scalars. A variant declares its state once
  * (cc_state_decl: the names, counts taken from the arrays); solvers/ fills and restores it by loop.

@@ -1,4 +1,4 @@
-/* cc_json.c: a minimal streaming JSON writer for the run report (conventions item 7). */
+/* cc_json.c: a minimal streaming JSON writer for the run report. */
 #include "cc_common.h"
 
 #include <math.h>

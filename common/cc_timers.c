@@ -1,4 +1,4 @@
-/* cc_timers.c: the fixed set of timing regions (conventions item 6) and their reduction over ranks.
+/* cc_timers.c: the fixed set of timing regions and their reduction over ranks.
  */
 #include "cc_common.h"
 

@@ -1,5 +1,5 @@
-/* cc_topology.c: nodes, hosts, oversubscription, CPU affinity and provenance for every report kind
- * (issue 11 item 1, issue 12 provenance). See cc_topology.h. */
+/* cc_topology.c: nodes, hosts, oversubscription, CPU affinity and provenance for every report kind;
+ * see cc_topology.h. */
 #include "cc_topology.h"
 
 #include <ctype.h>

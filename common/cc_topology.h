@@ -1,5 +1,5 @@
-/* cc_topology.h: where a run's ranks and threads are (issue 11 item 1) and where the binary came
- * from (issue 12 "provenance"), shared by the driver (src/) and the benchmarks (bench/).
+/* cc_topology.h: where a run's ranks and threads are and where the binary came
+ * from, shared by the driver (src/) and the benchmarks (bench/).
  *
  * - nodes are the MPI_COMM_TYPE_SHARED groups; hosts are the distinct MPI_Get_processor_name
  *   values. Nodes emulated with `mpiexec.mpich -launcher fork -hosts nodeA:1,nodeB:1` are separate

@@ -1,4 +1,4 @@
-/* cc_gas.h: the vGASNet-style global memory store of cubecg (issue 14): one global segment of
+/* cc_gas.h: the vGASNet-style global memory store of cubecg: one global segment of
  * fixed-size pages over MPI RMA, a DRAM page cache per rank in an MPI window, an SSD tier per owner
  * (O_DIRECT + io_uring, registered buffers), a per-owner page directory and cooperative caching.
  * After vGASNet (SSD-extended PGAS global memory with DRAM caching over GASNet); see

@@ -1,4 +1,4 @@
-/* cc_io.h: checkpoint I/O of cubecg (issue 5): backends behind one interface, the checkpoint
+/* cc_io.h: checkpoint I/O of cubecg: backends behind one interface, the checkpoint
  * manager (atomic commit, manifest, CRC32C, retention, restart) and the solution export
  * (HDF5+XDMF). Seeds' study of normal / accelerated / offload I/O, brought to Linux (io_uring,
  * pthreads, MPI-IO).
@@ -46,7 +46,7 @@
  *   ENOSPC on one rank only and leave the others inside HDF5.
  * - io/ starts no timer of cc_common.h: the solver times its checkpoint callback (CC_T_CHECKPOINT);
  *   cc_io_checkpointer_stats reports stall, write and commit seconds of this rank.
- * - Offload commit (issue 13): after the state is copied into the staging buffer the caller never
+ * - Offload commit: after the state is copied into the staging buffer the caller never
  *   waits on the file system. Phase 1, each rank's helper thread: create DIR/ckpt.<it>.tmp (no
  *   agreement first), write + fsync the rank file. Phase 2, main thread, non-blocking: once the
  *   helper is done (backend ready()), MPI_Igather of every rank's outcome (ok or the error text,

@@ -116,7 +116,7 @@ cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims, con
   hid_t fs = -1, ms = -1, dcpl = -1, ds = -1, dxpl = -1;
   /* Every collective below is entered by all ranks or by none: a rank that fails first only
    * reports, and the agreement decides. A collective one rank skips never returns on the others
-   * (issue 9: ENOSPC on one rank left the others in H5Dwrite's MPI_File_set_view forever). */
+   * (ENOSPC on one rank left the others in H5Dwrite's MPI_File_set_view forever). */
   cc_err err = select_block(ndims, h_dims, start, count, &fs, &ms);
   if (!err) {
     dcpl = H5Pcreate(H5P_DATASET_CREATE);

@@ -47,7 +47,7 @@ extern const cc_io_backend_ops io_backend_offload;
 #ifdef CUBECG_HAVE_HDF5
 extern const cc_io_backend_ops io_backend_hdf5;
 #endif
-extern const cc_io_backend_ops io_backend_gas; /* io_gas.c, issue 14 */
+extern const cc_io_backend_ops io_backend_gas; /* io_gas.c */
 #ifdef CUBECG_HAVE_FORTRAN
 extern const cc_io_backend_ops io_backend_fortran;
 #endif

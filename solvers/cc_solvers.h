@@ -160,7 +160,7 @@ typedef struct {
    * that order, and a node's neighbours lie a few levels away, in other colors. A color-by-color
    * pass therefore meets each vector entry once per neighbouring color, each time after a whole
    * color of the matrix has gone through the cache; visiting the levels in ascending order
-   * instead keeps the few levels a row reads in cache (issue 15). */
+   * instead keeps the few levels a row reads in cache. */
   int *level_first;     /* [n_levels] new id of the first node of each level */
   int32_t *level_order; /* [n_nodes] new ids level by level (SpMV: any row order, same y) */
   /* [n_colors] blocks of K levels by which color c's chunks lag (sgs_schedule.c): a coupled
@@ -418,7 +418,7 @@ const cc_krylov *cc_krylov_find(const char *name);
 extern const cc_krylov *const cc_krylov_list[];
 
 /* ------------------------------------------------------------------------------------------------
- * Memory-traffic model and STREAM triad (traffic.c; issue 3, issue 15 item 4): the one model that
+ * Memory-traffic model and STREAM triad (traffic.c): the one model that
  * cubecg-bench's bandwidths and the driver's modelled bytes per iteration and roofline fraction
  * use. The model itself (bytes per block, per row, per vector pass) is written out in traffic.c.
  * ---------------------------------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* precond_sgs_single.c: the localized SGS of precond_sgs.c and ASDD's inner residual with the
- * blocks stored in float (--precond-precision single, issue 15 item 3): float copies of L, U (and
+ * blocks stored in float (--precond-precision single): float copies of L, U (and
  * the diagonal and external blocks, for the residual) and of D^-1 halve the bytes the
  * preconditioner streams (36 instead of 72 B of values per 3x3 block), while SpMV, the Krylov
  * vectors and every reduction stay double.

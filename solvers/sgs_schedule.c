@@ -1,4 +1,4 @@
-/* sgs_schedule.c: the order of the multicolor SGS sweeps (issue 15). Nakajima's sweep runs color
+/* sgs_schedule.c: the order of the multicolor SGS sweeps. Nakajima's sweep runs color
  * by color; every order in which each row comes after its lower neighbours gives the same bits,
  * since a row's arithmetic reads only finished values. For CM-RCM the steps are chunks of levels:
  * levels r = tK + c form block t (one level of each color), chunk j takes color c's levels of

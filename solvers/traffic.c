@@ -1,5 +1,5 @@
 /* traffic.c: the explicit memory-traffic model of the kernels and of one CG iteration, and the
- * STREAM triad it is measured against (issue 3, issue 15 item 4; McCalpin's STREAM conventions).
+ * STREAM triad it is measured against (McCalpin's STREAM conventions).
  * The one place of the model: cubecg-bench and the driver's roofline fraction both call it.
  *
  * Bytes that must cross the memory bus once per call on this rank; vectors gathered through
@@ -33,7 +33,7 @@
 #include <stdlib.h>
 
 /* Bytes of one stored block and of one D^-1 block in the preconditioner's precision. Assumes the
- * single-precision preconditioner (h/single, issue 15 item 3) keeps float L, U, D^-1 and runs
+ * single-precision preconditioner (h/single) keeps float L, U, D^-1 and runs
  * ASDD's inner residual on float blocks too; the vectors of the sweeps stay double. */
 static double value_bytes(cc_precision p)
 {

@@ -28,7 +28,7 @@ enum { CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON };
 enum { CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON };
 #define CC_MAX_OPTIONS 96 /* entries of the option table (src/options.c) */
 
-/* One parameter struct with defaults (conventions item 9); echoed into the report. */
+/* One parameter struct with defaults; echoed into the report. */
 typedef struct {
   cc_mesh_params mesh;
   int partition; /* cc_partition_kind (copied into mesh.partition) */
@@ -248,7 +248,7 @@ typedef struct {
   int fused;                           /* the solve ran the fused vector passes (--fused) */
   double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
   /* per checkpoint (the first CC_MAX_CKPT_RECORDS; ckpt_records_dropped counts the rest): stall,
-   * wait, write max over ranks, commit rank 0's, committed on every rank (issue 13) */
+   * wait, write max over ranks, commit rank 0's, committed on every rank */
   int ckpt_n_records, ckpt_records_dropped;
   struct {
     int iteration, committed;

@@ -1,5 +1,5 @@
 /* report.c: the run's JSON report (docs/report-schema.md, written by rank 0) and the human summary
- * (conventions item 7: parameters, platform, build, checks PASSED/FAILED, timings, results). */
+ * (parameters, platform, build, checks PASSED/FAILED, timings, results). */
 #include "cc_driver.h"
 #include "cc_io.h"
 
@@ -279,7 +279,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_double(js, "write_s", rec->ckpt_write_s);
     cc_json_int(js, "bytes", rec->ckpt_bytes);
     cc_json_string(js, "last", rec->ckpt_last);
-    cc_json_begin_array(js, "per_checkpoint"); /* issue 13: stall against write, each one */
+    cc_json_begin_array(js, "per_checkpoint"); /* stall against write, each one */
     for (int i = 0; i < rec->ckpt_n_records; i++) {
       cc_json_begin_object(js, NULL);
       cc_json_int(js, "iteration", rec->ckpt_records[i].iteration);

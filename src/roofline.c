@@ -1,4 +1,4 @@
-/* roofline.c: --roofline (issue 15 item 4): STREAM triads interleaved with a solve. Triads run
+/* roofline.c: --roofline: STREAM triads interleaved with a solve. Triads run
  * just before the solve; then, from the monitor hook, before every window of `every` iterations;
  * then just after the solve. Two kinds each time: on the triad's own arrays, and over the
  * matrix's pages (b and c read from its values, a the triad's own), because on some machines

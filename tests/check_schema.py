@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_schema.py: docs/report-schema.md against real reports, both ways (issue 12: the schema
+"""check_schema.py: docs/report-schema.md against real reports, both ways (the schema
 cannot drift). Standard library only.
 
   check_schema.py SCHEMA.md [--help-text FILE] KIND=REPORT [KIND=REPORT ...]

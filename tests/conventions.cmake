@@ -1,4 +1,4 @@
-# Driver conventions and hardening (issues 9 and 12): exit codes and one-line messages for bad input,
+# Driver conventions and hardening: exit codes and one-line messages for bad input,
 # limits that are limits, output paths checked before the work, --version/-h, options file and
 # CUBECG_OPTIONS with their provenance in the report, agreed failures that never lose their message.
 set(CUBECG $<TARGET_FILE:cubecg>)

@@ -223,7 +223,7 @@ add_test(NAME driver_partial_report_sigkill
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/partial_report.sh ${MPIEXEC_EXECUTABLE} ${CUBECG}
                  ${Python3_EXECUTABLE} ${OUT}/partial_report)
 set_tests_properties(driver_partial_report_sigkill PROPERTIES PROCESSORS 2 TIMEOUT 300)
-# Issue 9.1, physical units: the analytic solution at E = 1, 2.1e11 (steel in Pa, traction 1e6)
+# Physical units: the analytic solution at E = 1, 2.1e11 (steel in Pa, traction 1e6)
 # and 1e-3 with nu = 0 and 0.49, every variant; the eliminated Dirichlet rows keep their own
 # diagonal, so the iteration counts at fixed nu do not depend on E (compared between reports).
 foreach(nu 0 0.49)
@@ -249,7 +249,7 @@ foreach(nu 0 0.49)
   endforeach()
 endforeach()
 
-# Issue 9.7, failures that fail. A zero or underflowing load is bad input: exit 2, one line naming
+# Failures that fail. A zero or underflowing load is bad input: exit 2, one line naming
 # the traction, before any allocation. A NaN / Inf in the iteration (test seam
 # CUBECG_KRYLOV_INJECT poisons r on rank 0) is a numerical error: exit 1, the message on stderr
 # saying NaN or overflow, no report -- for every variant.
@@ -285,7 +285,7 @@ foreach(solver pcg cgcg pipecg gropp)
   endforeach()
 endforeach()
 
-# Issue 9.3: an hdf5 checkpoint of pipecg / gropp written at 2 ranks restarts on 1, 3 and 4 ranks
+# An hdf5 checkpoint of pipecg / gropp written at 2 ranks restarts on 1, 3 and 4 ranks
 # (another partition, so ASDD's M^-1 differs: the solver restarts its recurrences from x, reported
 # as restart_rebuilt) and converges to the analytic solution; on the same 2 ranks it stays exact:
 # the same iteration count and the same final residuals and error as the uninterrupted run.
@@ -344,7 +344,7 @@ add_test(NAME driver_ckpt_ranks_pipecg_other_box_report
 set_tests_properties(driver_ckpt_ranks_pipecg_other_box_report PROPERTIES
                      FIXTURES_REQUIRED ckpt_ranks_pipecg_other_box)
 
-# Registries (issue 10): every registry name parses, --help and the report's "available" list them;
+# Registries: every registry name parses, --help and the report's "available" list them;
 # a check list past CC_MAX_CHECKS reads FAILED. Linked with the driver's sources (not main.c).
 file(GLOB CC_DRIVER_LIB_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*.c)
 list(FILTER CC_DRIVER_LIB_SOURCES EXCLUDE REGEX "/main\\.c$")
@@ -367,7 +367,7 @@ if(Python3_FOUND)
            COMMAND sh -c "out='${CMAKE_CURRENT_BINARY_DIR}/ab' && rm -rf \"$out\" && '${Python3_EXECUTABLE}' '${PROJECT_SOURCE_DIR}/jobs/ab.py' --pairs 2 --launch '${MPIEXEC_EXECUTABLE} -n 2' --cubecg '$<TARGET_FILE:cubecg>' --out \"$out\" --a '--precond-precision double' --b '--precond-precision single' -- --nx 6 --ny 5 --nz 4 --maxit 5 && '${Python3_EXECUTABLE}' -c \"import json,sys; s=json.load(open(sys.argv[1]+'/ab.json')); a=[json.load(open(sys.argv[1]+'/a.%d.json'%k))['solves'][0]['time_per_iter_s'] for k in (0,1)]; b=[json.load(open(sys.argv[1]+'/b.%d.json'%k))['solves'][0]['time_per_iter_s'] for k in (0,1)]; r=[x/y for x,y in zip(a,b)]; assert all(abs(x-y)<=1e-12*x for x,y in zip(r,s['ratio_a_over_b'])), (r,s); assert [x['iterations'] for x in s['a']['runs']]==[5,5]; print('ab.json ok')\" \"$out\" && ! '${Python3_EXECUTABLE}' '${PROJECT_SOURCE_DIR}/jobs/ab.py' --pairs 1 --cubecg '$<TARGET_FILE:cubecg>' --out \"$out/bad\" --a '--solver bogus' --b '' -- --nx 4 2>/dev/null")
 endif()
 
-# --fused 1|0 (issue 15.2): the fused vector passes and the one-pass-per-operation reference give
+# --fused 1|0: the fused vector passes and the one-pass-per-operation reference give
 # the same residual histories (--residual-history) and iterations, every variant x reduction with
 # residual replacement; the reports carry the measured and the registry's vector traffic.
 foreach(np 1 2 4)

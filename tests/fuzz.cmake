@@ -1,4 +1,4 @@
-# Fuzz targets (issue 9 item 11): libFuzzer with clang-14 over what reads untrusted bytes: the
+# Fuzz targets: libFuzzer with clang-14 over what reads untrusted bytes: the
 # option parser, the options file, the checkpoint manifest and the per-rank file header. Built and
 # run by tests/fuzz/fuzz.sh (its own clang build: the project's compiler is mpicc/gcc); skipped with a
 # message when clang-14 / libFuzzer are absent. Registered in the release tree only (the sanitizer

@@ -1,4 +1,4 @@
-# Tests of the global memory store and the "gas" checkpoint backend (issue 14): the store at 1, 2
+# Tests of the global memory store and the "gas" checkpoint backend: the store at 1, 2
 # and 4 ranks and on emulated nodes (hydra's fork launcher with two host names: MPICH then sees two
 # nodes, MPI_COMM_TYPE_SHARED splits them and owners sit on the other node).
 set(CC_GAS_TEST_DIR ${CMAKE_CURRENT_BINARY_DIR}/gas_tmp)

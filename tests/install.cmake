@@ -1,4 +1,4 @@
-# Installable build (issue 12): cmake --install, find_package(cubecg), pkg-config, jobs/ from the
+# Installable build: cmake --install, find_package(cubecg), pkg-config, jobs/ from the
 # prefix; CUBECG_NATIVE gives way to user-given target flags. Release tree only: a consumer of the
 # sanitizer tree's libraries would need the sanitizer runtime.
 if(CUBECG_SANITIZE)

@@ -1,4 +1,4 @@
-# Tests of io/ (issue 5): CRC32C, round trips of every backend at 1, 2, 4 ranks, integrity
+# Tests of io/: CRC32C, round trips of every backend at 1, 2, 4 ranks, integrity
 # (corruption, truncation, rank count, ENOSPC, kill -9, O_DIRECT refused) and retention.
 set(CC_IO_TEST_DIR ${CMAKE_CURRENT_BINARY_DIR}/io_tmp)
 set(CC_IO_BACKENDS posix uring offload offload-uring hdf5)
@@ -85,7 +85,8 @@ cc_add_unit(test_io_manifest test_io_manifest.c)
 cc_add_mpi_test(NAME io_manifest RANKS 1 COMMAND $<TARGET_FILE:test_io_manifest>
                 ${CC_IO_TEST_DIR}/manifest)
 
-# Restarts and checkpoint directories through the driver (issue 9, items 4-6).
+# Restarts and checkpoint directories through the driver: the other runs' directories, the
+# fallback to an older checkpoint, and refusals.
 find_package(Python3 COMPONENTS Interpreter)
 set(CC_IO_DRV ${CC_IO_TEST_DIR}/driver)
 file(MAKE_DIRECTORY ${CC_IO_DRV})
@@ -150,7 +151,7 @@ add_test(NAME io_fallback_restart_refused
 set_tests_properties(io_fallback_restart io_fallback_restart_refused PROPERTIES PROCESSORS 2
                      FIXTURES_REQUIRED io_fallback)
 
-# Checkpoints written by the code before issue 10 (tests/data/ckpt_v1_*, 8x8x8) still restart and
+# Checkpoints written by the code before the solver-state format changed (tests/data/ckpt_v1_*, 8x8x8) still restart and
 # end as the run that wrote them (same iterations; residuals to 1e-6: that commit had other kernels).
 foreach(backend posix hdf5 offload)
   add_test(NAME io_restart_v1_fixture_${backend}
@@ -163,7 +164,7 @@ foreach(backend posix hdf5 offload)
 endforeach()
 
 # Two checkpointers with different backends in one process, interleaved; one destroyed while the
-# other goes on (issue 10: the offload helper and the uring ring belong to their checkpointer).
+# other goes on (the offload helper and the uring ring belong to their checkpointer).
 cc_add_unit(test_io_two_checkpointers test_io_two_checkpointers.c)
 foreach(pair "offload;offload-uring" "offload;uring" "offload-uring;offload" "posix;hdf5")
   list(GET pair 0 first)
@@ -178,7 +179,7 @@ cc_add_mpi_test(NAME io_retention_many RANKS 1
                 COMMAND $<TARGET_FILE:test_io_integrity> retention-many posix
                         ${CC_IO_TEST_DIR}/retention_many)
 
-# Issue 13: the offload commit runs on the helper threads. A manifest that cannot be written (ENOSPC
+# The offload commit runs on the helper threads. A manifest that cannot be written (ENOSPC
 # on rank 0's helper) and a kill inside the commit (after the rename, before latest moves) leave the
 # previous checkpoint latest and restartable exactly; posix takes the same path synchronously.
 foreach(backend offload offload-uring posix)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# io_ckpt_dirs.sh MPIEXEC CUBECG DIR: checkpoint directories of other runs (issue 9, item 5).
+# io_ckpt_dirs.sh MPIEXEC CUBECG DIR: checkpoint directories of other runs.
 #  1. the same command twice: the second is refused (exit 2) naming --restart DIR, since the
 #     directory holds this problem's newer checkpoints, and changes nothing; latest restarts;
 #  2. another problem (--E 2) into the directory: refused before the solve, exit 2, naming the

@@ -1,7 +1,7 @@
 #!/bin/sh
 # io_enospc_tmpfs.sh MPIEXEC NP CUBECG BACKEND DIR: a checkpointed run on a real full file system
 # (a 1500 KiB tmpfs mounted on DIR: room for two checkpoints of the 20^3 problem, not three) must
-# fail with ENOSPC on every rank within the time limit (no deadlock, issue 9), and the previous
+# fail with ENOSPC on every rank within the time limit (no deadlock), and the previous
 # checkpoint must restart and converge. Exit 77 (ctest SKIP_RETURN_CODE) when mount is not
 # permitted (not root, a container without CAP_SYS_ADMIN).
 set -u

@@ -1,6 +1,6 @@
 #!/bin/sh
 # io_offload_restart.sh PYTHON MPIEXEC NP CUBECG BACKEND WORKDIR: a solve checkpointing every 10
-# iterations through an offload backend (commit on the helper threads, issue 13) lists every
+# iterations through an offload backend (commit on the helper threads) lists every
 # checkpoint committed in the report (per_checkpoint), and a restart from a middle checkpoint ends
 # exactly as the uninterrupted run: same iterations, same |r|/|b| and true residual, bit for bit.
 set -u

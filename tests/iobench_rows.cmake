@@ -1,4 +1,4 @@
-# issue 13 (items 2-5): the seeds' rows of cubecg-iobench, the fio twin, the I/O sweep and its
+# The seeds' rows of cubecg-iobench, the fio twin, the I/O sweep and its
 # figures. Label: iobench.
 if(TARGET cubecg-iobench)
   add_test(NAME iobench_rows
@@ -17,7 +17,7 @@ if(TARGET cubecg-iobench)
   # keeps the benchmark itself under ASan + UBSan
   set_property(TEST iosweep_analyze APPEND PROPERTY LABELS sanitize-skip)
 endif()
-# issue 13 item 5: the posix backend's write(2)/read(2) calls are shaped by --buffers (strace)
+# The posix backend's write(2)/read(2) calls are shaped by --buffers (strace)
 if(TARGET cubecg-iobench)
   add_test(NAME iobench_shape
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_iobench_shape.sh ${MPIEXEC_EXECUTABLE}

@@ -50,7 +50,7 @@ cc_add_mpi_test(NAME krylov_errors RANKS 1 2 COMMAND ${KRYLOV_SOLVE} --mode erro
 cc_add_mpi_test(NAME krylov_interleave RANKS 1 2 COMMAND ${KRYLOV_SOLVE} --mode interleave)
 cc_add_mpi_test(NAME krylov_interleave RANKS 2 THREADS 2 COMMAND ${KRYLOV_SOLVE} --mode interleave)
 
-# Fused vector passes (issue 15.2) against the unfused reference, every variant x reduction, with
+# Fused vector passes against the unfused reference, every variant x reduction, with
 # and without residual replacement: same residual histories (1e-12 relative per iteration), same
 # iterations and Table 1 counts, measured vector traffic = the registry's.
 cc_add_unit(test_krylov_fused test_krylov_fused.c)

@@ -1,4 +1,4 @@
-# Issue 15 item 1: the halo exchange hidden behind the interior rows (solvers/kernels.c, ASDD's
+# The halo exchange hidden behind the interior rows (solvers/kernels.c, ASDD's
 # residual in precond_asdd.c, --halo-overlap). The split SpMV / residual equal the plain ones bit
 # for bit and the reference to 1e-14; ASDD and a solve give the same bits with and without the row
 # classes, for box and METIS partitions under natural, rcm and cm-rcm orderings.
@@ -54,7 +54,7 @@ foreach(part box metis)
 endforeach()
 endforeach()
 
-# --level-order (issue 15): on (chunks of 64 rows: many chunks per sweep), on with --halo-overlap
+# --level-order: on (chunks of 64 rows: many chunks per sweep), on with --halo-overlap
 # off (every row after the halo, level by level) and off give the same residual histories, bit for
 # bit, for every variant x reduction at 2 ranks x 2 threads.
 set(LEVEL_RUNS "on|on|64" "on_nooverlap|off|0" "off|on|0")

@@ -1,4 +1,4 @@
-# Orderings and preconditioners (issue 3): colors, permutations, SGS / ASDD symmetry, thread
+# Orderings and preconditioners: colors, permutations, SGS / ASDD symmetry, thread
 # independence, bad input, and a smoke run of the kernel benchmark.
 cc_add_unit(test_precond_ordering test_precond_ordering.c)
 cc_add_unit(test_precond_sgs test_precond_sgs.c)
@@ -78,7 +78,7 @@ cc_add_unit(test_precond_split test_precond_split.c)
 cc_add_mpi_test(NAME precond_split RANKS 1 2 THREADS 2 ENV OMP_WAIT_POLICY=passive
                 COMMAND $<TARGET_FILE:test_precond_split>)
 
-# CM-RCM's level order (issue 15): sweeps in chunks of levels and SpMV rows by level give bitwise
+# CM-RCM's level order: sweeps in chunks of levels and SpMV rows by level give bitwise
 # the vectors of the color-by-color sweep and ascending rows; a schedule without shifts is refused.
 cc_add_unit(test_precond_schedule test_precond_schedule.c)
 cc_add_mpi_test(NAME precond_schedule RANKS 1 2 4 THREADS 2 ENV OMP_WAIT_POLICY=passive

@@ -1,4 +1,4 @@
-# Issue 15 item 4: the traffic model, --roofline and the kernel bench's cache refusal. Correctness
+# The traffic model, --roofline and the kernel bench's cache refusal. Correctness
 # only (never timings): the model equals hand counts; --roofline reports its keys with sane values;
 # cubecg-bench refuses a mesh whose matrix fits the last-level cache unless --allow-cached.
 # Label: roofline.

@@ -1,4 +1,4 @@
-# --precond-precision single (issue 15 item 3): float blocks in the SGS sweeps and ASDD's residual.
+# --precond-precision single: float blocks in the SGS sweeps and ASDD's residual.
 # Unit test: float vs double to float rounding, symmetry to double rounding, thread and storage
 # independence, units beyond float's range. Driver: every variant converges to the analytic
 # solution with the built-in checks passing (exit 0), box and METIS, 1/2/4 ranks; iterations within

@@ -1,5 +1,5 @@
-/* test_driver_registry.c: the driver's names come from the registries (issue 10, item 2) and its
- * fixed capacities never truncate silently (item 5): every registry name parses to its index and
+/* test_driver_registry.c: the driver's names come from the registries and its
+ * fixed capacities never truncate silently: every registry name parses to its index and
  * appears in --help, the report's "available" lists them with Table 1, and a check list that
  * overflows CC_MAX_CHECKS gives the verdict FAILED (report and summary), never PASSED. */
 #include "cc_driver.h"

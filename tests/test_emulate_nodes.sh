@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_emulate_nodes.sh REPO WORK: jobs/run-local.sh --emulate-nodes N (issue 11 item 2), dry-run.
+# test_emulate_nodes.sh REPO WORK: jobs/run-local.sh --emulate-nodes N, dry-run.
 # Runs of 2 ranks go to two emulated nodes of 1 rank (fork launcher, unbound, no OMP_PROC_BIND
 # pinning them to one core), 1-rank runs stay on one node, report names say "2nodes", and a bad N
 # is refused with exit 2 naming the value.

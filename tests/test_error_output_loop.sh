@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_error_output_loop.sh MPIEXEC CUBECG DIR: a failure every rank agrees on (restart of a 2-rank
 # per-rank-file checkpoint on 3 ranks) is reported by rank 0 on stderr every time (20 runs), exit 1,
-# and the job ends with MPI_Finalize, not MPI_Abort (issue 9 item 8: output was lost 1 run in 40).
+# and the job ends with MPI_Finalize, not MPI_Abort (output was once lost 1 run in 40).
 set -u
 mpiexec=$1 cubecg=$2 dir=$3
 export OMP_NUM_THREADS=1

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # test_gas_restart.sh MPIEXEC "LAUNCH ARGS" CUBECG DIR [SOLVER|all [REDUCTION [ssd]]]: --checkpoint gas
-# end to end
-# (issue 14). Writes gas checkpoints (small pages and DRAM budget, so pages are evicted to the
+# end to end. Writes gas checkpoints (small pages and DRAM budget, so pages are evicted to the
 # owners' page files), restarts from the intact checkpoint, then deletes the last rank's *local*
 # copy and restarts from its partner's pages: both restarts must give the same iterations and
 # residuals bit for bit, and the pcg restart the uninterrupted count within 1. Deleting the

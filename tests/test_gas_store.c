@@ -1,4 +1,4 @@
-/* test_gas_store.c: the global memory store (issue 14). Modes:
+/* test_gas_store.c: the global memory store. Modes:
  *   basic DIR    every rank puts its home pages (blocking + nb, a partial last page), every rank
  *                reads every home back (DRAM hits and, with a 4-page DRAM budget, SSD misses after
  *                eviction); a re-put is seen by later gets; owners sit on another node when there

@@ -1,4 +1,4 @@
-/* test_io_integrity.c: nothing lost, nothing corrupt accepted (issue 5, "Integrity").
+/* test_io_integrity.c: nothing lost, nothing corrupt accepted.
  * Usage: test_io_integrity MODE BACKEND DIR, MODE one of
  *   corrupt     flip a byte in a committed file: restart refused naming the file; older one loads
  *   truncate    cut a committed file short: refused naming the file ("truncated")
@@ -11,7 +11,7 @@
  *   kill-write  write ckpt 10, then 20 (run with CUBECG_IO_INJECT=kill-during-write:2: dies)
  *   kill-check  after kill-write: ckpt 10 is latest and loads, the temporary is cleaned up
  *   enospc-commit  CUBECG_IO_INJECT=enospc-in-commit:2: the 2nd checkpoint's manifest cannot be
- *               written (offload: on rank 0's helper, issue 13): it fails on every rank naming the
+ *               written (offload: on rank 0's helper): it fails on every rank naming the
  *               cause, the 1st stays latest and loads exactly, the next checkpoint succeeds
  *   kill-commit-write  write ckpt 10, then 20 (run with CUBECG_IO_INJECT=kill-during-commit:2:
  *               rank 0 dies inside the commit, after the rename, before latest moves)

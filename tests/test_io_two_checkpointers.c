@@ -1,5 +1,5 @@
 /* test_io_two_checkpointers.c BACKEND_A BACKEND_B DIR: two checkpointers with different backends in
- * one process, interleaved (issue 10): each owns its offload helper, staging buffer and uring ring,
+ * one process, interleaved: each owns its offload helper, staging buffer and uring ring,
  * so neither commits the other's snapshot and destroying one never stops the other. Writes A, B, A,
  * B (B left pending when it is asynchronous), finishes and destroys A, keeps using B; then every
  * checkpoint restarts bitwise exactly: A's newest, B's newest and B's previous one. */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_iobench_rows.sh MPIEXEC IOBENCH WORKDIR: issue 13 items 2 and 5. cubecg-iobench at 2 ranks
+# test_iobench_rows.sh MPIEXEC IOBENCH WORKDIR: cubecg-iobench at 2 ranks
 # reports, for every backend, the rows returned (offload: handover), completed, ior, read-warm and
 # read-cold, each with mean/median/min/max; completed never takes less time than returned; a read
 # is labelled cold only when the page cache was dropped (CUBECG_IOBENCH_KEEP_CACHE=1 keeps it: the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_iobench_shape.sh MPIEXEC IOBENCH WORKDIR: issue 13 item 5. The posix backend's system calls
+# test_iobench_shape.sh MPIEXEC IOBENCH WORKDIR: the posix backend's system calls
 # are shaped by --buffers as fio's by --bs (transfer size = buffer size): under strace, every
 # write(2) to a rank file moves exactly one buffer, except the file's last one (<= a buffer), and a
 # file of S bytes takes ceil(S / buffer) writes; reads likewise. Exit 77 (skipped) without strace

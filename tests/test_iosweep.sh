@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_iosweep.sh REPO BUILD WORKDIR [real]: issue 13 items 3 and 4.
+# test_iosweep.sh REPO BUILD WORKDIR [real]: the I/O sweep and its analysis.
 #  dry run: jobs/iosweep.sh lists the rank / size / buffer / backend / mapping grid (8 cores, two
 #    directories, 2 emulated nodes) and creates nothing; bad options exit 2;
 #  real: a real quick sweep (64k and 1M per rank, 1-2 ranks, two directories) and

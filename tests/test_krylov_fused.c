@@ -8,7 +8,7 @@
  *   - Table 1's counts are the same in both modes (per iteration and in total);
  *   - the measured vector traffic per iteration is the registry's (vector_fused / vector_unfused)
  *     exactly without replacement, and not below it with replacement (amortised extra work);
- *   - fused traffic <= unfused for every variant, and Alg.3's at most 2/3 of it (issue 15).
+ *   - fused traffic <= unfused for every variant, and Alg.3's at most 2/3 of it.
  * Options: --nx --ny --nz (8 6 7) --precond NAME (asdd) --replace N (10) --rtol (1e-12)
  *          --only NAME (one variant) --tol (1e-8)
  */

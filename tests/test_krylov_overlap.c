@@ -1,4 +1,4 @@
-/* test_krylov_overlap.c: the halo exchange hidden behind the interior rows (issue 15 item 1).
+/* test_krylov_overlap.c: the halo exchange hidden behind the interior rows.
  * For the given partition and each ordering (natural, rcm, cm-rcm applied to matrix and table):
  * - row classes: interior rows read no halo column, boundary rows do, every row once, ascending;
  * - cc_spmv with the classes (begin, interior rows, wait, boundary rows) gives the same bits as

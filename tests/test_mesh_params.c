@@ -92,7 +92,7 @@ int main(int argc, char **argv)
   expect_refused(&p, 1, 0, "p = inf", "infinite traction");
   p = d, p.traction = NAN;
   expect_refused(&p, 1, 0, "p = nan", "NaN traction");
-  /* issue 9.7: a zero or underflowing load is bad input, named by its value; physical units pass */
+  /* a zero or underflowing load is bad input, named by its value; physical units pass */
   p = d, p.traction = 0;
   expect_refused(&p, 1, 0, "--traction 0", "zero traction");
   p = d, p.traction = 1e-160;

@@ -1,4 +1,4 @@
-/* test_precond_block3.c: the 3x3 diagonal-block inverse is scale-invariant (issue 9.1): a block
+/* test_precond_block3.c: the 3x3 diagonal-block inverse is scale-invariant: a block
  * and s * block invert for s = 1e-3 ... 2.1e11, rows of very different scale are not called
  * singular, a genuinely singular block is refused at every scale, and a NaN / Inf entry is refused
  * as such (never "singular", never "det = -nan").

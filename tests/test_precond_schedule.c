@@ -1,4 +1,4 @@
-/* test_precond_schedule.c: CM-RCM's level order (issue 15) changes no bit. The SGS and ASDD
+/* test_precond_schedule.c: CM-RCM's level order changes no bit. The SGS and ASDD
  * preconditioners swept in chunks of levels (sgs_schedule.c; several chunk sizes, double and
  * single precision, 1 and 2 threads) give bitwise the vectors of Nakajima's color-by-color sweep;
  * SpMV with its rows classified in level order gives those of ascending order; and the schedule

@@ -1,4 +1,4 @@
-/* test_precond_single.c: --precond-precision single (issue 15 item 3). For every ordering, on the
+/* test_precond_single.c: --precond-precision single. For every ordering, on the
  * plain and the split matrix: float SGS / ASDD equal the double ones to float rounding; M^-1 stays
  * symmetric to double rounding (the float-rounded matrix is symmetric) and positive; the sweep is
  * bitwise independent of the thread count and of the split storage; ASDD(1) is SGS; ASDD's float

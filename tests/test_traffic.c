@@ -1,4 +1,4 @@
-/* test_traffic.c: the traffic model (solvers/traffic.c) against hand counts (issue 15 item 4):
+/* test_traffic.c: the traffic model (solvers/traffic.c) against hand counts:
  * a 3-row matrix written out by hand, every precision, every preconditioner, one Alg.1 iteration;
  * the assembled cube has the (3 nx - 2)(3 ny - 2)(3 nz - 2) blocks cubecg-bench sizes its default
  * mesh with; a small triad reports a positive bandwidth on every rank. */

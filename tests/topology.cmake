@@ -1,5 +1,5 @@
-# Topology and provenance in every report (issue 11 item 1, issue 12), and multi-node runs on one
-# machine (issue 11 item 2): MPICH's Hydra with `-launcher fork -hosts nodeA:R,nodeB:R` starts the
+# Topology and provenance in every report, and multi-node runs on one
+# machine: MPICH's Hydra with `-launcher fork -hosts nodeA:R,nodeB:R` starts the
 # ranks as two nodes (MPI_COMM_TYPE_SHARED splits them, traffic leaves shared memory) on this host.
 # Label: topology (the 2 x 2 runs also: oversubscribed).
 find_package(Python3 COMPONENTS Interpreter)
