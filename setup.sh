@@ -55,35 +55,33 @@ if ((print_env)); then
   esac
   exit 0
 fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+# apt_install PKG...: installs those of the Debian packages that are not installed yet
+apt_install()
+{
+  local p missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
 packages=(build-essential cmake pkg-config mpich libmpich-dev libmetis-dev libhdf5-mpich-dev
           liburing-dev hdf5-tools libcjson-dev clang-14 libclang-rt-14-dev libomp-14-dev)
-missing=()
 packages+=(hwloc) # hwloc-calc: CPU numbers of a node for the job scripts (jobs/lib/cubecg-jobs.sh)
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+apt_install "${packages[@]}"
 # optional: fio, the physical-limit anchor of cubecg-iobench --fio; setup goes on without
 if ! command -v fio >/dev/null 2>&1; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-    --no-install-recommends fio; } ||
+  apt_install fio ||
     echo "setup: fio not installed (optional: cubecg-iobench --fio says it is missing)" >&2
 fi
 # optional: Slurm and munge for the batch-path test (tests/test_slurm_batch.sh starts a one-node
 # cluster of this machine; it skips with the reason without them)
 if ! command -v slurmctld >/dev/null 2>&1 && ! [ -x /usr/sbin/slurmctld ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-    --no-install-recommends slurm-wlm munge; } ||
+  apt_install slurm-wlm munge ||
     echo "setup: slurm-wlm/munge not installed (optional: the batch-path test skips)" >&2
 fi
 if [ -x "$here/jobs/ensure-python.sh" ]; then
@@ -91,17 +89,7 @@ if [ -x "$here/jobs/ensure-python.sh" ]; then
 fi
 case "$mpi" in
 openmpi)
-  missing=()
-  for p in openmpi-bin libopenmpi-dev libhdf5-openmpi-dev; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if ((${#missing[@]})); then
-    echo "setup: installing ${missing[*]}"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-  fi
+  apt_install openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
   ;;
 intel)
   if [ ! -x "$intel_venv/bin/mpiexec.hydra" ]; then

@@ -183,6 +183,8 @@ void cc_path_to_parent(char *path, size_t size);
  * its name with longest_suffix appended (a temporary, a companion file) fits NAME_MAX / PATH_MAX.
  * CC_ERR_ARG naming --option and the path otherwise. */
 CC_WUR cc_err cc_check_output_file(const char *option, const char *path, size_t longest_suffix);
+/* The directory an output file goes into exists and is writable (exit-2 wording: --OPTION PATH). */
+CC_WUR cc_err cc_check_output_dir(const char *option, const char *path);
 /* Peak resident set size of this process in bytes (from getrusage), 0 if unknown. */
 int64_t cc_peak_rss_bytes(void);
 

@@ -36,7 +36,13 @@ cc_err cc_check_output_file(const char *option, const char *path, size_t longest
     CC_CHECK(access(path, W_OK) == 0, CC_ERR_ARG, "--%s %s: not writable: %s", option, path,
              strerror(errno));
   }
+  return cc_check_output_dir(option, path);
+}
+
+cc_err cc_check_output_dir(const char *option, const char *path)
+{
   char dir[PATH_MAX];
+  struct stat st;
   snprintf(dir, sizeof dir, "%s", path);
   cc_path_to_parent(dir, sizeof dir);
   CC_CHECK(stat(dir, &st) == 0, CC_ERR_ARG, "--%s %s: directory %s: %s", option, path, dir,

@@ -626,15 +626,7 @@ static cc_err check_output_file(const char *option, const char *path, int allow_
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   CC_CHECK(stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode), CC_ERR_ARG,
            "--%s %s: its temporary name %s is a directory", option, path, tmp);
-  char dir[CC_PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", path);
-  cc_path_to_parent(dir, sizeof dir);
-  CC_CHECK(stat(dir, &st) == 0, CC_ERR_ARG, "--%s %s: directory %s: %s", option, path, dir,
-           strerror(errno));
-  CC_CHECK(S_ISDIR(st.st_mode), CC_ERR_ARG, "--%s %s: %s is not a directory", option, path, dir);
-  CC_CHECK(access(dir, W_OK | X_OK) == 0, CC_ERR_ARG, "--%s %s: directory %s is not writable",
-           option, path, dir);
-  return CC_OK;
+  return cc_check_output_dir(option, path);
 }
 
 /* A directory created on demand (mkdir -p): it is a writable directory, or its nearest existing
