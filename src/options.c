@@ -735,6 +735,13 @@ static int option_given(const cc_options *opts, const char *name)
 
 cc_err cc_options_from_checkpoint(cc_options *opts, MPI_Comm comm)
 {
+  /* rank 0's view decides, so that every rank gives the same verdict */
+  int rank = 0, is_dir = 0;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  struct stat st;
+  if (rank == 0) is_dir = stat(opts->restart, &st) == 0 && S_ISDIR(st.st_mode);
+  CC_MPI(MPI_Bcast(&is_dir, 1, MPI_INT, 0, comm));
+  CC_CHECK(is_dir, CC_ERR_ARG, "--restart %s: not a directory", opts->restart);
   cc_io_metadata meta;
   cc_err err = cc_io_checkpoint_describe(opts->restart, comm, &meta);
   if (err) { /* the same verdict on every rank: bad input, named */

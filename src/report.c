@@ -212,14 +212,15 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_bool(js, "within_bound", rec->iterations_within_bound);
     cc_json_end_object(js);
   }
-  /* the traffic model of one iteration (solvers/traffic.c); --roofline: the triad around it */
+  /* the traffic model of one iteration (solvers/traffic.c), its parts written exactly so that
+   * they sum to the total bit for bit; --roofline: the triad around it */
   cc_json_begin_object(js, "modelled_bytes_per_iteration");
-  cc_json_double(js, "total", rec->model_total);
-  cc_json_double(js, "per_rank_min", rec->model_rank_min);
-  cc_json_double(js, "per_rank_max", rec->model_rank_max);
-  cc_json_double(js, "spmv", rec->model_spmv);
-  cc_json_double(js, "precond", rec->model_precond);
-  cc_json_double(js, "vectors", rec->model_vectors);
+  cc_json_double_exact(js, "total", rec->model_total);
+  cc_json_double_exact(js, "per_rank_min", rec->model_rank_min);
+  cc_json_double_exact(js, "per_rank_max", rec->model_rank_max);
+  cc_json_double_exact(js, "spmv", rec->model_spmv);
+  cc_json_double_exact(js, "precond", rec->model_precond);
+  cc_json_double_exact(js, "vectors", rec->model_vectors);
   cc_json_double(js, "vector_passes", rec->model_vector_passes);
   cc_json_end_object(js);
   if (run->opts.roofline) { /* src/roofline.c */
