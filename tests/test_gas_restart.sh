@@ -14,7 +14,12 @@ rm -rf "$dir"
 mkdir -p "$dir"
 mesh="--nx 10 --ny 9 --nz 8"
 gas="--gas-page 16k --gas-dram 32k"
-[ "$ssd" = ssd ] && gas="$gas --gas-ssd-dir $dir/ssd"
+# the SSD directory stands for a mounted node-local disk: it exists before the run (cubecg refuses
+# to create a missing one)
+if [ "$ssd" = ssd ]; then
+  mkdir -p "$dir/ssd"
+  gas="$gas --gas-ssd-dir $dir/ssd"
+fi
 fail() { echo "FAIL: $*"; exit 1; }
 # shellcheck disable=SC2086
 run() { $mpiexec $launch "$cubecg" $mesh "$@"; }
