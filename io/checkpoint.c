@@ -116,6 +116,18 @@ static bool cubecg_file_name(const char *name)
   return sscanf(name, "gas.%d.pages%n", &n, &used) == 1 && used > 0 && n >= 0 && name[used] == '\0';
 }
 
+/* The manifest of checkpoint dir/name, read and parsed (io_manifest_free it). */
+static cc_err read_manifest(const char *dir, const char *name, io_manifest *m)
+{
+  char path[IO_PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s/manifest.json", dir, name);
+  char *text = NULL;
+  cc_err err = io_read_text(path, &text, NULL);
+  if (!err) err = io_manifest_parse(text, path, m);
+  cc_free(&text);
+  return err;
+}
+
 /* Whether dir/name is one of cubecg's committed checkpoints: a real directory (not a symlink) with
  * a readable manifest.json; *m gets the manifest (io_manifest_free it) when m is not NULL. */
 static bool own_checkpoint(const char *dir, const char *name, io_manifest *m)
@@ -124,13 +136,8 @@ static bool own_checkpoint(const char *dir, const char *name, io_manifest *m)
   struct stat st;
   snprintf(path, sizeof path, "%s/%s", dir, name);
   if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
-  snprintf(path, sizeof path, "%s/%s/manifest.json", dir, name);
-  char *text = NULL;
   io_manifest local;
-  cc_err err = io_read_text(path, &text, NULL);
-  if (!err) err = io_manifest_parse(text, path, &local);
-  cc_free(&text);
-  if (err) {
+  if (read_manifest(dir, name, &local)) {
     cc_error_clear();
     return false;
   }
@@ -437,13 +444,8 @@ static cc_err check_existing(const cc_io_checkpointer *ck)
   } else
     snprintf(name, sizeof name, "ckpt.%d", newest);
   if (!differs[0]) {
-    snprintf(path, sizeof path, "%s/%s/manifest.json", dir, name);
-    char *text = NULL;
     io_manifest m;
-    cc_err err = io_read_text(path, &text, NULL);
-    if (!err) err = io_manifest_parse(text, path, &m);
-    cc_free(&text);
-    if (err) {
+    if (read_manifest(dir, name, &m)) {
       snprintf(differs, sizeof differs, "%.40s/manifest.json cannot be read", name);
       cc_error_clear();
     } else {
