@@ -78,7 +78,7 @@ if ! command -v fio >/dev/null 2>&1; then
   apt_install fio ||
     echo "setup: fio not installed (optional: cubecg-iobench --fio says it is missing)" >&2
 fi
-# optional: Slurm and munge for the batch-path test (tests/test_slurm_batch.sh starts a one-node
+# optional: Slurm and munge for the batch-path test (tests/mpi/test_slurm_batch.sh starts a one-node
 # cluster of this machine; it skips with the reason without them)
 if ! command -v slurmctld >/dev/null 2>&1 && ! [ -x /usr/sbin/slurmctld ]; then
   apt_install slurm-wlm munge ||

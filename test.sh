@@ -19,8 +19,8 @@ esac
 "$here/setup.sh"
 # meshio/h5py/vtk for the export_viewer_* tests only (they skip with a message without them);
 # ./run.sh does not need them
-if [ -x "$here/tests/ensure-viewers.sh" ]; then
-  "$here/tests/ensure-viewers.sh"
+if [ -x "$here/tests/driver/ensure-viewers.sh" ]; then
+  "$here/tests/driver/ensure-viewers.sh"
 fi
 status=0
 if [ "$mode" = all ] || [ "$mode" = release ]; then

@@ -5,7 +5,7 @@
 # Exit 77 (ctest: skipped) when clang-14 or libFuzzer is not installed.
 set -euo pipefail
 envfile=$1 target=$2 seconds=$3
-source "$envfile" # SRC, OUT, MPI_INC, HDF5_INC, LIBS (written by tests/fuzz.cmake)
+source "$envfile" # SRC, OUT, MPI_INC, HDF5_INC, LIBS (written by tests/fuzz/fuzz.cmake)
 clang=${CUBECG_FUZZ_CC:-clang-14}
 if ! command -v "$clang" >/dev/null; then
   echo "SKIP: $clang not found (Debian: apt-get install clang-14 libclang-rt-14-dev)"
