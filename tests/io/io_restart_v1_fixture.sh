@@ -1,12 +1,12 @@
 #!/bin/sh
 # io_restart_v1_fixture.sh PYTHON MPIEXEC CUBECG FIXTURE WORKDIR: a checkpoint written by cubecg
 # before the solver-state format changed (tests/io/data/ckpt_v1_<backend>, 8x8x8, committed) still
-# restarts, and the resumed
-# solve ends as the uninterrupted run that wrote it did (FIXTURE/expected.json): the same iterations
-# and start iteration exactly, |r|/|b| and true |b-Ax|/|b| to 1e-6 relative. Not bitwise: those
-# numbers came from that commit's kernels, and the SpMV kernel has changed since (FMA, 2026-11-25:
-# 1.3e-8 relative after the 9 resumed iterations); the bitwise restart of what the current binary
-# writes is tested by io_offload_restart_exact_* and the kill/ENOSPC tests.
+# restarts, and the resumed solve ends as the uninterrupted run that wrote it did
+# (FIXTURE/expected.json): the same iterations and start iteration exactly, |r|/|b| and true
+# |b-Ax|/|b| to 1e-6 relative. Not bitwise: those numbers came from that commit's kernels, and the
+# SpMV kernel has changed since (FMA, 2026-11-25: 1.3e-8 relative after the 9 resumed iterations);
+# the bitwise restart of what the current binary writes is tested by io_offload_restart_exact_* and
+# the kill/ENOSPC tests.
 set -u
 python=$1 mpiexec=$2 cubecg=$3 fixture=$4 work=$5
 rm -rf "$work" && mkdir -p "$work" && cp -r "$fixture"/. "$work/" || exit 1
