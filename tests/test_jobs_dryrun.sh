@@ -167,6 +167,16 @@ expect "$work/io-ompi.txt" '^env OMP_NUM_THREADS=1 mpiexec\.openmpi -n 8 --map-b
 CUBECG_MAX_CORES=4 CUBECG_NODES=2 CUBECG_LAUNCHER=srun bash "$repo/jobs/iosweep.sh" --dry-run --out "$work/io" \
   --dirs /d1 >"$work/io-srun.txt" 2>&1 || { echo "FAIL iosweep (srun) exit $?"; fail=1; }
 expect "$work/io-srun.txt" '^env OMP_NUM_THREADS=1 srun --nodes 2 --ntasks 8 --ntasks-per-node 4 --cpus-per-task 1 --cpu-bind=cores --mpi=pmi2 [^ ]*/cubecg-iobench ' "iosweep (srun): 8 ranks over 2 nodes"
+# a shell that took a library's environment (setup.sh --print-env) runs the job scripts: none of its
+# variables is one they read as a setting (the mesh preset CUBECG_PRESET)
+for mpi in openmpi intel; do
+  (set -a && eval "$(bash "$repo/setup.sh" --mpi "$mpi" --print-env)" && set +a &&
+    CUBECG_HWLOC_INPUT="core:4 pu:1" CUBECG_CORES_PER_NODE=4 CUBECG_LAYOUTS=flat CUBECG_PROGRESS=off \
+      bash "$sb" --dry-run) >"$work/env-$mpi.txt" 2>&1
+  rc=$?
+  if [[ $rc == 0 ]] && grep -q 'preset ci ' "$work/env-$mpi.txt"; then echo "ok   strong-scaling.sbatch in $mpi's environment"
+  else echo "FAIL strong-scaling.sbatch in $mpi's environment (setup.sh --print-env): exit $rc"; cat "$work/env-$mpi.txt"; fail=1; fi
+done
 # no other script writes launcher words of its own: every launch line comes from cc_mpi_launch
 own=$(grep -nE -- ' -ppn | -bind-to |--map-by|--cpu-bind|-launcher fork|-bootstrap fork|"\$CC_MPIEXEC" -n' \
   "$repo"/jobs/*.sh "$repo"/jobs/slurm/* "$repo"/bench/*.sh | grep -vE '^[^:]+:[0-9]+: *#')
