@@ -132,6 +132,14 @@ if(MPILIB_KNOB)
                        "r['mpi']['knobs_without_effect'] == '${MPILIB_FOREIGN}'"
                        "not r['mpi']['async_progress_requested']"
                        "not r['mpi']['async_progress_active']")
+  # the summary beside the report says the same: the other library's knob named, and how many
+  # progress threads share cores with compute threads
+  mpilib_check(NAME mpilib_foreign_knob_summary FIXTURES mpilib_foreign_knob
+               COMMAND grep -F "NO EFFECT        ${MPILIB_FOREIGN}: not a knob of ${CUBECG_MPI_IMPL}"
+                       ${MPILIB_OUT}/foreign_knob.summary.txt)
+  mpilib_check(NAME mpilib_progress_on_sharing_summary FIXTURES mpilib_progress_on
+               COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/progress_on.json
+                       "'progress threads %d, %d of them share cores with compute threads' % (r['mpi']['progress_threads']['total'], r['mpi']['progress_threads']['sharing_compute_cores']) in open('${MPILIB_OUT}/progress_on.summary.txt').read()")
 else()
   # Open MPI has no progress thread: a run asking for one is refused, naming --progress poll
   add_test(NAME mpilib_progress_refused

@@ -167,6 +167,20 @@ expect "$work/io-ompi.txt" '^env OMP_NUM_THREADS=1 mpiexec\.openmpi -n 8 --map-b
 CUBECG_MAX_CORES=4 CUBECG_NODES=2 CUBECG_LAUNCHER=srun bash "$repo/jobs/iosweep.sh" --dry-run --out "$work/io" \
   --dirs /d1 >"$work/io-srun.txt" 2>&1 || { echo "FAIL iosweep (srun) exit $?"; fail=1; }
 expect "$work/io-srun.txt" '^env OMP_NUM_THREADS=1 srun --nodes 2 --ntasks 8 --ntasks-per-node 4 --cpus-per-task 1 --cpu-bind=cores --mpi=pmi2 [^ ]*/cubecg-iobench ' "iosweep (srun): 8 ranks over 2 nodes"
+# Table 6's placements in each library's terms: Intel MPI's I_MPI_ASYNC_PROGRESS_PIN (one CPU per
+# local rank), no MPICH variable; Open MPI refuses the thread, naming poll (exit 2)
+CUBECG_MPI=intel CUBECG_HWLOC_INPUT=$knl CUBECG_PRESET=ofp-32 CUBECG_NODES=32 CUBECG_CORES_PER_NODE=68 \
+  CUBECG_HYBRID_RANKS_PER_NODE=8 CUBECG_RESERVE=4 CUBECG_LAYOUTS=hybrid CUBECG_PROGRESS="on:free on:smt" \
+  bash "$sb" --dry-run >"$work/intel-pin.txt" 2>&1 || { echo "FAIL intel placements exit $?"; fail=1; }
+expect "$work/intel-pin.txt" 'I_MPI_ASYNC_PROGRESS=1 I_MPI_ASYNC_PROGRESS_PIN=64,65,66,67,64,65,66,67 CUBECG_PLACEMENT=free-last ' "intel: progress threads on the 4 free cores"
+expect "$work/intel-pin.txt" 'I_MPI_ASYNC_PROGRESS=1 I_MPI_ASYNC_PROGRESS_PIN=68,76,84,92,100,108,116,124 CUBECG_PLACEMENT=smt1 ' "intel: progress threads on SMT siblings"
+if grep -q MPIR_CVAR "$work/intel-pin.txt"; then echo "FAIL intel: an MPICH variable in Intel MPI's launch"; fail=1; fi
+CUBECG_MPI=openmpi CUBECG_HWLOC_INPUT="core:4 pu:1" CUBECG_CORES_PER_NODE=4 CUBECG_LAYOUTS=flat CUBECG_PROGRESS="off on" \
+  bash "$sb" --dry-run >"$work/ompi-on.txt" 2>&1
+rc=$?
+if [[ $rc == 2 ]] && grep -q "Open MPI has no asynchronous progress thread: progress 'on' is refused; use progress 'poll'" "$work/ompi-on.txt"; then
+  echo "ok   openmpi: progress on refused, naming poll"
+else echo "FAIL openmpi progress on: exit $rc"; cat "$work/ompi-on.txt"; fail=1; fi
 # a shell that took a library's environment (setup.sh --print-env) runs the job scripts: none of its
 # variables is one they read as a setting (the mesh preset CUBECG_PRESET)
 for mpi in openmpi intel; do
