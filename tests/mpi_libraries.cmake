@@ -84,6 +84,22 @@ foreach(np 1 2 4)
                        "r['checks']['passed'] and len(r['solves']) == sum(len(v['reductions']) for v in r['available']['variants'])")
 endforeach()
 
+# --version names the library, its version and the hdf5 backend (why it is absent), as the
+# report does (available.hdf5_backend)
+if(CUBECG_HAVE_HDF5)
+  set(mpilib_h5_version "hdf5 backend built: HDF5 ")
+  set(mpilib_h5_report "r['available']['hdf5_backend']['built'] and r['available']['hdf5_backend']['why_absent'] is None")
+else()
+  set(mpilib_h5_version "hdf5 backend absent: ")
+  set(mpilib_h5_report "not r['available']['hdf5_backend']['built'] and r['available']['hdf5_backend']['why_absent']")
+endif()
+add_test(NAME mpilib_version
+         COMMAND ${CMAKE_COMMAND} -E env ${MPILIB_ENV}
+                 bash -c "out=$('${MPIEXEC_EXECUTABLE}' -n 1 '${MPILIB_CUBECG}' --version) || exit 1; echo \"$out\"; echo \"$out\" | grep -qE 'MPI ${CUBECG_MPI_IMPL} [0-9]+[.][0-9.]+, built for ${CUBECG_MPI_IMPL}: ' && echo \"$out\" | grep -qF '${mpilib_h5_version}'")
+set_tests_properties(mpilib_version PROPERTIES TIMEOUT 60 LABELS mpi-libraries)
+mpilib_check(NAME mpilib_variants_np1_hdf5_backend FIXTURES mpilib_variants_np1
+             COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/variants_np1.json "${mpilib_h5_report}")
+
 # the progress thread: absent without the knob, verified with it, same iterations as without
 mpilib_run(NAME mpilib_progress_off NP 2 FIXTURE mpilib_progress_off
            ARGS --solver pipecg --reduction iar --report ${MPILIB_OUT}/progress_off.json)
