@@ -51,74 +51,61 @@ static void test_detection(void)
   }
 }
 
-/* read the knobs of the library of TEXT with the environment set as given ("NAME=value" ...,
- * NULL-ended) */
-static void knobs(const char *text, cc_mpi_info *info, const char *const *env)
-{
-  clear_knobs();
-  for (int i = 0; env[i]; i++) putenv((char *)env[i]);
-  memset(info, 0, sizeof *info);
-  cc_mpi_knobs_read(cc_mpi_library_of(text), info);
-}
+/* One case: the library (index into libraries[]), the environment ("NAME=value" ..., NULL-ended),
+ * whether the library's own knob counts as requested, and the knobs named as having no effect. */
+static const struct {
+  int lib;
+  const char *env[3];
+  int requested;
+  const char *ignored;
+  const char *why;
+} cases[] = {
+    {3, {"MPICH_ASYNC_PROGRESS=1"}, 0, "", "cray-mpich: not without MPICH_MAX_THREAD_SAFETY"},
+    {3, {"MPICH_ASYNC_PROGRESS=1", "MPICH_MAX_THREAD_SAFETY=multiple"}, 1, "", "cray-mpich: both"},
+    {3, {"MPIR_CVAR_ASYNC_PROGRESS=1", "MPICH_MAX_THREAD_SAFETY=multiple"}, 1, "",
+     "cray-mpich: MPICH's cvar spelling (it reads MPICH's control variables)"},
+    {3, {"I_MPI_ASYNC_PROGRESS=1"}, 0, "I_MPI_ASYNC_PROGRESS=1", "cray-mpich: Intel's knob"},
+    {4, {"MV2_ASYNC_PROGRESS=1"}, 1, "", "mvapich: its documented MV2_ASYNC_PROGRESS"},
+    {5, {"MPIR_CVAR_ASYNC_PROGRESS=1"}, 1, "", "mvapich 3: MPICH's cvar"},
+    {0, {"MV2_ASYNC_PROGRESS=1"}, 0, "MV2_ASYNC_PROGRESS=1", "mpich: MVAPICH's knob"},
+    {0, {"I_MPI_ASYNC_PROGRESS=on"}, 0, "I_MPI_ASYNC_PROGRESS=on", "mpich: Intel's knob"},
+    {0, {"MPICH_ASYNC_PROGRESS=0"}, 0, "", "mpich: a knob set to 0 is off"},
+    {1, {"I_MPI_ASYNC_PROGRESS=enable"}, 1, "", "intel: its own knob (enable)"},
+    {1, {"MPIR_CVAR_ASYNC_PROGRESS=1"}, 0, "MPIR_CVAR_ASYNC_PROGRESS=1", "intel: MPICH's knob"},
+    /* Open MPI: no progress thread; every knob is one cubecg refuses (cc_mpi_start) */
+    {2, {"MPIR_CVAR_ASYNC_PROGRESS=1"}, 0, "MPIR_CVAR_ASYNC_PROGRESS=1", "openmpi: MPICH's knob"},
+};
 
 static void test_knobs(void)
 {
-  const char *cray = libraries[3].text, *mv2 = libraries[4].text, *mpich = libraries[0].text;
-  const char *intel = libraries[1].text, *ompi = libraries[2].text;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    clear_knobs();
+    for (int i = 0; cases[c].env[i]; i++) putenv((char *)cases[c].env[i]);
+    cc_mpi_info info;
+    memset(&info, 0, sizeof info);
+    cc_mpi_knobs_read(cc_mpi_library_of(libraries[cases[c].lib].text), &info);
+    TEST_EXPECT(info.async_requested == cases[c].requested &&
+                    strcmp(info.ignored_knobs, cases[c].ignored) == 0,
+                "%s: requested %d (knob '%s'), no effect '%s'", cases[c].why, info.async_requested,
+                info.knob, info.ignored_knobs);
+  }
+  clear_knobs();
+  /* Cray's knob text names the missing condition */
+  putenv((char *)"MPICH_ASYNC_PROGRESS=1");
   cc_mpi_info info;
-
-  /* Cray MPICH: MPICH_ASYNC_PROGRESS alone does not start the thread */
-  knobs(cray, &info, (const char *const[]){"MPICH_ASYNC_PROGRESS=1", NULL});
-  TEST_EXPECT(!info.async_requested, "cray-mpich: requested without MPICH_MAX_THREAD_SAFETY");
+  memset(&info, 0, sizeof info);
+  cc_mpi_knobs_read(cc_mpi_library_of(libraries[3].text), &info);
   TEST_EXPECT(strstr(info.knob, "MPICH_MAX_THREAD_SAFETY=(unset)"), "cray-mpich: knob '%s'",
               info.knob);
-  knobs(cray, &info,
-        (const char *const[]){"MPICH_ASYNC_PROGRESS=1", "MPICH_MAX_THREAD_SAFETY=multiple", NULL});
-  TEST_EXPECT(info.async_requested && !info.ignored_knobs[0],
-              "cray-mpich: not requested with both ('%s', ignored '%s')", info.knob,
-              info.ignored_knobs);
-  /* MPICH's cvar spelling is Cray MPICH's too (it reads MPICH's control variables) */
-  knobs(cray, &info,
-        (const char *const[]){"MPIR_CVAR_ASYNC_PROGRESS=1", "MPICH_MAX_THREAD_SAFETY=multiple",
-                              NULL});
-  TEST_EXPECT(info.async_requested && !info.ignored_knobs[0], "cray-mpich: MPIR_CVAR_ form");
-  TEST_EXPECT(cc_mpi_library_of(cray)->thread_level == MPI_THREAD_MULTIPLE,
-              "cray-mpich: MPI_THREAD_MULTIPLE asked");
-  knobs(cray, &info, (const char *const[]){"I_MPI_ASYNC_PROGRESS=1", NULL});
-  TEST_EXPECT(!info.async_requested && strcmp(info.ignored_knobs, "I_MPI_ASYNC_PROGRESS=1") == 0,
-              "cray-mpich: Intel's knob named as having no effect ('%s')", info.ignored_knobs);
-
-  /* MVAPICH: its documented MV2_ASYNC_PROGRESS; under MPICH it has no effect */
-  knobs(mv2, &info, (const char *const[]){"MV2_ASYNC_PROGRESS=1", NULL});
-  TEST_EXPECT(info.async_requested && strcmp(info.knob, "MV2_ASYNC_PROGRESS=1") == 0,
-              "mvapich: MV2_ASYNC_PROGRESS=1 not requested ('%s')", info.knob);
-  TEST_EXPECT(cc_mpi_library_of(mv2)->thread_level == MPI_THREAD_MULTIPLE,
-              "mvapich: MPI_THREAD_MULTIPLE asked");
-  knobs(mpich, &info, (const char *const[]){"MV2_ASYNC_PROGRESS=1", NULL});
-  TEST_EXPECT(!info.async_requested && strcmp(info.ignored_knobs, "MV2_ASYNC_PROGRESS=1") == 0,
-              "mpich: MVAPICH's knob named as having no effect ('%s')", info.ignored_knobs);
-
-  /* MPICH and Intel MPI: each other's knob has no effect */
-  knobs(mpich, &info, (const char *const[]){"I_MPI_ASYNC_PROGRESS=on", NULL});
-  TEST_EXPECT(!info.async_requested && strcmp(info.ignored_knobs, "I_MPI_ASYNC_PROGRESS=on") == 0,
-              "mpich: Intel's knob ('%s')", info.ignored_knobs);
-  knobs(intel, &info, (const char *const[]){"I_MPI_ASYNC_PROGRESS=enable", NULL});
-  TEST_EXPECT(info.async_requested && !info.ignored_knobs[0], "intel: its own knob (enable)");
-  TEST_EXPECT(cc_mpi_library_of(intel)->thread_level == MPI_THREAD_FUNNELED,
-              "intel: FUNNELED asked (its thread starts at any level)");
-  knobs(intel, &info, (const char *const[]){"MPIR_CVAR_ASYNC_PROGRESS=1", NULL});
-  TEST_EXPECT(!info.async_requested && strcmp(info.ignored_knobs, "MPIR_CVAR_ASYNC_PROGRESS=1") == 0,
-              "intel: MPICH's knob ('%s')", info.ignored_knobs);
-  knobs(mpich, &info, (const char *const[]){"MPICH_ASYNC_PROGRESS=0", NULL});
-  TEST_EXPECT(!info.async_requested && !info.ignored_knobs[0], "mpich: a knob set to 0 is off");
-
-  /* Open MPI: no progress thread; every knob is one cubecg refuses (cc_mpi_start) */
-  const cc_mpi_impl *ompi_lib = cc_mpi_library_of(ompi);
-  TEST_EXPECT(!ompi_lib->has_progress_thread && !ompi_lib->knobs[0], "openmpi: no knob");
-  knobs(ompi, &info, (const char *const[]){"MPIR_CVAR_ASYNC_PROGRESS=1", NULL});
-  TEST_EXPECT(!info.async_requested && strcmp(info.ignored_knobs, "MPIR_CVAR_ASYNC_PROGRESS=1") == 0,
-              "openmpi: MPICH's knob ('%s')", info.ignored_knobs);
   clear_knobs();
+  /* the thread level follows the library's need; Open MPI has no knob and no thread */
+  static const int levels[] = {MPI_THREAD_MULTIPLE, MPI_THREAD_FUNNELED, MPI_THREAD_FUNNELED,
+                               MPI_THREAD_MULTIPLE, MPI_THREAD_MULTIPLE};
+  for (int l = 0; l < 5; l++)
+    TEST_EXPECT(cc_mpi_library_of(libraries[l].text)->thread_level == levels[l],
+                "%s: thread level", libraries[l].name);
+  const cc_mpi_impl *ompi = cc_mpi_library_of(libraries[2].text);
+  TEST_EXPECT(!ompi->has_progress_thread && !ompi->knobs[0], "openmpi: no knob, no thread");
 }
 
 int main(int argc, char **argv)
