@@ -75,6 +75,11 @@ foreach(np 1 2 4)
   mpilib_check(NAME mpilib_variants_np${np}_as_mpich FIXTURES mpilib_variants_np${np}
                COMMAND ${MPILIB_CHECK} same-solution ${MPILIB_OUT}/variants_np${np}.json
                        ${MPILIB_REF}/variants_np${np}.json --within 1 --rtol 1e-6)
+  # the summary names the library's wait setting exactly when its busy-polling waits share cores
+  # (4 ranks on a 2-core machine: Intel MPI's I_MPI_WAIT_MODE, Open MPI's mpi_yield_when_idle)
+  mpilib_check(NAME mpilib_variants_np${np}_wait_setting FIXTURES mpilib_variants_np${np}
+               COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/variants_np${np}.json
+                       "('busy-polls while it waits' in open('${MPILIB_OUT}/variants_np${np}.summary.txt').read() and '%s is' % r['mpi']['wait_setting'] in open('${MPILIB_OUT}/variants_np${np}.summary.txt').read()) == bool(r['mpi']['wait_setting'] and (r['topology']['oversubscribed'] or r['mpi']['progress_threads']['sharing_compute_cores']))")
   mpilib_check(NAME mpilib_variants_np${np}_library FIXTURES mpilib_variants_np${np}
                COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/variants_np${np}.json
                        "r['mpi']['implementation'] == r['mpi']['built_for'] == '${CUBECG_MPI_IMPL}'"
