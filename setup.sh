@@ -35,9 +35,9 @@ esac
 if ((print_env)); then
   # the preset of each MPI (CMakePresets.json) and what its mpiexec needs here
   case "$mpi" in
-  mpich) echo "CUBECG_PRESET=release"; echo "CUBECG_MPIEXEC=mpiexec.mpich" ;;
+  mpich) echo "CUBECG_CMAKE_PRESET=release"; echo "CUBECG_MPIEXEC=mpiexec.mpich" ;;
   openmpi)
-    echo "CUBECG_PRESET=openmpi"
+    echo "CUBECG_CMAKE_PRESET=openmpi"
     echo "CUBECG_MPIEXEC=mpiexec.openmpi"
     # more ranks than cores (the tests' 4 ranks on 2 cores), and root in containers
     echo "OMPI_MCA_rmaps_base_oversubscribe=1"
@@ -47,7 +47,7 @@ if ((print_env)); then
     fi
     ;;
   intel)
-    echo "CUBECG_PRESET=intel-mpi"
+    echo "CUBECG_CMAKE_PRESET=intel-mpi"
     echo "I_MPI_ROOT=$intel_venv"
     echo "PATH=$intel_venv/bin:$PATH"
     echo "CUBECG_MPIEXEC=$intel_venv/bin/mpiexec.hydra"

@@ -52,7 +52,7 @@ if [ "$mode" = all ] || [ "$mode" = mpi-libraries ]; then
       set +a
       cd "$here"
       cmake --preset "$preset" >/dev/null
-      cmake --build --preset "$preset" -j "$(nproc)" --target cubecg >/dev/null
+      cmake --build --preset "$preset" -j "$(nproc)" --target cubecg test_mpi_registry >/dev/null
       cd "$here/build-$preset"
       ctest --output-on-failure -j "$(nproc)" -L mpi-libraries "$@"
     ) || status=1

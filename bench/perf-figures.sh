@@ -14,17 +14,22 @@
 #   --ssd-dir DIR directory on the disk for the I/O and store sets (default DIR/io)
 #   --out DIR     reports and logs (default results/perf-<timestamp>)
 #   --dry-run     print the commands only
-# Environment: CUBECG_BUILD (default <repo>/build), CUBECG_MPIEXEC (default mpiexec.mpich).
+# Environment: CUBECG_BUILD (default <repo>/build; its MPI from its cubecg-mpi.env), CUBECG_MPI,
+# CUBECG_MPIEXEC (the library's launcher). Ranks are not pinned, as the page's figures were taken
+# (jobs/lib/cubecg-jobs.sh cc_mpi_launch: MPICH -bind-to none, Intel MPI I_MPI_PIN=off, Open MPI
+# --bind-to none); two emulated nodes need MPICH's or Intel MPI's fork launcher.
 # Exit 0 when every command succeeded (a timing run cut short by --maxit exits 3 and counts as
 # done), 1 otherwise, 2 on bad arguments. Run it on an idle machine: the figures are ratios taken
 # in the same run or in back-to-back pairs, and a loaded machine moves them by tens of percent.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${CUBECG_BUILD:-$here/build}
-mpiexec=${CUBECG_MPIEXEC:-mpiexec.mpich}
+# shellcheck source=../jobs/lib/cubecg-jobs.sh
+source "$here/jobs/lib/cubecg-jobs.sh"
+cc_binaries "$here" || exit 2
+build=$CC_BUILD
 out="" sets="solve,roofline,kernels,single,halo,fused,offload,fio,gas"
 mesh=128 pairs=4 repeat=10 ssd="" dry=0
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
   --out) out=${2-}; shift 2 ;;
@@ -59,12 +64,21 @@ if [ $dry = 0 ]; then
 fi
 n=$mesh failed=0
 
-# run NAME THREADS RANKS [launcher options --] PROGRAM ARGS...: one command, its log in DIR/logs
+# launch_words RANKS THREADS [NODES]: CC_LAUNCH / CC_LAUNCH_ENV for RANKS unpinned ranks on one
+# node, or over NODES emulated nodes of this host (cc_mpi_launch); non-zero when refused
+launch_words() {
+  CC_BIND=none CC_EMULATE_NODES=${3:-1} cc_mpi_launch "$1" "$1" "$2"
+}
+# run NAME THREADS RANKS [--nodes N] PROGRAM ARGS...: one command, its log in DIR/logs
 run() {
-  local name=$1 threads=$2 ranks=$3; shift 3
-  local launch=()
-  if [ "${1-}" = "--hosts" ]; then launch=(-launcher fork -hosts "$2"); shift 2; fi
-  local cmd=(env OMP_NUM_THREADS="$threads" "$mpiexec" "${launch[@]}" -n "$ranks" "$@")
+  local name=$1 threads=$2 ranks=$3 nodes=1; shift 3
+  if [ "${1-}" = "--nodes" ]; then nodes=$2; shift 2; fi
+  if ! launch_words "$ranks" "$threads" "$nodes"; then
+    echo "   FAILED $name: no launch"
+    failed=$((failed + 1))
+    return 0
+  fi
+  local cmd=(env OMP_NUM_THREADS="$threads" "${CC_LAUNCH_ENV[@]}" "${CC_LAUNCH[@]}" "$@")
   echo "== $name: ${cmd[*]}"
   [ $dry = 1 ] && return 0
   "${cmd[@]}" >"$out/logs/$name.log" 2>&1
@@ -74,9 +88,17 @@ run() {
     failed=$((failed + 1))
   fi
 }
-# ab NAME A_OPTS B_OPTS LAUNCH THREADS COMMON...: paired runs through jobs/ab.py
+# ab NAME A_OPTS B_OPTS RANKS THREADS NODES COMMON...: paired runs through jobs/ab.py
 ab() {
-  local name=$1 a=$2 b=$3 launch=$4 threads=$5; shift 5
+  local name=$1 a=$2 b=$3 ranks=$4 threads=$5 nodes=$6; shift 6
+  if ! launch_words "$ranks" "$threads" "$nodes"; then
+    echo "   FAILED $name: no launch"
+    failed=$((failed + 1))
+    return 0
+  fi
+  local launch
+  launch=$(cc_quote "${CC_LAUNCH[@]}")
+  ((${#CC_LAUNCH_ENV[@]})) && launch=$(cc_quote env "${CC_LAUNCH_ENV[@]}" "${CC_LAUNCH[@]}")
   local cmd=(python3 "$here/jobs/ab.py" --pairs "$pairs" --launch "$launch" --threads "$threads"
     --cubecg "$cubecg" --out "$out/$name" --a "$a" --b "$b" -- "$@")
   echo "== $name: ${cmd[*]}"
@@ -102,15 +124,15 @@ for s in "${set_list[@]}"; do
     run kernels_2x1 1 2 "$bench" --nx $n --ny $n --nz $n --allow-cached 1 --repeat "$repeat" --anatomy 1 --report "$out/kernels_2x1.json"
     run kernels_1x2 2 1 "$bench" --nx $n --ny $n --nz $n --allow-cached 1 --repeat "$repeat" --anatomy 1 --report "$out/kernels_1x2.json" ;;
   single) # double / single preconditioner, paired runs
-    ab single_2x1 "--precond-precision double" "--precond-precision single" "$mpiexec -n 2" 1 \
+    ab single_2x1 "--precond-precision double" "--precond-precision single" 2 1 1 \
       --nx $n --ny $n --nz $n --solver pcg --maxit 20 --roofline
-    ab single_1x2 "--precond-precision double" "--precond-precision single" "$mpiexec -n 1" 2 \
+    ab single_1x2 "--precond-precision double" "--precond-precision single" 1 2 1 \
       --nx $n --ny $n --nz $n --solver pcg --maxit 20 --roofline ;;
   halo) # halo exchange behind the interior rows, 2 emulated nodes
-    ab halo_nodes2 "--halo-overlap off" "--halo-overlap on" "$mpiexec -launcher fork -hosts nodeA:1,nodeB:1 -n 2" 1 \
+    ab halo_nodes2 "--halo-overlap off" "--halo-overlap on" 2 1 2 \
       --nx 64 --ny 64 --nz 64 --solver pcg --maxit 40 ;;
   fused) # fused vector passes of Alg.3
-    ab fused_2x1 "--fused 0" "--fused 1" "$mpiexec -n 2" 1 \
+    ab fused_2x1 "--fused 0" "--fused 1" 2 1 1 \
       --nx 64 --ny 64 --nz 64 --solver pipecg --reduction ar --maxit 30 --tol 1e-30 ;;
   offload) # the offload checkpoint's stall against its write
     run offload_iobench 1 2 "$iobench" --dir "$ssd/offload" --sizes 8M,256M --backends offload,offload-uring --buffers 512k --repeat "$repeat" --report "$out/offload_iobench.json"
@@ -118,7 +140,7 @@ for s in "${set_list[@]}"; do
   fio) # checkpoint writes against their fio twins
     run fio_n1 1 1 "$iobench" --backends posix,uring --sizes 256M,1G --buffers 512k --fio --repeat 5 --dir "$ssd/fio" --report "$out/fio_n1.json" ;;
   gas) # the global store across 2 emulated nodes
-    run gas_nodes2 1 2 --hosts nodeA:1,nodeB:1 "$gasbench" --sizes 4M --page 4M --dram 64M --repeat 15 --fio --no-weak --ssd-dir "$ssd/gas" --report "$out/gas_nodes2.json" ;;
+    run gas_nodes2 1 2 --nodes 2 "$gasbench" --sizes 4M --page 4M --dram 64M --repeat 15 --fio --no-weak --ssd-dir "$ssd/gas" --report "$out/gas_nodes2.json" ;;
   esac
 done
 [ $dry = 1 ] && exit 0

@@ -20,10 +20,11 @@
 #                    this machine (as jobs/run-local.sh); the rank counts still stop at the cores
 #   --no-analyze     skip cubecg-analyze-io
 #   --force          let the analyzer overwrite figures already in DIR
-# Environment: CUBECG_BUILD (build dir), CUBECG_MPIEXEC (mpiexec.mpich), CUBECG_MAX_CORES (cores
-# per node, default nproc), CUBECG_NODES (nodes; default SLURM_NNODES, else 1: inside a Slurm
-# allocation the rank counts go up to cores x nodes, -ppn spreads them), CUBECG_IO_SIZES and
-# CUBECG_IO_BACKENDS (override the grid).
+# Environment: CUBECG_BUILD (build dir; its MPI from its cubecg-mpi.env), CUBECG_MPI, CUBECG_MPIEXEC
+# (the library's launcher), CUBECG_LAUNCHER (srun inside a Slurm job, else mpiexec), CUBECG_MAX_CORES
+# (cores per node, default nproc), CUBECG_NODES (nodes; default SLURM_NNODES, else 1: inside a Slurm
+# allocation the rank counts go up to cores x nodes, spread evenly over the nodes), CUBECG_IO_SIZES
+# and CUBECG_IO_BACKENDS (override the grid).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -49,7 +50,7 @@ while (($#)); do
   --force) force=(--force); shift ;;
   --emulate-nodes) emulate=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
   --emulate-nodes=*) emulate=${1#--emulate-nodes=}; shift ;;
-  -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "iosweep.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -72,7 +73,13 @@ IFS=, read -r -a dir_list <<<"$dirs"
 ((${#dir_list[@]} >= 1)) || { echo "iosweep.sh: --dirs '$dirs' names no directory" >&2; exit 2; }
 
 cc_require_binary "$CC_IOBENCH"
-command -v "$CC_MPIEXEC" >/dev/null || { echo "iosweep.sh: $CC_MPIEXEC not found (set CUBECG_MPIEXEC)" >&2; exit 2; }
+# srun inside a Slurm allocation, else the library's mpiexec; CUBECG_LAUNCHER chooses
+cc_launcher_default iosweep.sh || exit 2
+launcher=$CC_LAUNCHER
+if [[ $launcher == mpiexec ]] && ! command -v "$CC_MPIEXEC" >/dev/null; then
+  echo "iosweep.sh: $CC_MPIEXEC not found (set CUBECG_MPIEXEC)" >&2
+  exit 2
+fi
 
 # every backend built in (the program says which), the Fortran one included when built
 if [[ -n ${CUBECG_IO_BACKENDS:-} ]]; then
@@ -103,7 +110,7 @@ counts+=("$max")
 [[ $CC_DRY_RUN == 1 ]] || mkdir -p "$out/logs"
 {
   echo "cubecg I/O sweep $(date -Iseconds) on $(hostname), $ncores cores x $nodes node(s), emulated nodes: $emulate"
-  echo "build: $CC_BUILD  launcher: $CC_MPIEXEC  quick: $quick  repeat: $repeat  fio: ${fio[*]:-no}"
+  echo "build: $CC_BUILD  MPI: $CC_MPI  launcher: $launcher ($CC_MPIEXEC)  quick: $quick  repeat: $repeat  fio: ${fio[*]:-no}"
   echo "ranks: ${counts[*]}  sizes: $sizes  buffers: $buffers  backends: $backends"
   echo "dirs: $dirs (mapping block and cyclic over ${#dir_list[@]} director$( ((${#dir_list[@]} == 1)) && echo y || echo ies); backends $mapping_backends)"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews the timings)"
@@ -115,17 +122,19 @@ launch()
 {
   local name=$1 ranks=$2
   shift 3
-  local place=(-bind-to core)
-  if ((nodes > 1)); then
-    place=(-ppn $(((ranks + nodes - 1) / nodes)) -bind-to core)
-  elif ((emulate > 1 && ranks % emulate == 0)); then
-    local hosts=() n
-    for ((n = 1; n <= emulate; n++)); do hosts+=("node$n:$((ranks / emulate))"); done
-    place=(-bind-to none -launcher fork -hosts "$(cc_join , "${hosts[@]}")")
+  # one rank per core, ranks / nodes (rounded up) per node, the library's way (cc_mpi_launch); unbound when
+  # there are more ranks than cores (the --quick grid's 2 ranks on one core)
+  local bind=cores emulated=1
+  ((ranks > ncores * nodes)) && bind=none
+  ((nodes == 1 && emulate > 1 && ranks % emulate == 0)) && emulated=$emulate
+  if ! CC_LAUNCHER=$launcher CC_BIND=$bind CC_EMULATE_NODES=$emulated \
+    cc_mpi_launch "$ranks" $(((ranks + nodes - 1) / nodes)) 1; then
+    failed=$((failed + 1))
+    return 0
   fi
   local t0=$SECONDS
   [[ $CC_DRY_RUN == 1 ]] || printf '%-44s ' "$name"
-  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS=1 -- "$CC_MPIEXEC" -n "$ranks" "${place[@]}" \
+  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS=1 "${CC_LAUNCH_ENV[@]}" -- "${CC_LAUNCH[@]}" \
     "$CC_IOBENCH" "$@" --sizes "$sizes" --buffers "$buffers" --repeat "$repeat" "${fio[@]}" \
     --report "$out/$name.json"; then
     [[ $CC_DRY_RUN == 1 ]] || echo "ok   $((SECONDS - t0)) s"
@@ -156,7 +165,8 @@ if ((${#dir_list[@]} > 1)); then
     done
   done
 fi
-[[ $CC_DRY_RUN == 1 ]] && exit 0
+# a dry run exits 2 when a launch was refused (e.g. emulated nodes under Open MPI)
+[[ $CC_DRY_RUN == 1 ]] && exit $((failed > 0 ? 2 : 0))
 for d in "${dir_list[@]}"; do rmdir "$d" 2>/dev/null || true; done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.txt"
 echo "I/O sweep: $failed failed run(s); reports in $out"

@@ -23,10 +23,11 @@
 #                    default double): each one beyond double adds the progress-off runs of every
 #                    core count and layout with --precond-precision P (reports named prec-P)
 #   --emulate-nodes N  rehearse a cluster study: every run whose rank count is a multiple of N
-#                    is spread over N emulated nodes on this machine (mpiexec.mpich -launcher fork
-#                    -hosts node1:R/N,...,nodeN:R/N; MPI_COMM_TYPE_SHARED splits them, traffic
-#                    between them leaves shared memory), unbound (-bind-to none: Hydra would pin
-#                    each node's ranks to the same cores); other runs stay on one node. Default 1.
+#                    is spread over N emulated nodes on this machine (MPICH: mpiexec.mpich -launcher
+#                    fork -hosts node1:R/N,...,nodeN:R/N; Intel MPI: 2 nodes, -bootstrap fork;
+#                    MPI_COMM_TYPE_SHARED splits them, traffic between them leaves shared memory),
+#                    unbound (Hydra would pin each node's ranks to the same cores); other runs stay
+#                    on one node. Default 1.
 # Environment: CUBECG_BUILD (build dir, default <repo>/build; build-openmpi, build-intel-mpi for the
 # other MPIs: the scripts read the build's MPI from its cubecg-mpi.env), CUBECG_MPI (mpich, openmpi,
 # intel: overrides the build's), CUBECG_MPIEXEC (the library's launcher), Open MPI has no progress
@@ -64,7 +65,7 @@ while (($#)); do
   --precisions=*) precisions=${1#--precisions=}; shift ;;
   --emulate-nodes) emulate=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
   --emulate-nodes=*) emulate=${1#--emulate-nodes=}; shift ;;
-  -h | --help) sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "run-local.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -179,39 +180,24 @@ done
 step=0
 t_start=$SECONDS
 
-# launch NAME DIR RANKS THREADS ENV... -- PROGRAM ARGS...: one mpiexec with progress lines.
+# launch NAME DIR RANKS THREADS ENV... -- PROGRAM ARGS...: one run (cc_mpi_launch) with progress lines.
 launch()
 {
   local name=$1 dir=$2 ranks=$3 threads=$4
   shift 4
-  local bind=(-bind-to core) omp=(OMP_PLACES=cores OMP_PROC_BIND=close) lib_env=()
-  ((threads > 1)) && bind=(-bind-to "core:$threads")
-  ((ranks * threads > ncores)) && bind=(-bind-to none)
-  # ranks pinned the library's way: Intel MPI by I_MPI_PIN_DOMAIN, Open MPI by --map-by/--bind-to
-  case "$CC_MPI" in
-  intel)
-    bind=()
-    lib_env=(I_MPI_PIN_DOMAIN=core)
-    ((threads > 1)) && lib_env=(I_MPI_PIN_DOMAIN=omp)
-    ((ranks * threads > ncores)) && lib_env=(I_MPI_PIN=off)
-    ;;
-  openmpi)
-    bind=(--map-by "core:PE=$threads" --bind-to core)
-    ((ranks * threads > ncores)) && bind=(--oversubscribe --bind-to none)
-    ;;
-  esac
+  # ranks pinned the library's way (cc_mpi_launch): each on cores of its own, unbound when the
+  # run has more threads than the machine has cores
+  local omp=(OMP_PLACES=cores OMP_PROC_BIND=close) bind=cores emulated=1
+  ((ranks * threads > ncores)) && bind=none
   # --emulate-nodes: N nodes of ranks/N ranks on this machine, unbound (see --help)
-  if ((emulate > 1 && ranks % emulate == 0)) && [[ $CC_MPI != mpich ]]; then
-    echo "run-local.sh: --emulate-nodes needs MPICH's Hydra fork launcher (MPI here: $CC_MPI)" >&2
-    failed=$((failed + 1))
-    return 0
-  fi
   if ((emulate > 1 && ranks % emulate == 0)); then
-    local hosts=() n
-    for ((n = 1; n <= emulate; n++)); do hosts+=("node$n:$((ranks / emulate))"); done
-    bind=(-bind-to none -launcher fork -hosts "$(cc_join , "${hosts[@]}")")
+    emulated=$emulate
     # OMP_PROC_BIND would pin every emulated node's first thread to the same first core
     omp=(OMP_PROC_BIND=false)
+  fi
+  if ! CC_BIND=$bind CC_EMULATE_NODES=$emulated cc_mpi_launch "$ranks" "$ranks" "$threads"; then
+    failed=$((failed + 1))
+    return 0
   fi
   local envs=()
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done
@@ -221,8 +207,8 @@ launch()
   [[ $CC_DRY_RUN == 1 ]] || printf '[%2d/%d] %-48s ' "$step" "$total" "$name"
   local why="" report="" prev="" arg
   for arg in "$@"; do [[ $prev == --report ]] && report=$arg; prev=$arg; done
-  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS="$threads" "${omp[@]}" "${lib_env[@]}" \
-    "${envs[@]}" -- "$CC_MPIEXEC" -n "$ranks" "${bind[@]}" "$@"; then
+  if cc_launch "$out/logs/$name.log" OMP_NUM_THREADS="$threads" "${omp[@]}" "${CC_LAUNCH_ENV[@]}" \
+    "${envs[@]}" -- "${CC_LAUNCH[@]}" "$@"; then
     # a report that says interrupted or a failed check is a failed run, whatever the exit code
     if [[ $CC_DRY_RUN != 1 && -n $report ]] && ! why=$(cc_report_verdict "$report"); then
       echo "FAILED (report: $why), see $out/logs/$name.log"
@@ -293,7 +279,8 @@ for ranks in 1 "$ncores"; do
       --report "$out/kernels_${ranks}x1$sfx.json"
   fi
 done
-[[ $CC_DRY_RUN == 1 ]] && exit 0
+# a dry run exits 2 when a launch was refused (e.g. emulated nodes under Open MPI)
+[[ $CC_DRY_RUN == 1 ]] && exit $((failed > 0 ? 2 : 0))
 rm -rf "$out/ckpt" "$out/iobench-files"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.txt"
 echo "local sweep: $((SECONDS - t_start)) s, $failed failed run(s); reports in $out"

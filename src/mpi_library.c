@@ -25,10 +25,11 @@ static const cc_mpi_impl library_table[] = {
      1,
      /* Intel MPI spins in its waits; on cores shared with other work it must yield */
      "I_MPI_WAIT_MODE=1"},
-    /* Cray MPICH: the thread only with MPICH_MAX_THREAD_SAFETY=multiple and MULTIPLE asked. */
+    /* Cray MPICH: the thread only with MPICH_MAX_THREAD_SAFETY=multiple and MULTIPLE asked. It
+     * documents MPICH_ASYNC_PROGRESS; as MPICH it also reads the MPIR_CVAR_ spelling. */
     {"cray-mpich",
      "CRAY MPICH",
-     {"MPICH_ASYNC_PROGRESS", NULL},
+     {"MPICH_ASYNC_PROGRESS", "MPIR_CVAR_ASYNC_PROGRESS", NULL},
      "MPICH_MAX_THREAD_SAFETY=multiple",
      NULL, /* no pin variable documented: the thread's CPU is only read back */
      MPI_THREAD_MULTIPLE,

@@ -41,9 +41,11 @@ def placement_of(report, path, progress):
     return ""
 
 
-# mpi.library's first words -> implementation family (MVAPICH before MPICH: it names both)
-MPI_FAMILIES = (("mvapich", "mvapich"), ("open mpi", "openmpi"), ("intel", "intelmpi"),
-                ("mpich", "mpich"), ("microsoft", "msmpi"), ("spectrum", "spectrum"))
+# mpi.library's first words -> implementation family, named as cubecg's registry names them in
+# mpi.implementation (MVAPICH and Cray MPICH before MPICH: they name it too)
+MPI_FAMILIES = (("mvapich", "mvapich"), ("open mpi", "openmpi"), ("intel", "intel"),
+                ("cray mpich", "cray-mpich"), ("mpich", "mpich"), ("microsoft", "msmpi"),
+                ("spectrum", "spectrum"))
 
 
 def mpi_implementation(report):

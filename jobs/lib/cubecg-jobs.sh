@@ -114,23 +114,101 @@ cc_mpi_pin_env()
   esac
 }
 
-# cc_mpi_launch RANKS PER_NODE THREADS: sets CC_LAUNCH (the launcher and its binding words) and
-# CC_LAUNCH_ENV (the library's pinning variables) for ranks on the CPU sets of cc_cpu_sets
-# (CC_RANK_CPUS), the library's way: Hydra -bind-to user:, Intel MPI I_MPI_PIN_DOMAIN masks, Open
-# MPI --map-by ppr:N:node:PE=T --bind-to core (its ranks fill the cores from the first: reserved
-# cores stay free only at the end), srun --cpu-bind=mask_cpu: for any library under Slurm.
+# cc_launcher_default NAME: the launcher of a job script (sets CC_LAUNCHER): CUBECG_LAUNCHER when
+# set, else srun inside a Slurm allocation that has it, else mpiexec (the library's). NAME is the
+# script's name for the one-line refusal of any other value.
+cc_launcher_default()
+{
+  if [[ -n ${SLURM_JOB_ID:-} ]] && command -v srun >/dev/null; then
+    CC_LAUNCHER=${CUBECG_LAUNCHER:-srun}
+  else
+    CC_LAUNCHER=${CUBECG_LAUNCHER:-mpiexec}
+  fi
+  case "$CC_LAUNCHER" in
+  srun | mpiexec) ;;
+  *)
+    echo "$1: CUBECG_LAUNCHER='$CC_LAUNCHER' (srun or mpiexec)" >&2
+    return 2
+    ;;
+  esac
+}
+
+# cc_mpi_launch RANKS PER_NODE THREADS: the one place that turns ranks into a launch, for every
+# job script and bench script. Sets CC_LAUNCH (the launcher and its words) and CC_LAUNCH_ENV (the
+# library's pinning variables), the library's way (CC_MPI) under the launcher CC_LAUNCHER (srun or
+# mpiexec, default mpiexec: Hydra for MPICH and Intel MPI, mpirun for Open MPI). PER_NODE ranks go
+# on each node (the last node may have fewer). CC_BIND says how ranks are pinned:
+#   sets  (default) the CPU sets of cc_cpu_sets (CC_RANK_CPUS): Hydra -bind-to user:, Intel MPI
+#         I_MPI_PIN_DOMAIN masks, Open MPI --map-by ppr:N:node:PE=T --bind-to core (its ranks fill
+#         the cores from the first: reserved cores stay free only at the end), srun
+#         --cpu-bind=mask_cpu:
+#   cores each rank on THREADS cores of its own, chosen by the library (no CPU numbers needed):
+#         Hydra -bind-to core[:T], Intel MPI I_MPI_PIN_DOMAIN=core|omp, Open MPI as above, srun
+#         --cpu-bind=cores
+#   none  unbound (more ranks than cores, emulated nodes): Hydra -bind-to none, Intel MPI
+#         I_MPI_PIN=off, Open MPI --bind-to none --oversubscribe, srun --cpu-bind=none
+# CC_EMULATE_NODES=N (N > 1): the ranks over N emulated nodes of this host, unbound: MPICH's Hydra
+# fork launcher (-hosts node1:R/N,...), Intel MPI's for two nodes (this host's name and localhost);
+# refused under srun and other libraries. Returns 2 with one line when the launch cannot be made.
 cc_mpi_launch()
 {
-  local ranks=$1 ppn=$2 threads=$3 launcher=${CC_LAUNCHER:-mpiexec}
-  CC_LAUNCH_ENV=()
+  local ranks=$1 ppn=$2 threads=$3 launcher=${CC_LAUNCHER:-mpiexec} bind=${CC_BIND:-sets}
+  local emulate=${CC_EMULATE_NODES:-1} nodes
+  CC_LAUNCH=() CC_LAUNCH_ENV=()
+  nodes=$(((ranks + ppn - 1) / ppn))
+  case "$bind" in
+  sets | cores | none) ;;
+  *)
+    echo "cubecg-jobs: rank binding '$bind' (sets, cores or none)" >&2
+    return 2
+    ;;
+  esac
+  if ((emulate > 1)); then
+    if [[ $launcher == srun ]]; then
+      echo "cubecg-jobs: emulated nodes need mpiexec on one host, not srun" >&2
+      return 2
+    fi
+    case "$CC_MPI" in
+    mpich)
+      local hosts=() n
+      for ((n = 1; n <= emulate; n++)); do hosts+=("node$n:$((ranks / emulate))"); done
+      CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" -bind-to none -launcher fork -hosts "$(cc_join , "${hosts[@]}")")
+      ;;
+    intel)
+      # Intel's Hydra forks proxies only for names of this host: two names, two nodes
+      if ((emulate != 2)); then
+        echo "cubecg-jobs: Intel MPI emulates 2 nodes on one host (this host's name and localhost), not $emulate" >&2
+        return 2
+      fi
+      CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" -bootstrap fork -hosts "$(hostname),localhost" -ppn "$((ranks / 2))")
+      CC_LAUNCH_ENV+=(I_MPI_PIN=off)
+      ;;
+    *)
+      echo "cubecg-jobs: emulated nodes need a fork launcher (MPICH's or Intel MPI's Hydra); $CC_MPI has none" >&2
+      return 2
+      ;;
+    esac
+    return 0
+  fi
+  if [[ $bind == sets ]] && ((${#CC_RANK_CPUS[@]} == 0)); then
+    echo "cubecg-jobs: rank binding 'sets' without CPU sets (cc_cpu_sets first)" >&2
+    return 2
+  fi
   if [[ $launcher == srun ]]; then
-    local pmi=()
+    local pmi=() cpus=$threads cpu_bind
     # MPICH and Intel MPI take Slurm's PMI2 (CUBECG_SRUN_MPI overrides, e.g. pmix)
     [[ $CC_MPI == mpich || $CC_MPI == intel ]] && pmi=(--mpi="${CUBECG_SRUN_MPI:-pmi2}")
     [[ -n ${CUBECG_SRUN_MPI:-} && $CC_MPI != mpich && $CC_MPI != intel ]] && pmi=(--mpi="$CUBECG_SRUN_MPI")
-    CC_LAUNCH=(srun --nodes "$((ranks / ppn))" --ntasks "$ranks" --ntasks-per-node "$ppn"
-      --cpus-per-task "$((threads + ${#CC_FREE_CPUS[@]} / ppn))" --cpu-bind="mask_cpu:$(cc_hex_masks)"
-      "${pmi[@]}")
+    case "$bind" in
+    sets)
+      cpus=$((threads + ${#CC_FREE_CPUS[@]} / ppn))
+      cpu_bind=mask_cpu:$(cc_hex_masks)
+      ;;
+    cores) cpu_bind=cores ;;
+    none) cpu_bind=none ;;
+    esac
+    CC_LAUNCH=(srun --nodes "$nodes" --ntasks "$ranks" --ntasks-per-node "$ppn"
+      --cpus-per-task "$cpus" --cpu-bind="$cpu_bind" "${pmi[@]}")
     # Intel MPI under srun: Slurm binds, Intel must not re-pin; its PMI2 from Slurm's library
     if [[ $CC_MPI == intel ]]; then
       CC_LAUNCH_ENV+=(I_MPI_PIN=off)
@@ -140,17 +218,31 @@ cc_mpi_launch()
   fi
   case "$CC_MPI" in
   openmpi)
-    CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" --map-by "ppr:$ppn:node:PE=$threads" --bind-to core)
+    if [[ $bind == none ]]; then
+      CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" --map-by "ppr:$ppn:node" --oversubscribe --bind-to none)
+    else
+      CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" --map-by "ppr:$ppn:node:PE=$threads" --bind-to core)
+    fi
     ;;
   intel)
-    local masks
-    masks=$(cc_hex_masks)
-    masks=${masks//0x/}
     CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" -ppn "$ppn")
-    CC_LAUNCH_ENV+=(I_MPI_PIN_DOMAIN="[$masks]")
+    case "$bind" in
+    sets)
+      local masks
+      masks=$(cc_hex_masks)
+      masks=${masks//0x/}
+      CC_LAUNCH_ENV+=(I_MPI_PIN_DOMAIN="[$masks]")
+      ;;
+    cores) if ((threads > 1)); then CC_LAUNCH_ENV+=(I_MPI_PIN_DOMAIN=omp); else CC_LAUNCH_ENV+=(I_MPI_PIN_DOMAIN=core); fi ;;
+    none) CC_LAUNCH_ENV+=(I_MPI_PIN=off) ;;
+    esac
     ;;
   *)
-    CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" -ppn "$ppn" -bind-to "user:$(cc_join , "${CC_RANK_CPUS[@]}")")
+    local how=none
+    [[ $bind == sets ]] && how=user:$(cc_join , "${CC_RANK_CPUS[@]}")
+    [[ $bind == cores ]] && how=core
+    [[ $bind == cores ]] && ((threads > 1)) && how=core:$threads
+    CC_LAUNCH=("$CC_MPIEXEC" -n "$ranks" -ppn "$ppn" -bind-to "$how")
     ;;
   esac
 }

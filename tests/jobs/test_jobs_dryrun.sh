@@ -71,8 +71,8 @@ expect "$work/submit.txt" '--nx 256 --ny 128 --nz 144 .*_rep2\.json' "preset sma
 # 4) the local runner, quick mode
 CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run --out "$work/local" >"$work/local.txt" 2>&1 ||
   { echo "FAIL run-local dry-run exit $?"; fail=1; }
-expect "$work/local.txt" 'OMP_NUM_THREADS=1 .*MPIR_CVAR_ASYNC_PROGRESS=0 mpiexec\.mpich -n 2 -bind-to core [^ ]*cubecg --nx 24 .*--solver all --reduction all' "local flat 2x1"
-expect "$work/local.txt" 'OMP_NUM_THREADS=2 .*MPIR_CVAR_ASYNC_PROGRESS=1 mpiexec\.mpich -n 1 -bind-to core:2 ' "local hybrid 1x2, async on"
+expect "$work/local.txt" 'OMP_NUM_THREADS=1 .*MPIR_CVAR_ASYNC_PROGRESS=0 mpiexec\.mpich -n 2 -ppn 2 -bind-to core [^ ]*cubecg --nx 24 .*--solver all --reduction all' "local flat 2x1"
+expect "$work/local.txt" 'OMP_NUM_THREADS=2 .*MPIR_CVAR_ASYNC_PROGRESS=1 mpiexec\.mpich -n 1 -ppn 1 -bind-to core:2 ' "local hybrid 1x2, async on"
 expect "$work/local.txt" '--inject-reduction-latency 2000 ' "local injected latency"
 expect "$work/local.txt" 'cubecg-iobench --dir .* --sizes 8M,32M ' "local I/O benchmark"
 expect "$work/local.txt" 'cubecg-bench --nx 32 ' "local kernel benchmark"
@@ -119,6 +119,83 @@ for bad in "--nodes 2,x" "--nodes 2 --repeat 0" "--nodes 2 --progress sometimes"
   else echo "FAIL submit-study '$bad': exit $rc"; cat "$work/study-bad.txt"; fail=1; fi
 done
 
+# 7) one launch function (cc_mpi_launch) for every launch: strong-scaling.sbatch's runs and its
+# benchmark steps (cubecg-iobench on every core of 2 nodes, cubecg-bench on one node) under each
+# library and launcher; Hydra's words only where Hydra launches
+bench_env=(CUBECG_HWLOC_INPUT="core:4 pu:1" CUBECG_CORES_PER_NODE=4 CUBECG_NODES=2 CUBECG_LAYOUTS=flat
+  CUBECG_PROGRESS=off CUBECG_IOBENCH=1M CUBECG_KERNELS=1)
+masks='--cpus-per-task 1 --cpu-bind=mask_cpu:0x1,0x2,0x4,0x8'
+for case in mpich:mpiexec mpich:srun intel:mpiexec intel:srun openmpi:mpiexec openmpi:srun; do
+  mpi=${case%:*} l=${case#*:} f=$work/bench-$mpi-$l.txt
+  env "${bench_env[@]}" CUBECG_MPI="$mpi" CUBECG_LAUNCHER="$l" bash "$sb" --dry-run >"$f" 2>&1 ||
+    { echo "FAIL bench dry-run $case exit $?"; fail=1; }
+  case "$case" in
+  mpich:mpiexec) all='mpiexec\.mpich -n 8 -ppn 4 -bind-to user:0,1,2,3 ' node='mpiexec\.mpich -n 4 -ppn 4 -bind-to user:0,1,2,3 ' ;;
+  mpich:srun) all="srun --nodes 2 --ntasks 8 --ntasks-per-node 4 $masks --mpi=pmi2 " node="srun --nodes 1 --ntasks 4 --ntasks-per-node 4 $masks --mpi=pmi2 " ;;
+  intel:mpiexec) all='I_MPI_PIN_DOMAIN=\\\[1\\,2\\,4\\,8\\\] mpiexec\.hydra -n 8 -ppn 4 ' node='I_MPI_PIN_DOMAIN=\\\[1\\,2\\,4\\,8\\\] mpiexec\.hydra -n 4 -ppn 4 ' ;;
+  intel:srun) all="I_MPI_PIN=off .*srun --nodes 2 --ntasks 8 --ntasks-per-node 4 $masks --mpi=pmi2 " node="I_MPI_PIN=off .*srun --nodes 1 --ntasks 4 --ntasks-per-node 4 $masks --mpi=pmi2 " ;;
+  openmpi:mpiexec) all='mpiexec\.openmpi -n 8 --map-by ppr:4:node:PE=1 --bind-to core ' node='mpiexec\.openmpi -n 4 --map-by ppr:4:node:PE=1 --bind-to core ' ;;
+  openmpi:srun) all="srun --nodes 2 --ntasks 8 --ntasks-per-node 4 $masks " node="srun --nodes 1 --ntasks 4 --ntasks-per-node 4 $masks " ;;
+  esac
+  expect "$f" "^env OMP_NUM_THREADS=1 .*$all[^ ]*/src/cubecg " "$case: the runs"
+  expect "$f" "^env OMP_NUM_THREADS=1 .*$all[^ ]*/bench/cubecg-iobench " "$case: cubecg-iobench on every core of both nodes"
+  expect "$f" "^env OMP_NUM_THREADS=1 .*$node[^ ]*/bench/cubecg-bench " "$case: cubecg-bench on one node"
+  if [[ $case != mpich:mpiexec && $case != intel:mpiexec ]] && grep -E -- ' -ppn | -bind-to ' "$f"; then
+    echo "FAIL $case: Hydra's words in a launch that Hydra does not make"; fail=1
+  fi
+done
+# the local runner and the I/O sweep, Intel MPI and Open MPI: each rank on a core, the library's way
+CUBECG_MPI=intel CUBECG_MPIEXEC=mpiexec.hydra CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run \
+  --out "$work/local" >"$work/local-intel.txt" 2>&1 || { echo "FAIL run-local (intel) exit $?"; fail=1; }
+expect "$work/local-intel.txt" '^env OMP_NUM_THREADS=2 .*I_MPI_PIN_DOMAIN=omp I_MPI_ASYNC_PROGRESS=1 mpiexec\.hydra -n 1 -ppn 1 [^ ]*/cubecg ' "local (intel): hybrid 1x2, I_MPI_PIN_DOMAIN=omp, its own knob"
+expect "$work/local-intel.txt" '^env OMP_NUM_THREADS=1 .*I_MPI_PIN_DOMAIN=core .*mpiexec\.hydra -n 2 -ppn 2 [^ ]*/cubecg-iobench ' "local (intel): the I/O benchmark"
+CUBECG_MPI=openmpi CUBECG_MPIEXEC=mpiexec.openmpi CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run \
+  --oversubscribe --out "$work/local" >"$work/local-ompi.txt" 2>&1 || { echo "FAIL run-local (openmpi) exit $?"; fail=1; }
+expect "$work/local-ompi.txt" '^env OMP_NUM_THREADS=1 .*mpiexec\.openmpi -n 2 --map-by ppr:2:node:PE=1 --bind-to core [^ ]*/cubecg-bench ' "local (openmpi): the kernel benchmark"
+expect "$work/local-ompi.txt" '^env OMP_NUM_THREADS=1 .*mpiexec\.openmpi -n 4 --map-by ppr:4:node --oversubscribe --bind-to none [^ ]*/cubecg ' "local (openmpi): oversubscribed runs unbound"
+if grep -q 'progress-on' "$work/local-ompi.txt"; then echo "FAIL local (openmpi): a progress-on run"; fail=1; else echo "ok   local (openmpi): no progress-on run"; fi
+CUBECG_MPI=openmpi CUBECG_MAX_CORES=2 bash "$repo/jobs/run-local.sh" --quick --dry-run --emulate-nodes 2 \
+  --out "$work/local" >"$work/local-ompi-nodes.txt" 2>&1
+rc=$?
+if [[ $rc == 2 ]] && grep -q "emulated nodes need a fork launcher (MPICH's or Intel MPI's Hydra); openmpi has none" "$work/local-ompi-nodes.txt"; then
+  echo "ok   local (openmpi): emulated nodes refused, exit 2"
+else echo "FAIL local (openmpi) --emulate-nodes 2: exit $rc"; fail=1; fi
+CUBECG_MPI=openmpi CUBECG_MPIEXEC=mpiexec.openmpi CUBECG_MAX_CORES=4 CUBECG_NODES=2 CUBECG_LAUNCHER=mpiexec \
+  bash "$repo/jobs/iosweep.sh" --dry-run --out "$work/io" --dirs /d1 >"$work/io-ompi.txt" 2>&1 ||
+  { echo "FAIL iosweep (openmpi) exit $?"; fail=1; }
+expect "$work/io-ompi.txt" '^env OMP_NUM_THREADS=1 mpiexec\.openmpi -n 8 --map-by ppr:4:node:PE=1 --bind-to core [^ ]*/cubecg-iobench ' "iosweep (openmpi): 8 ranks over 2 nodes"
+CUBECG_MAX_CORES=4 CUBECG_NODES=2 CUBECG_LAUNCHER=srun bash "$repo/jobs/iosweep.sh" --dry-run --out "$work/io" \
+  --dirs /d1 >"$work/io-srun.txt" 2>&1 || { echo "FAIL iosweep (srun) exit $?"; fail=1; }
+expect "$work/io-srun.txt" '^env OMP_NUM_THREADS=1 srun --nodes 2 --ntasks 8 --ntasks-per-node 4 --cpus-per-task 1 --cpu-bind=cores --mpi=pmi2 [^ ]*/cubecg-iobench ' "iosweep (srun): 8 ranks over 2 nodes"
+# Table 6's placements in each library's terms: Intel MPI's I_MPI_ASYNC_PROGRESS_PIN (one CPU per
+# local rank), no MPICH variable; Open MPI refuses the thread, naming poll (exit 2)
+CUBECG_MPI=intel CUBECG_HWLOC_INPUT=$knl CUBECG_PRESET=ofp-32 CUBECG_NODES=32 CUBECG_CORES_PER_NODE=68 \
+  CUBECG_HYBRID_RANKS_PER_NODE=8 CUBECG_RESERVE=4 CUBECG_LAYOUTS=hybrid CUBECG_PROGRESS="on:free on:smt" \
+  bash "$sb" --dry-run >"$work/intel-pin.txt" 2>&1 || { echo "FAIL intel placements exit $?"; fail=1; }
+expect "$work/intel-pin.txt" 'I_MPI_ASYNC_PROGRESS=1 I_MPI_ASYNC_PROGRESS_PIN=64,65,66,67,64,65,66,67 CUBECG_PLACEMENT=free-last ' "intel: progress threads on the 4 free cores"
+expect "$work/intel-pin.txt" 'I_MPI_ASYNC_PROGRESS=1 I_MPI_ASYNC_PROGRESS_PIN=68,76,84,92,100,108,116,124 CUBECG_PLACEMENT=smt1 ' "intel: progress threads on SMT siblings"
+if grep -q MPIR_CVAR "$work/intel-pin.txt"; then echo "FAIL intel: an MPICH variable in Intel MPI's launch"; fail=1; fi
+CUBECG_MPI=openmpi CUBECG_HWLOC_INPUT="core:4 pu:1" CUBECG_CORES_PER_NODE=4 CUBECG_LAYOUTS=flat CUBECG_PROGRESS="off on" \
+  bash "$sb" --dry-run >"$work/ompi-on.txt" 2>&1
+rc=$?
+if [[ $rc == 2 ]] && grep -q "Open MPI has no asynchronous progress thread: progress 'on' is refused; use progress 'poll'" "$work/ompi-on.txt"; then
+  echo "ok   openmpi: progress on refused, naming poll"
+else echo "FAIL openmpi progress on: exit $rc"; cat "$work/ompi-on.txt"; fail=1; fi
+# a shell that took a library's environment (setup.sh --print-env) runs the job scripts: none of its
+# variables is one they read as a setting (the mesh preset CUBECG_PRESET)
+for mpi in openmpi intel; do
+  (set -a && eval "$(bash "$repo/setup.sh" --mpi "$mpi" --print-env)" && set +a &&
+    CUBECG_HWLOC_INPUT="core:4 pu:1" CUBECG_CORES_PER_NODE=4 CUBECG_LAYOUTS=flat CUBECG_PROGRESS=off \
+      bash "$sb" --dry-run) >"$work/env-$mpi.txt" 2>&1
+  rc=$?
+  if [[ $rc == 0 ]] && grep -q 'preset ci ' "$work/env-$mpi.txt"; then echo "ok   strong-scaling.sbatch in $mpi's environment"
+  else echo "FAIL strong-scaling.sbatch in $mpi's environment (setup.sh --print-env): exit $rc"; cat "$work/env-$mpi.txt"; fail=1; fi
+done
+# no other script writes launcher words of its own: every launch line comes from cc_mpi_launch
+own=$(grep -nE -- ' -ppn | -bind-to |--map-by|--cpu-bind|-launcher fork|-bootstrap fork|"\$CC_MPIEXEC" -n' \
+  "$repo"/jobs/*.sh "$repo"/jobs/slurm/* "$repo"/bench/*.sh | grep -vE '^[^:]+:[0-9]+: *#')
+if [[ -z $own ]]; then echo "ok   no launcher words outside cc_mpi_launch"; else echo "FAIL launcher words outside cc_mpi_launch:"; echo "$own"; fail=1; fi
+
 # 5) errors: unknown preset -> exit 2 with the name
 CUBECG_PRESET=huge CUBECG_DRY_RUN=1 bash "$sb" >"$work/bad.txt" 2>&1
 rc=$?
@@ -126,5 +203,5 @@ if [[ $rc == 2 ]] && grep -q "unknown preset 'huge'" "$work/bad.txt"; then echo 
 else echo "FAIL unknown preset: exit $rc"; cat "$work/bad.txt"; fail=1; fi
 
 # dry-run creates nothing
-if [[ -e $work/results || -e $work/local ]]; then echo "FAIL dry-run created files"; fail=1; else echo "ok   nothing created"; fi
+if [[ -e $work/results || -e $work/local || -e $work/io ]]; then echo "FAIL dry-run created files"; fail=1; else echo "ok   nothing created"; fi
 exit $fail

@@ -18,7 +18,9 @@ def test_mpi_family_from_library_or_implementation():
     r["mpi"]["library"] = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4"
     assert se.mpi_implementation(r) == "openmpi"
     r["mpi"]["library"] = "Intel(R) MPI Library 2021.10 for Linux* OS"
-    assert se.mpi_implementation(r) == "intelmpi"
+    assert se.mpi_implementation(r) == "intel"  # the name cubecg's mpi.implementation gives it
+    r["mpi"]["library"] = "MPI VERSION    : CRAY MPICH version 8.1.26.4 (ANL base 3.4a2)"
+    assert se.mpi_implementation(r) == "cray-mpich"
     r["mpi"]["library"] = "MVAPICH2 Version 2.3.7 (built on MPICH 3.2)"
     assert se.mpi_implementation(r) == "mvapich"
     r["mpi"]["implementation"] = "openmpi"  # the report's own field wins over the parsed family

@@ -40,6 +40,14 @@ else()
   set(MPILIB_NODES -launcher fork -hosts nodeA:1,nodeB:1)
 endif()
 
+# the registry on each library's version text, the rows no machine here runs included (Cray
+# MPICH, MVAPICH): detection, version, own knobs, another library's knob named, thread level
+cc_add_unit(test_mpi_registry test_mpi_registry.c ${CC_DRIVER_LIB_SOURCES})
+target_include_directories(test_mpi_registry PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME mpilib_registry COMMAND ${CMAKE_COMMAND} -E env ${MPILIB_ENV} ${MPIEXEC_EXECUTABLE} -n 1
+                                      $<TARGET_FILE:test_mpi_registry>)
+set_tests_properties(mpilib_registry PROPERTIES TIMEOUT 60 LABELS mpi-libraries)
+
 # mpilib_run(NAME name NP n [ENV k=v...] [FIXTURE f] ARGS cubecg-args...)
 function(mpilib_run)
   cmake_parse_arguments(T "" "NAME;NP;FIXTURE" "ENV;ARGS;LAUNCH" ${ARGN})
@@ -67,6 +75,11 @@ foreach(np 1 2 4)
   mpilib_check(NAME mpilib_variants_np${np}_as_mpich FIXTURES mpilib_variants_np${np}
                COMMAND ${MPILIB_CHECK} same-solution ${MPILIB_OUT}/variants_np${np}.json
                        ${MPILIB_REF}/variants_np${np}.json --within 1 --rtol 1e-6)
+  # the summary names the library's wait setting exactly when its busy-polling waits share cores
+  # (4 ranks on a 2-core machine: Intel MPI's I_MPI_WAIT_MODE, Open MPI's mpi_yield_when_idle)
+  mpilib_check(NAME mpilib_variants_np${np}_wait_setting FIXTURES mpilib_variants_np${np}
+               COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/variants_np${np}.json
+                       "('busy-polls while it waits' in open('${MPILIB_OUT}/variants_np${np}.summary.txt').read() and '%s is' % r['mpi']['wait_setting'] in open('${MPILIB_OUT}/variants_np${np}.summary.txt').read()) == bool(r['mpi']['wait_setting'] and (r['topology']['oversubscribed'] or r['mpi']['progress_threads']['sharing_compute_cores']))")
   mpilib_check(NAME mpilib_variants_np${np}_library FIXTURES mpilib_variants_np${np}
                COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/variants_np${np}.json
                        "r['mpi']['implementation'] == r['mpi']['built_for'] == '${CUBECG_MPI_IMPL}'"
@@ -75,6 +88,22 @@ foreach(np 1 2 4)
                        "len(r['mpi']['libraries_mapped'].split()) == 1"
                        "r['checks']['passed'] and len(r['solves']) == sum(len(v['reductions']) for v in r['available']['variants'])")
 endforeach()
+
+# --version names the library, its version and the hdf5 backend (why it is absent), as the
+# report does (available.hdf5_backend)
+if(CUBECG_HAVE_HDF5)
+  set(mpilib_h5_version "hdf5 backend built: HDF5 ")
+  set(mpilib_h5_report "r['available']['hdf5_backend']['built'] and r['available']['hdf5_backend']['why_absent'] is None")
+else()
+  set(mpilib_h5_version "hdf5 backend absent: ")
+  set(mpilib_h5_report "not r['available']['hdf5_backend']['built'] and r['available']['hdf5_backend']['why_absent']")
+endif()
+add_test(NAME mpilib_version
+         COMMAND ${CMAKE_COMMAND} -E env ${MPILIB_ENV}
+                 bash -c "out=$('${MPIEXEC_EXECUTABLE}' -n 1 '${MPILIB_CUBECG}' --version) || exit 1; echo \"$out\"; echo \"$out\" | grep -qE 'MPI ${CUBECG_MPI_IMPL} [0-9]+[.][0-9.]+, built for ${CUBECG_MPI_IMPL}: ' && echo \"$out\" | grep -qF '${mpilib_h5_version}'")
+set_tests_properties(mpilib_version PROPERTIES TIMEOUT 60 LABELS mpi-libraries)
+mpilib_check(NAME mpilib_variants_np1_hdf5_backend FIXTURES mpilib_variants_np1
+             COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/variants_np1.json "${mpilib_h5_report}")
 
 # the progress thread: absent without the knob, verified with it, same iterations as without
 mpilib_run(NAME mpilib_progress_off NP 2 FIXTURE mpilib_progress_off
@@ -124,6 +153,14 @@ if(MPILIB_KNOB)
                        "r['mpi']['knobs_without_effect'] == '${MPILIB_FOREIGN}'"
                        "not r['mpi']['async_progress_requested']"
                        "not r['mpi']['async_progress_active']")
+  # the summary beside the report says the same: the other library's knob named, and how many
+  # progress threads share cores with compute threads
+  mpilib_check(NAME mpilib_foreign_knob_summary FIXTURES mpilib_foreign_knob
+               COMMAND grep -F "NO EFFECT        ${MPILIB_FOREIGN}: not a knob of ${CUBECG_MPI_IMPL}"
+                       ${MPILIB_OUT}/foreign_knob.summary.txt)
+  mpilib_check(NAME mpilib_progress_on_sharing_summary FIXTURES mpilib_progress_on
+               COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/progress_on.json
+                       "'progress threads %d, %d of them share cores with compute threads' % (r['mpi']['progress_threads']['total'], r['mpi']['progress_threads']['sharing_compute_cores']) in open('${MPILIB_OUT}/progress_on.summary.txt').read()")
 else()
   # Open MPI has no progress thread: a run asking for one is refused, naming --progress poll
   add_test(NAME mpilib_progress_refused

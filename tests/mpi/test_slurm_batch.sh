@@ -5,6 +5,7 @@
 #   2. a time limit with --signal: the run stops on SIGTERM and leaves its partial report
 #   3. a failed run (checks that cannot pass) fails its job
 #   4. scontrol requeue of a checkpointing job: the requeued job continues from the last checkpoint
+#   5. the benchmark steps (cubecg-iobench, cubecg-bench) launched by srun, as the runs are
 # Exit 77 (ctest skip) with the reason when slurm-wlm or munge is missing or does not start.
 set -u
 repo=$1 build=$2 work=$3
@@ -110,6 +111,24 @@ check "requeue: the job restarted once and COMPLETED" \
 check "requeue: the requeued run continued from the last checkpoint" \
   "python3 -c \"import json,sys; r=json.load(open('$report')); s=r['solves'][0]; sys.exit(not (s['start_iteration']>0 and r['checks']['passed']))\""
 check "requeue: the job said so" "grep -q 'continues from' '$work'/requeue-$jid.out"
+
+# 5. the benchmark steps of strong-scaling.sbatch (cubecg-iobench on every core, cubecg-bench on one
+# node) launched by srun through the job library's launch function, as the runs are: their logs
+# show the srun line, their reports are written, the job COMPLETED
+jid=$(env CUBECG_LAYOUTS=flat CUBECG_PROGRESS=' ' CUBECG_IOBENCH=64k CUBECG_IOBENCH_BACKENDS=posix \
+  CUBECG_IOBENCH_REPEAT=2 CUBECG_KERNELS=1 CUBECG_KERNELS_REPEAT=2 \
+  CUBECG_KERNELS_OPTS="--nx 16 --ny 16 --nz 16 --allow-cached" CUBECG_SWEEP=bench CUBECG_LAUNCHER=srun \
+  sbatch --parsable -N 1 --time 10 --output "$work/bench-%j.out" "$repo/jobs/slurm/strong-scaling.sbatch")
+wait_done "$jid" 400
+bench=$work/results/bench
+check "bench steps: the job COMPLETED" "[[ $(field "$jid" JobState) == COMPLETED ]]"
+for step in iobench:cubecg-iobench kernels:cubecg-bench; do
+  log=$(ls "$bench"/*/"${step%:*}".log 2>/dev/null | head -1)
+  check "bench steps: ${step#*:} launched by srun (--mpi=pmi2, one rank per core)" \
+    "head -1 '$log' 2>/dev/null | grep -qE '^\\+ env OMP_NUM_THREADS=1 srun --nodes 1 --ntasks [0-9]+ --ntasks-per-node [0-9]+ --cpus-per-task 1 --cpu-bind=mask_cpu:[^ ]+ --mpi=pmi2 [^ ]*/${step#*:} '"
+done
+check "bench steps: the iobench and kernels reports" \
+  "python3 -c \"import glob,json,sys; k=[json.load(open(f)).get('kind') for f in sorted(glob.glob('$bench/*/*.json'))]; sys.exit(not ('iobench' in k and 'kernels' in k))\""
 
 echo "slurm batch path: $failures failure(s)"
 ((failures == 0))
