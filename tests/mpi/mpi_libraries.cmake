@@ -42,7 +42,7 @@ endif()
 
 # the registry on each library's version text, the rows no machine here runs included (Cray
 # MPICH, MVAPICH): detection, version, own knobs, another library's knob named, thread level
-cc_add_unit(test_mpi_registry test_mpi_registry.c ${CC_DRIVER_LIB_SOURCES})
+cc_add_unit(test_mpi_registry mpi/test_mpi_registry.c ${CC_DRIVER_LIB_SOURCES})
 target_include_directories(test_mpi_registry PRIVATE ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME mpilib_registry COMMAND ${CMAKE_COMMAND} -E env ${MPILIB_ENV} ${MPIEXEC_EXECUTABLE} -n 1
                                       $<TARGET_FILE:test_mpi_registry>)
