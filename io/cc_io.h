@@ -210,6 +210,13 @@ typedef struct {
   /* asynchronous backends: whether commit would return at once (the data is written and synced,
    * or the write failed); never blocks. NULL: commit never waits. */
   bool (*ready)(void *ctx);
+  /* What the backend keeps across the opens of one owner (its slot in cc_io_options.resources,
+   * *slot NULL when nothing is kept; both entries leave it NULL). release frees it, not
+   * collectively: what needs every rank to be freed (a window, a communicator) is left to
+   * MPI_Finalize. release_collective (called on every rank of the owner together, before release:
+   * a checkpointer's finish) frees that too. NULL: nothing to free that way. */
+  void (*release)(void **slot);
+  cc_err (*release_collective)(void **slot);
 } cc_io_backend_ops;
 
 /* "posix", "uring", "offload[-posix|-uring]", "hdf5", "fortran"; NULL if unknown or not built.

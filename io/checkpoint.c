@@ -551,9 +551,10 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
            cc_io_backend_names());
   CC_MPI(MPI_Comm_rank(layout->comm, &ck->rank));
   CC_MPI(MPI_Comm_size(layout->comm, &ck->size));
-  cc_err local      = io_resources_create(&ck->resources);
+  /* collective owner: its finish releases collectively, so the gas backend keeps one store for
+   * all its checkpoints */
+  cc_err local      = io_resources_create(&ck->resources, true);
   ck->opt.resources = ck->resources;
-  if (!local) ck->resources->keep_gas = true; /* gas: one store for all its checkpoints */
   if (!local && ck->rank == 0) {
     local = io_mkdir_p(params->dir);
     /* nothing is removed before the directory's problem is checked (the caller holds its lock) */
@@ -1106,7 +1107,7 @@ cc_err cc_io_checkpointer_poll(cc_io_checkpointer *ck)
 
 cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ck)
 {
-  CC_CALL(io_gas_release(ck->resources)); /* the gas backend's store (collective) */
+  CC_CALL(io_resources_release_collective(ck->resources)); /* the gas store, collective */
   if (ck->ops->asynchronous) {            /* settle counts its wait as stall */
     CC_CALL(settle(ck));
     return CC_OK;
