@@ -232,7 +232,8 @@ cc_err cc_io_export_solution(const cc_io_layout *layout, const cc_io_export_para
     snprintf(base, sizeof base, "%s", h5);
     const char *name = basename(base); /* the .xmf sits beside the .h5 */
     local            = io_write_xdmf_solution(xmf, name, p, "coordinates");
-    if (!local && p->deformed) local = io_write_xdmf_solution(dxmf, name, p, "deformed_coordinates");
+    if (!local && p->deformed)
+      local = io_write_xdmf_solution(dxmf, name, p, "deformed_coordinates");
   }
   CC_CALL(cc_agree(layout->comm, local));
   return CC_OK;
