@@ -220,7 +220,7 @@ CC_WUR cc_err io_write_xdmf_solution(const char *xmf_path, const char *h5_name,
                                      const cc_io_export_params *p, const char *geometry);
 
 /* The uring backend's explicit path chain (io_uring.c), shared with the gas store's SSD file
- * (gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered. */
+ * (gas/gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered. */
 typedef enum {
   PATH_FIXED_DIRECT,
   PATH_URING_DIRECT,

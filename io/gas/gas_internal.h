@@ -1,5 +1,6 @@
-/* gas_internal.h: pieces of the global memory store shared inside io/ only: the owner's SSD page
- * file (gas_ssd.c) and the receipt format of the "gas" checkpoint backend (io_gas.c). */
+/* gas_internal.h: the SSD tier of the global memory store (gas_ssd.c), shared inside io/gas/ only:
+ * the owner's page file, used by the store (gas_store.c, gas_owner.c) and by the "gas" checkpoint
+ * backend's restart (io_gas.c). */
 #ifndef CC_GAS_INTERNAL_H
 #define CC_GAS_INTERNAL_H
 
