@@ -22,9 +22,9 @@
  * - SSD. Owner o keeps its pages in ssd_dir/gas.<o>.pages at fixed offsets (owned index x
  *   page_bytes), written and read through io_uring with O_DIRECT and registered buffers
  * (gas/gas_ssd.c), with the uring backend's explicit fallback rules: if O_DIRECT is refused,
- * io_uring is blocked or buffer registration fails, creation fails naming the reason, unless params.fallback
- * allows the chain fixed+direct -> uring-direct -> pwrite-direct -> buffered (the path is
- * reported).
+ * io_uring is blocked or buffer registration fails, creation fails naming the reason, unless
+ * params.fallback allows the chain fixed+direct -> uring-direct -> pwrite-direct -> buffered (the
+ * path is reported).
  * - Directory. The owner keeps, per owned page: DRAM slot (or none), whether the SSD copy is
  *   current, length, CRC32C, and up to GAS_MAX_SHARERS (rank, slot) pairs holding a clean copy.
  * - Operations. put / get, blocking and non-blocking (cc_gas_put_nb / cc_gas_get_nb return a
