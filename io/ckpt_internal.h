@@ -71,6 +71,7 @@ struct cc_io_checkpointer {
 };
 
 /* ---- ckpt_owner.c -------------------------------------------------------------------------- */
+CC_WUR cc_err ckpt_read_latest(const char *dir, char *name, size_t n); /* the name latest holds */
 /* Whether dir/name is one of cubecg's committed checkpoints (a real directory with a readable
  * manifest.json); *m gets the manifest (io_manifest_free it) when m is not NULL. */
 bool ckpt_own_checkpoint(const char *dir, const char *name, io_manifest *m);
@@ -88,7 +89,6 @@ bool ckpt_problem_differs(const io_manifest *m, const cc_io_metadata *meta, char
                           bool *unverified);
 
 /* ---- ckpt_commit.c ------------------------------------------------------------------------- */
-CC_WUR cc_err ckpt_read_latest(const char *dir, char *name, size_t n); /* the name latest holds */
 /* Rank 0: manifest, fsyncs, rename, latest, retention, over the files the ranks listed. */
 CC_WUR cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as);
 /* Synchronous backends: every rank has written and synced its file; agree, gather, publish. */

@@ -200,6 +200,23 @@ static cc_err remove_stale_temporaries(const char *dir)
   return CC_OK;
 }
 
+/* The checkpoint name that dir/latest holds. */
+cc_err ckpt_read_latest(const char *dir, char *name, size_t n)
+{
+  char path[IO_PATH_MAX];
+  snprintf(path, sizeof path, "%s/latest", dir);
+  char *text;
+  size_t len;
+  CC_CALL(io_read_text(path, &text, &len));
+  while (len && (text[len - 1] == '\n' || text[len - 1] == ' ' || text[len - 1] == '\r'))
+    text[--len] = '\0';
+  bool ok = len > 0 && len < n && !strchr(text, '/');
+  if (ok) memcpy(name, text, len + 1);
+  cc_free(&text);
+  CC_CHECK(ok, CC_ERR_IO, "%s does not name a checkpoint directory", path);
+  return CC_OK;
+}
+
 /* ---- the problem a checkpoint belongs to -------------------------------------------------------
  */
 /* The first parameter of meta that differs from manifest m, as "--E 2 differs from the

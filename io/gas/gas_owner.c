@@ -2,7 +2,7 @@
  * owns or caches (LRU eviction to the SSD tier, gas_ssd.c), the page directory, the handler of
  * put/get/done/drop requests served from polling (cc_gas_progress, cc_gas_barrier), and the
  * drain of dirty pages to the SSD page file. */
-#include "gas_store_internal.h"
+#include "gas_internal.h"
 
 #include <sched.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * cut into page operations (up to GAS_IN_FLIGHT outstanding per handle), each asking the page's
  * owner, then moving the page through the window or as messages, with CRC32C checks and
  * cooperative copies; blocking and non-blocking (cc_gas_*_nb, cc_gas_wait). */
-#include "gas_store_internal.h"
+#include "gas_internal.h"
 
 #include <sched.h>
 #include <stdlib.h>
