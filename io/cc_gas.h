@@ -67,8 +67,8 @@
  *   fetched from its owner instead. The drain verifies each page before writing it to the SSD.
  * - Collective calls (marked) must be made by every rank of the communicator. Errors one rank
  *   sees inside collective calls are agreed on.
- * - Test seams (CUBECG_IO_INJECT): "odirect-einval", "uring-eperm", "register-enomem" as for the
- *   uring backend; "gas-corrupt" flips a byte of the owner's DRAM copy of every page it serves
+ * - Test seams (cc_io_set_inject, cc_io.h): "odirect-einval", "uring-eperm", "register-enomem"
+ *   as for the uring backend; "gas-corrupt" flips a byte of the owner's DRAM copy of every page it serves
  *   (after reading it from the SSD on a miss; a page served twice is flipped back).
  */
 #ifndef CC_GAS_H
