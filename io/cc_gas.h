@@ -21,10 +21,10 @@
  *   written to the owner's SSD file (if dirty), a copy is dropped and its owner told.
  * - SSD. Owner o keeps its pages in ssd_dir/gas.<o>.pages at fixed offsets (owned index x
  *   page_bytes), written and read through io_uring with O_DIRECT and registered buffers
- * (gas_ssd.c), with the uring backend's explicit fallback rules: if O_DIRECT is refused, io_uring
- * is blocked or buffer registration fails, creation fails naming the reason, unless params.fallback
- * allows the chain fixed+direct -> uring-direct -> pwrite-direct -> buffered (the path is
- * reported).
+ * (gas/gas_ssd.c), with the uring backend's explicit fallback rules: if O_DIRECT is refused,
+ * io_uring is blocked or buffer registration fails, creation fails naming the reason, unless
+ * params.fallback allows the chain fixed+direct -> uring-direct -> pwrite-direct -> buffered (the
+ * path is reported).
  * - Directory. The owner keeps, per owned page: DRAM slot (or none), whether the SSD copy is
  *   current, length, CRC32C, and up to GAS_MAX_SHARERS (rank, slot) pairs holding a clean copy.
  * - Operations. put / get, blocking and non-blocking (cc_gas_put_nb / cc_gas_get_nb return a
@@ -67,8 +67,8 @@
  *   fetched from its owner instead. The drain verifies each page before writing it to the SSD.
  * - Collective calls (marked) must be made by every rank of the communicator. Errors one rank
  *   sees inside collective calls are agreed on.
- * - Test seams (CUBECG_IO_INJECT): "odirect-einval", "uring-eperm", "register-enomem" as for the
- *   uring backend; "gas-corrupt" flips a byte of the owner's DRAM copy of every page it serves
+ * - Test seams (cc_io_set_inject, cc_io.h): "odirect-einval", "uring-eperm", "register-enomem"
+ *   as for the uring backend; "gas-corrupt" flips a byte of the owner's DRAM copy of every page it serves
  *   (after reading it from the SSD on a miss; a page served twice is flipped back).
  */
 #ifndef CC_GAS_H

@@ -66,8 +66,9 @@
  *   preempts the solver thread, which on a busy core made a 1 ms staging copy cost 10-90 ms.
  * - HDF5 1.10 cannot close a file whose metadata cannot be written (ENOSPC): such a file is
  *   abandoned, not closed (closing twice crashes HDF5 at exit); its temporary directory is removed.
- * - Test seam: the environment variable CUBECG_IO_INJECT (comma-separated) makes io/ misbehave on
- *   purpose: "odirect-einval" = the uring backend acts as if open(O_DIRECT) failed with EINVAL;
+ * - Test seam: a fault-injection spec (comma-separated), handed over by cc_io_set_inject, makes io/
+ *   misbehave on purpose (io/ reads no environment variable: the driver passes CUBECG_IO_INJECT
+ *   once, src/test_seams.c, and the benchmarks and test programs pass theirs): "odirect-einval" = the uring backend acts as if open(O_DIRECT) failed with EINVAL;
  *   "uring-eperm" = io_uring_queue_init fails with EPERM; "register-enomem" =
  *   io_uring_register_buffers fails with ENOMEM; "uring-short" = every fresh uring request
  *   completes only half (the rest is resubmitted); "uring-eio" = uring completions fail with EIO;
@@ -210,6 +211,13 @@ typedef struct {
   /* asynchronous backends: whether commit would return at once (the data is written and synced,
    * or the write failed); never blocks. NULL: commit never waits. */
   bool (*ready)(void *ctx);
+  /* What the backend keeps across the opens of one owner (its slot in cc_io_options.resources,
+   * *slot NULL when nothing is kept; both entries leave it NULL). release frees it, not
+   * collectively: what needs every rank to be freed (a window, a communicator) is left to
+   * MPI_Finalize. release_collective (called on every rank of the owner together, before release:
+   * a checkpointer's finish) frees that too. NULL: nothing to free that way. */
+  void (*release)(void **slot);
+  cc_err (*release_collective)(void **slot);
 } cc_io_backend_ops;
 
 /* "posix", "uring", "offload[-posix|-uring]", "hdf5", "fortran"; NULL if unknown or not built.
@@ -380,7 +388,11 @@ bool cc_io_crc32c_hw_available(void);
 CC_WUR cc_err cc_io_file_crc32c(const char *path, uint32_t *crc, int64_t *bytes);
 /* "8k", "512K", "1M", "1G", "4096" -> bytes (powers of 1024). */
 CC_WUR cc_err cc_io_parse_bytes(const char *text, size_t *bytes);
-/* Whether CUBECG_IO_INJECT contains what (see the contract above). */
+/* Test seam: the fault-injection spec io/ follows from now on (the syntax of the contract above;
+ * NULL or "" = none). The caller keeps spec alive and sets it before the I/O it is meant for (the
+ * driver once, before any; a test between its phases), not while an offload helper writes. */
+void cc_io_set_inject(const char *spec);
+/* Whether the spec set by cc_io_set_inject contains what (see the contract above). */
 bool cc_io_inject(const char *what);
 
 #endif

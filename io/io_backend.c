@@ -1,21 +1,39 @@
-/* io_backend.c: the name -> backend registry (PETSc-style table), the handle over one backend and
- * small shared helpers (defaults, byte-size parsing, state release). */
+/* io_backend.c: the name -> backend registry (PETSc-style table), the handle over one backend, the
+ * release of an owner's resources through each backend's ops, and the byte-size parser. */
 #include "io_internal.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 
-static const cc_io_backend_ops *const backend_table[] = {&io_backend_posix,
-                                                         &io_backend_uring,
-                                                         &io_backend_offload,
+/* The registry: one line per backend, whose ops table (io_backend_<name>) is defined in its own
+ * file. Order matters twice: cc_io_backend_name lists the backends in it, and a backend built over
+ * another (offload over posix and uring) comes after it, so that its resources are released first
+ * (io_resources_destroy walks the registry backwards). */
 #ifdef CUBECG_HAVE_HDF5
-                                                         &io_backend_hdf5,
+#define IO_IF_HDF5(entry) entry
+#else
+#define IO_IF_HDF5(entry)
 #endif
-                                                         &io_backend_gas,
 #ifdef CUBECG_HAVE_FORTRAN
-                                                         &io_backend_fortran,
+#define IO_IF_FORTRAN(entry) entry
+#else
+#define IO_IF_FORTRAN(entry)
 #endif
-                                                         NULL};
+#define IO_REGISTRY(X)                                                                             \
+  X(posix)                                                                                         \
+  X(uring)                                                                                         \
+  X(offload)                                                                                       \
+  IO_IF_HDF5(X(hdf5))                                                                              \
+  X(gas)                                                                                           \
+  IO_IF_FORTRAN(X(fortran))
+
+#define IO_DECLARE(name) extern const cc_io_backend_ops io_backend_##name;
+#define IO_ENTRY(name) &io_backend_##name,
+IO_REGISTRY(IO_DECLARE)
+static const cc_io_backend_ops *const backend_table[] = {IO_REGISTRY(IO_ENTRY) NULL};
+#define IO_N_BACKENDS ((int)(sizeof backend_table / sizeof *backend_table) - 1)
+_Static_assert(sizeof backend_table / sizeof *backend_table - 1 <= IO_RESOURCE_SLOTS,
+               "io_resources has a slot for every backend of the registry");
 
 const cc_io_backend_ops *cc_io_backend_find(const char *name, cc_io_options *opt)
 {
@@ -53,21 +71,6 @@ const char *cc_io_backend_names(void)
   return names;
 }
 
-void cc_io_options_default(cc_io_options *opt)
-{
-  memset(opt, 0, sizeof *opt);
-  opt->queue_depth = IO_QUEUE_DEPTH;
-  opt->durable     = true;
-  opt->checksum    = true;
-  snprintf(opt->inner, sizeof opt->inner, "posix");
-}
-
-void cc_io_state_free(cc_io_state *state)
-{
-  for (int v = 0; v < CC_IO_MAX_VECTORS; v++) cc_free(&state->vector[v]);
-  state->n_vectors = 0;
-}
-
 cc_err cc_io_parse_bytes(const char *text, size_t *bytes)
 {
   int64_t value; /* the project's one strict parser (common/cc_size.c) */
@@ -76,25 +79,25 @@ cc_err cc_io_parse_bytes(const char *text, size_t *bytes)
   return CC_OK;
 }
 
-/* ---- resources of one owner ---------------------------------------------------------------- */
-cc_err io_resources_create(io_resources **res)
+/* ---- resources of one owner: each backend's release entries, over the registry ------------- */
+cc_err io_resources_release_collective(io_resources *res)
 {
-  CC_CALL(cc_calloc(1, sizeof **res, res));
-  int rc = pthread_mutex_init(&(*res)->lock, NULL);
-  if (rc) cc_free(res);
-  CC_CHECK(rc == 0, CC_ERR_SYS, "pthread_mutex_init: %s", strerror(rc));
+  for (int t = IO_N_BACKENDS - 1; res && t >= 0; t--) {
+    void **slot = io_resources_find(res, backend_table[t]);
+    if (slot && backend_table[t]->release_collective)
+      CC_CALL(backend_table[t]->release_collective(slot));
+  }
   return CC_OK;
 }
 
 void io_resources_destroy(io_resources **res)
 {
   if (!*res) return;
-  io_offload_engine_destroy(&(*res)->offload); /* first: its helper may hold a uring stream */
-  io_uring_cache_destroy(&(*res)->uring);
-  io_h5_cache_destroy(&(*res)->hdf5);
-  io_gas_abandon(*res);
-  pthread_mutex_destroy(&(*res)->lock);
-  cc_free(res);
+  for (int t = IO_N_BACKENDS - 1; t >= 0; t--) {
+    void **slot = io_resources_find(*res, backend_table[t]);
+    if (slot && backend_table[t]->release) backend_table[t]->release(slot);
+  }
+  io_resources_free(res);
 }
 
 /* ---- handle --------------------------------------------------------------------------------- */
@@ -120,7 +123,7 @@ cc_err cc_io_open(const char *backend, const cc_io_options *opt, const cc_io_lay
   cc_io_handle *h;
   CC_CALL(cc_calloc(1, sizeof *h, &h));
   h->ops            = ops;
-  cc_err err        = io_resources_create(&h->resources);
+  cc_err err        = io_resources_create(&h->resources, false);
   options.resources = h->resources;
   if (!err) err = ops->open(&options, layout, dir, mode, &h->ctx);
   if (err) {

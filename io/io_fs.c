@@ -1,6 +1,6 @@
 /* io_fs.c: file-system helpers of the checkpoint protocol (fsync of files and directories, as the
  * rename-based atomic commit needs: see Pillai et al., OSDI 2014 "All file systems are not created
- * equal") and the CUBECG_IO_INJECT test seam. */
+ * equal") and the fault-injection test seam (the spec given to cc_io_set_inject). */
 #include "io_internal.h"
 
 #include <stdatomic.h>
@@ -93,10 +93,17 @@ cc_err io_read_text(const char *path, char **text, size_t *n)
 
 /* ---- test seam ---------------------------------------------------------------------------- */
 static int inject_checkpoint_number; /* checkpoints written by this process so far */
+/* the fault-injection spec the caller handed over (cc_io_set_inject); io/ reads no environment */
+static const char *_Atomic inject_spec;
+
+void cc_io_set_inject(const char *spec)
+{
+  inject_spec = spec && *spec ? spec : NULL;
+}
 
 bool cc_io_inject(const char *what)
 {
-  const char *env = getenv("CUBECG_IO_INJECT");
+  const char *env = inject_spec;
   if (!env || !*env) return false;
   size_t len = strlen(what);
   for (const char *p = env; *p;) {
@@ -129,10 +136,10 @@ void io_inject_next_checkpoint(void)
   io_inject_note_rank();
 }
 
-/* "KEY=VALUE" in CUBECG_IO_INJECT: the value text (up to ',' or the end), NULL if absent */
+/* "KEY=VALUE" in the spec: the value text (up to ',' or the end), NULL if absent */
 static const char *inject_value(const char *key)
 {
-  const char *env = getenv("CUBECG_IO_INJECT");
+  const char *env = inject_spec;
   if (!env) return NULL;
   size_t len = strlen(key);
   for (const char *p = env; *p;) {
@@ -158,7 +165,7 @@ bool io_inject_enospc(size_t n)
 void io_inject_kill_point(void)
 {
   if (!cc_io_inject("kill-during-write")) return;
-  const char *env = strstr(getenv("CUBECG_IO_INJECT"), "kill-during-write");
+  const char *env = strstr(inject_spec, "kill-during-write");
   int nth         = 1;
   if (env[strlen("kill-during-write")] == ':') nth = atoi(env + strlen("kill-during-write") + 1);
   /* outside a checkpoint (benchmark, direct backend use) counts as the first */
@@ -175,11 +182,11 @@ int io_inject_checkpoint_number(void)
   return inject_checkpoint_number;
 }
 
-/* "WHAT[:N]" in CUBECG_IO_INJECT and checkpoint_number is N (default 1) */
+/* "WHAT[:N]" in the spec and checkpoint_number is N (default 1) */
 static bool inject_at(const char *what, int checkpoint_number)
 {
   if (!cc_io_inject(what)) return false;
-  const char *env = strstr(getenv("CUBECG_IO_INJECT"), what);
+  const char *env = strstr(inject_spec, what);
   int nth         = 1;
   if (env[strlen(what)] == ':') nth = atoi(env + strlen(what) + 1);
   return checkpoint_number == nth;

@@ -265,7 +265,7 @@ static hid_t string_type(size_t n)
  * checkpoint neither re-sorts the global ids nor faults in fresh pages (page faults cost more than
  * the copies here). Reuse is decided collectively: creating a redistribution is collective. The
  * cache belongs to the owner (io_resources of a checkpointer or handle), or to one open without. */
-struct io_h5_cache {
+typedef struct {
   bool valid;
   MPI_Comm comm;
   const int64_t *ids;
@@ -274,14 +274,25 @@ struct io_h5_cache {
   uint32_t ids_crc;
   io_redist rd;
   double *block;
-};
+} io_h5_cache;
 
-void io_h5_cache_destroy(io_h5_cache **cache)
+extern const cc_io_backend_ops io_backend_hdf5; /* this file's: its slot in the owner's resources */
+
+/* frees an MPI datatype: before MPI_Finalize */
+static void h5_cache_destroy(io_h5_cache **cache)
 {
   if (!*cache) return;
   if ((*cache)->valid) io_redist_free(&(*cache)->rd);
   cc_free(&(*cache)->block);
   cc_free(cache);
+}
+
+/* The backend's release entry: the owner's cache. */
+static void h5_release(void **slot)
+{
+  io_h5_cache *cache = *slot;
+  h5_cache_destroy(&cache);
+  *slot = NULL;
 }
 
 static cc_err cached_redist(io_h5_cache *c, const cc_io_layout *layout, io_redist **rd,
@@ -354,10 +365,10 @@ static cc_err h5_open(const cc_io_options *opt, const cc_io_layout *layout, cons
   snprintf(h->xmf, sizeof h->xmf, "%s/state.xmf", dir);
   double t0           = MPI_Wtime();
   cc_err err          = MPI_Comm_rank(layout->comm, &h->rank) == MPI_SUCCESS ? CC_OK : CC_ERR_MPI;
-  io_resources *owner = opt->resources;
-  if (!err && owner && !owner->hdf5) err = cc_calloc(1, sizeof *owner->hdf5, &owner->hdf5);
-  if (!err && owner)
-    h->cache = owner->hdf5;
+  void **owned        = io_resources_slot(opt->resources, &io_backend_hdf5);
+  if (!err && owned && !*owned) err = cc_calloc(1, sizeof(io_h5_cache), owned);
+  if (!err && owned)
+    h->cache = *owned;
   else if (!err) {
     err          = cc_calloc(1, sizeof *h->cache, &h->cache);
     h->own_cache = !err;
@@ -365,7 +376,7 @@ static cc_err h5_open(const cc_io_options *opt, const cc_io_layout *layout, cons
   if (!err) err = io_h5_open(h->path, layout->comm, mode, &h->file);
   err = cc_agree(layout->comm, err);
   if (err) {
-    if (h->own_cache) io_h5_cache_destroy(&h->cache);
+    if (h->own_cache) h5_cache_destroy(&h->cache);
     cc_free(&h);
   }
   CC_CALL(err);
@@ -603,7 +614,7 @@ static cc_err h5_close(void *ctx)
   char why[256];
   if (h->file >= 0 && h->mode == CC_IO_WRITE) (void)flush_agreed(h, why, sizeof why);
   cc_err err = io_h5_close(&h->file);
-  if (h->own_cache) io_h5_cache_destroy(&h->cache);
+  if (h->own_cache) h5_cache_destroy(&h->cache);
   cc_free(&h);
   CC_CALL(err);
   return CC_OK;
@@ -618,6 +629,7 @@ const cc_io_backend_ops io_backend_hdf5 = {
     .commit         = h5_commit,
     .read_vectors   = h5_read,
     .close          = h5_close,
+    .release        = h5_release,
 };
 
 #else /* built without a parallel HDF5 of this MPI: every entry point says why (cc_build_hdf5) */
@@ -658,9 +670,5 @@ cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64_t *dim
 {
   (void)file, (void)ndims, (void)dims, (void)start, (void)count, (void)data;
   H5_ABSENT(name);
-}
-void io_h5_cache_destroy(io_h5_cache **cache)
-{
-  (void)cache;
 }
 #endif

@@ -40,17 +40,7 @@ extern const io_stream_ops io_stream_uring;
 extern const io_stream_ops io_stream_fortran;
 #endif
 
-/* Backend tables (one per file). */
-extern const cc_io_backend_ops io_backend_posix;
-extern const cc_io_backend_ops io_backend_uring;
-extern const cc_io_backend_ops io_backend_offload;
-#ifdef CUBECG_HAVE_HDF5
-extern const cc_io_backend_ops io_backend_hdf5;
-#endif
-extern const cc_io_backend_ops io_backend_gas; /* io_gas.c */
-#ifdef CUBECG_HAVE_FORTRAN
-extern const cc_io_backend_ops io_backend_fortran;
-#endif
+/* Backend tables: each defined in its own file, listed once in the registry (io_backend.c). */
 
 /* ------------------------------------------------------------------------------------------------
  * Per-rank file format (io_rankfile.c): a 4096-byte header, then the vectors back to back.
@@ -130,27 +120,38 @@ CC_WUR cc_err io_redist_backward(io_redist *rd, const double *block, double *loc
 void io_redist_free(io_redist *rd);
 
 /* ------------------------------------------------------------------------------------------------
- * Resources kept across the opens of one owner (io_backend.c): a checkpointer or a cc_io_handle
+ * Resources kept across the opens of one owner (io_resources.c): a checkpointer or a cc_io_handle
  * creates one, passes it to its backend in cc_io_options.resources and destroys it with itself.
- * Nothing is kept per process: two owners never share a helper thread, a staging buffer or a ring.
+ * Each backend keeps what it caches (helper thread, ring, redistribution, store) behind its own
+ * opaque slot, found by its ops table, and frees it in its own file through the table's release
+ * entries, which io_backend.c calls over the registry. Nothing is kept per process: two owners
+ * never share a helper thread, a staging buffer or a ring.
  * ---------------------------------------------------------------------------------------------- */
-typedef struct io_offload_engine io_offload_engine; /* io_offload.c: helper thread + staging */
-typedef struct io_uring_cache io_uring_cache;       /* io_uring.c: ring + registered buffers */
-typedef struct io_h5_cache io_h5_cache; /* io_hdf5.c: the layout's redistribution + block buffer */
+#define IO_RESOURCE_SLOTS 8 /* backends of the registry that keep something (checked there) */
 struct io_resources {
-  pthread_mutex_t lock;       /* guards uring (the offload helper may open uring streams) */
-  io_offload_engine *offload; /* created by the first offload open */
-  io_uring_cache *uring;      /* idle ring kept between uring opens */
-  io_h5_cache *hdf5;          /* redistribution of the last layout (main thread only) */
-  struct cc_gas *gas;         /* io_gas.c: the global memory store, kept across the owner's
-                                 checkpoints when keep_gas (freed by io_gas_release) */
-  bool keep_gas;              /* set by a checkpointer: its finish is collective */
+  pthread_mutex_t lock;      /* for a backend's slot content that a helper thread reaches too
+                                (the uring ring, opened by the offload helper) */
+  pthread_mutex_t slot_lock; /* guards the slot table below (io_resources_slot) */
+  const cc_io_backend_ops *slot_ops[IO_RESOURCE_SLOTS];
+  void *slot[IO_RESOURCE_SLOTS];
+  bool collective_owner; /* its owner calls io_resources_release_collective before destroying it
+                            (a checkpointer's finish): a backend may keep objects whose freeing
+                            needs every rank (the gas store's window) across the owner's opens */
 };
-CC_WUR cc_err io_resources_create(io_resources **res);
+CC_WUR cc_err io_resources_create(io_resources **res, bool collective_owner);
+/* The backend's slot in res (created empty, NULL inside, at the first call; thread-safe): the
+ * backend casts *slot to its own type. res NULL or no slot left: NULL. */
+void **io_resources_slot(io_resources *res, const cc_io_backend_ops *backend);
+/* The slot if the backend has taken one, else NULL (no slot is created). */
+void **io_resources_find(io_resources *res, const cc_io_backend_ops *backend);
+void io_resources_free(io_resources **res); /* the table itself: after every release */
+/* Over the registry (io_backend.c): release_collective entries (collective: every rank of the
+ * owner together), then at destroy the release entries, in reverse registry order (a backend
+ * built over another, offload over uring, comes after it and is released first). */
+CC_WUR cc_err io_resources_release_collective(io_resources *res);
 void io_resources_destroy(io_resources **res); /* joins the helper, frees staging, exits the ring */
 /* Offload (io_offload.c): allocate and touch the owner's staging buffer now. */
 CC_WUR cc_err io_offload_reserve(io_resources *res, size_t bytes);
-void io_offload_engine_destroy(io_offload_engine **engine);
 /* Offload: run fn(arg) on the owner's helper thread (created if needed), which must be idle (its
  * write collected by commit). No MPI inside fn. io_offload_task_done says whether it finished
  * (wait: blocks until it has); when it has, *err and message (its innermost error text) get the
@@ -158,14 +159,6 @@ void io_offload_engine_destroy(io_offload_engine **engine);
 typedef cc_err (*io_offload_task_fn)(void *arg);
 CC_WUR cc_err io_offload_task_submit(io_resources *res, io_offload_task_fn fn, void *arg);
 bool io_offload_task_done(io_resources *res, bool wait, cc_err *err, char *message, size_t n);
-void io_uring_cache_destroy(io_uring_cache **cache);
-void io_h5_cache_destroy(io_h5_cache **cache); /* frees an MPI datatype: before MPI_Finalize */
-/* Collective (io_gas.c): frees the owner's kept store (cc_io_checkpointer_finish). */
-CC_WUR cc_err io_gas_release(io_resources *res);
-/* Not collective: a store still kept (no finish, an error path) is abandoned: its local memory and
- * file are freed, its window and communicator are left to MPI_Finalize (freeing them would need
- * every rank). */
-void io_gas_abandon(io_resources *res);
 
 /* Checkpoint manifest (io_manifest.c): JSON written by rank 0, parsed by every rank. */
 typedef struct {
@@ -218,12 +211,16 @@ int64_t io_h5_estimate(int n_datasets, int64_t bytes_each); /* upper bound of th
 CC_WUR cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64_t *dims,
                          const uint64_t *start, const uint64_t *count, double *data);
 
-/* XDMF description of an HDF5 file holding datasets [n_global][vpn] (io_export.c). */
+/* XDMF descriptions (io_xdmf.c): of an HDF5 file holding datasets [n_global][vpn] (the hdf5
+ * backend's state.h5), and of the solution export's file (geometry: the dataset of the node
+ * coordinates, "coordinates" or "deformed_coordinates"). */
 CC_WUR cc_err io_write_xdmf_state(const char *xmf_path, const char *h5_name, int nx, int ny, int nz,
                                   int vpn, int n_vectors, const char (*names)[CC_IO_NAME_LEN]);
+CC_WUR cc_err io_write_xdmf_solution(const char *xmf_path, const char *h5_name,
+                                     const cc_io_export_params *p, const char *geometry);
 
 /* The uring backend's explicit path chain (io_uring.c), shared with the gas store's SSD file
- * (gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered. */
+ * (gas/gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered. */
 typedef enum {
   PATH_FIXED_DIRECT,
   PATH_URING_DIRECT,

@@ -18,7 +18,7 @@ typedef enum { JOB_WRITE, JOB_TASK } job_kind;
 
 /* One engine per owner (io_resources of a checkpointer or a handle): one helper thread, one staging
  * buffer kept between checkpoints so the stall is a plain memcpy into memory already mapped. */
-struct io_offload_engine {
+typedef struct {
   pthread_mutex_t lock;
   pthread_cond_t changed;
   pthread_t thread;
@@ -41,7 +41,9 @@ struct io_offload_engine {
   cc_err err;
   char message[IO_MESSAGE_MAX];
   cc_io_file_info info;
-};
+} io_offload_engine;
+
+extern const cc_io_backend_ops io_backend_offload; /* this file's: its slot in the owner's resources */
 
 static double now_s(void)
 {
@@ -116,7 +118,9 @@ static cc_err engine_get(io_resources *res, io_offload_engine **out)
   CC_CHECK(
       res != NULL, CC_ERR_ARG,
       "offload: no owner for the helper thread (open it through cc_io_open or a checkpointer)");
-  if (!res->offload) {
+  void **slot = io_resources_slot(res, &io_backend_offload);
+  CC_CHECK(slot != NULL, CC_ERR_ARG, "offload: no slot left in the owner's resources");
+  if (!*slot) {
     io_offload_engine *e;
     CC_CALL(cc_calloc(1, sizeof *e, &e));
     pthread_mutex_init(&e->lock, NULL);
@@ -129,9 +133,9 @@ static cc_err engine_get(io_resources *res, io_offload_engine **out)
     }
     CC_CHECK(rc == 0, CC_ERR_SYS, "pthread_create of the offload helper failed: %s", strerror(rc));
     e->started   = true;
-    res->offload = e;
+    *slot        = e;
   }
-  *out = res->offload;
+  *out = *slot;
   return CC_OK;
 }
 
@@ -185,7 +189,8 @@ cc_err io_offload_task_submit(io_resources *res, io_offload_task_fn fn, void *ar
 
 bool io_offload_task_done(io_resources *res, bool wait, cc_err *err, char *message, size_t n)
 {
-  io_offload_engine *engine = res ? res->offload : NULL;
+  void **slot               = io_resources_find(res, &io_backend_offload);
+  io_offload_engine *engine = slot ? *slot : NULL;
   if (!engine) return true;
   pthread_mutex_lock(&engine->lock);
   if (wait)
@@ -201,9 +206,11 @@ bool io_offload_task_done(io_resources *res, bool wait, cc_err *err, char *messa
   return done;
 }
 
-void io_offload_engine_destroy(io_offload_engine **engine_p)
+/* The backend's release entry: the owner's engine (helper joined once its job is done, staging
+ * freed). */
+static void offload_release(void **slot)
 {
-  io_offload_engine *engine = *engine_p;
+  io_offload_engine *engine = *slot;
   if (!engine) return;
   if (engine->started) {
     pthread_mutex_lock(&engine->lock);
@@ -217,7 +224,8 @@ void io_offload_engine_destroy(io_offload_engine **engine_p)
   cc_free(&engine->staging);
   pthread_cond_destroy(&engine->changed);
   pthread_mutex_destroy(&engine->lock);
-  cc_free(engine_p);
+  cc_free(&engine);
+  *slot = NULL;
 }
 
 /* ---- backend -------------------------------------------------------------------------------- */
@@ -369,4 +377,5 @@ const cc_io_backend_ops io_backend_offload = {
     .read_vectors  = offload_read,
     .close         = offload_close,
     .ready         = offload_ready,
+    .release       = offload_release,
 };

@@ -67,30 +67,35 @@ typedef struct {
 /* The owner's cache: its idle ring and the file systems (st_dev) whose first O_DIRECT write
  * already succeeded (probed once per owner; past IO_URING_PROBED devices they are probed again). */
 #define IO_URING_PROBED 16
-struct io_uring_cache {
+typedef struct {
   uring_res *idle; /* NULL if none */
   dev_t probed_dev[IO_URING_PROBED];
   int n_probed;
-};
+} io_uring_cache;
 
+extern const cc_io_backend_ops io_backend_uring; /* this file's: its slot in the owner's resources */
 static void res_destroy(uring_res *r);
 
-void io_uring_cache_destroy(io_uring_cache **cache)
+/* The backend's release entry: the owner's idle ring and its cache. */
+static void uring_release(void **slot)
 {
-  if (!*cache) return;
-  res_destroy((*cache)->idle);
-  cc_free(cache);
+  io_uring_cache *cache = *slot;
+  if (!cache) return;
+  res_destroy(cache->idle);
+  cc_free(&cache);
+  *slot = NULL;
 }
 
 /* The owner's cache, created on first use; call with owner->lock held. NULL without an owner. */
 static io_uring_cache *cache_of(io_resources *owner)
 {
-  if (!owner) return NULL;
-  if (!owner->uring && cc_calloc(1, sizeof *owner->uring, &owner->uring)) {
+  void **slot = io_resources_slot(owner, &io_backend_uring);
+  if (!slot) return NULL;
+  if (!*slot && cc_calloc(1, sizeof(io_uring_cache), slot)) {
     cc_error_clear(); /* no cache: every open sets up its own ring (correct, only slower) */
     return NULL;
   }
-  return owner->uring;
+  return *slot;
 }
 
 static void res_destroy(uring_res *r)
@@ -639,4 +644,5 @@ const cc_io_backend_ops io_backend_uring = {
     .commit        = io_rankfile_commit,
     .read_vectors  = io_rankfile_read,
     .close         = io_rankfile_close,
+    .release       = uring_release,
 };

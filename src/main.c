@@ -2,6 +2,7 @@
  * pipeline, write the report; print the error chain once and exit non-zero on failure. */
 #include "cc_driver.h"
 #include "cc_io.h"
+#include "test_seams.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
 {
   static cc_run run; /* large: keep it off the stack */
   cc_err err = cc_mpi_start(&argc, &argv, &run.mpi);
+  cc_driver_test_seams_from_env(); /* before the options' disk probes and any checkpoint */
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

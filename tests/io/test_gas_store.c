@@ -257,7 +257,7 @@ static void test_corrupt(const char *dir)
   fill(buf, (int64_t)rank * 2 * PAGE, 2 * PAGE, 5);
   TEST_CALL(cc_gas_put(gas, (int64_t)rank * 2 * PAGE, buf, 2 * PAGE));
   /* before the barrier: an owner may serve a get while still inside it */
-  setenv("CUBECG_IO_INJECT", "gas-corrupt", 1);
+  cc_io_set_inject("gas-corrupt");
   TEST_CALL(cc_gas_barrier(gas));
   /* the first page of the left neighbour's home and the second of this rank's own: on 2 nodes of
    * one rank each, the first is owned by this rank (checked where it is copied), the second by the
@@ -275,13 +275,13 @@ static void test_corrupt(const char *dir)
     cc_error_clear();
   }
   TEST_CALL(cc_gas_barrier(gas)); /* every owner has served its get */
-  unsetenv("CUBECG_IO_INJECT");
+  cc_io_set_inject(NULL);
   TEST_CALL(cc_gas_destroy(&gas));
 }
 
 /* Every home page i holds exact_len[i] bytes: inside the first 4 KiB, one whole part of a page sent
  * as messages (EXACT_PAGE / 4), one byte more, inside the last part, one byte short, a whole page.
- * The pages are large enough to go in parts (gas_store.c: GAS_WIRE_MIN_PART). */
+ * The pages are large enough to go in parts (io/gas/gas_internal.h: GAS_WIRE_MIN_PART). */
 #define EXACT_PAGE ((size_t)2 << 20)
 #define EXACT_PART (EXACT_PAGE / 4)
 static const size_t exact_len[] = {1000,           EXACT_PART, EXACT_PART + 1, 3 * EXACT_PART + 5,
@@ -348,7 +348,7 @@ static void test_exact(const char *dir)
   /* a byte flipped in DRAM right after the owner read the page from its SSD; a page of this rank's
    * home: its owner is another rank whenever there are two (on another node when there are two) */
   TEST_CALL(cc_gas_evict_all(gas, false));
-  setenv("CUBECG_IO_INJECT", "gas-corrupt", 1); /* before the barrier, as in test_corrupt */
+  cc_io_set_inject("gas-corrupt"); /* before the barrier, as in test_corrupt */
   TEST_CALL(cc_gas_barrier(gas));
   int64_t page = (int64_t)rank * EXACT_P + 3;
   cc_err err   = cc_gas_get(gas, page * (int64_t)EXACT_PAGE, got, exact_len[3]);
@@ -360,7 +360,7 @@ static void test_exact(const char *dir)
   if (rank == 0 && err) printf("exact: %s\n", cc_error_message());
   cc_error_clear();
   TEST_CALL(cc_gas_barrier(gas)); /* every owner has served its get */
-  unsetenv("CUBECG_IO_INJECT");
+  cc_io_set_inject(NULL);
   TEST_CALL(cc_gas_destroy(&gas));
   free(buf);
   free(got);
@@ -390,7 +390,7 @@ static void test_errors(const char *dir)
   TEST_EXPECT(gas == NULL, "store created with a bad budget");
   /* O_DIRECT refused: an error naming it, or with fallback the buffered path, reported */
   params(dir, 4, false, &p);
-  setenv("CUBECG_IO_INJECT", "odirect-einval", 1);
+  cc_io_set_inject("odirect-einval");
   expect_error(cc_gas_create(MPI_COMM_WORLD, &p, 1, &gas), "O_DIRECT refused", "refuses O_DIRECT");
   TEST_EXPECT(gas == NULL, "store created although O_DIRECT was refused");
   p.fallback = true;
@@ -399,12 +399,12 @@ static void test_errors(const char *dir)
   cc_gas_get_stats(gas, &st);
   TEST_EXPECT(!strcmp(st.ssd_path_used, "pwrite-buffered"), "fallback path '%s'", st.ssd_path_used);
   TEST_CALL(cc_gas_destroy(&gas));
-  unsetenv("CUBECG_IO_INJECT");
-  setenv("CUBECG_IO_INJECT", "register-enomem", 1);
+  cc_io_set_inject(NULL);
+  cc_io_set_inject("register-enomem");
   p.fallback = false;
   expect_error(cc_gas_create(MPI_COMM_WORLD, &p, 1, &gas), "registration refused",
                "io_uring_register_buffers");
-  unsetenv("CUBECG_IO_INJECT");
+  cc_io_set_inject(NULL);
   /* capacity: 10 pages per home against one page of DRAM + one of SSD */
   params(dir, 1, false, &p);
   p.ssd_bytes = PAGE;
@@ -417,6 +417,8 @@ static void test_errors(const char *dir)
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
+  /* the scripts' interface (tests/io_kill.sh, ...): the spec from the environment, once */
+  cc_io_set_inject(getenv("CUBECG_IO_INJECT"));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -159,11 +159,11 @@ static void mode_enospc_inject(const char *backend, const char *dir)
       snprintf(inject, sizeof inject, "enospc-after=4096");
     else
       snprintf(inject, sizeof inject, "enospc-after=4096,enospc-rank=%d", t == 1 ? 0 : size - 1);
-    setenv("CUBECG_IO_INJECT", inject, 1);
+    cc_io_set_inject(inject);
     int iteration = 20 + 10 * t;
     snprintf(context, sizeof context, "%s: ENOSPC on %s rank(s)", backend, targets[t]);
     expect_refused(write_one(ck, iteration), "No space left on device", context);
-    unsetenv("CUBECG_IO_INJECT");
+    cc_io_set_inject(NULL);
     cc_io_checkpoint_stats stats;
     cc_io_checkpointer_stats(ck, &stats);
     TIO_CHECK(stats.count == 1 && stats.last_iteration == 10, "%s: stats %d, %d", context,
@@ -181,10 +181,10 @@ static void mode_enospc_commit(const char *backend, const char *dir)
 {
   cc_io_checkpointer *ck = make(backend, dir, false);
   TIO_OK(write_one(ck, 10));
-  setenv("CUBECG_IO_INJECT", "enospc-in-commit:2", 1);
+  cc_io_set_inject("enospc-in-commit:2");
   expect_refused2(write_one(ck, 20), "No space left on device", "manifest.json",
                   "ENOSPC writing the manifest");
-  unsetenv("CUBECG_IO_INJECT");
+  cc_io_set_inject(NULL);
   cc_io_checkpoint_stats stats;
   cc_io_checkpointer_stats(ck, &stats);
   TIO_CHECK(stats.count == 1 && stats.last_iteration == 10, "stats after failure: %d, %d",
@@ -231,7 +231,7 @@ static void mode_kill_commit_check(const char *backend, const char *dir)
 
 static void mode_odirect(const char *backend, const char *dir)
 {
-  setenv("CUBECG_IO_INJECT", "odirect-einval", 1);
+  cc_io_set_inject("odirect-einval");
   cc_io_checkpointer *ck = make(backend, dir, false);
   expect_refused(write_one(ck, 10), "O_DIRECT", "O_DIRECT refused, no fallback");
   cc_io_checkpointer_destroy(&ck);
@@ -250,13 +250,13 @@ static void mode_odirect(const char *backend, const char *dir)
   TIO_OK(cc_io_checkpoint_read(dir, &params, &layout, NULL, &got, NULL));
   tio_compare(&layout, &got, 2, 10, 10);
   cc_io_state_free(&got);
-  unsetenv("CUBECG_IO_INJECT");
+  cc_io_set_inject(NULL);
 }
 
 /* One seam through the handle API: refused without fallback, the expected path with it. */
 static void seam(const char *inject, const char *what, const char *path_expected, const char *dir)
 {
-  setenv("CUBECG_IO_INJECT", inject, 1);
+  cc_io_set_inject(inject);
   cc_io_options opt;
   cc_io_options_default(&opt);
   cc_io_handle *h;
@@ -278,7 +278,7 @@ static void seam(const char *inject, const char *what, const char *path_expected
   TIO_OK(cc_io_close(&h));
   tio_compare(&layout, &got, 2, 5, 5);
   cc_io_state_free(&got);
-  unsetenv("CUBECG_IO_INJECT");
+  cc_io_set_inject(NULL);
 }
 
 /* Short completions are resubmitted (data intact); a failing completion is an error naming it. */
@@ -290,7 +290,7 @@ static void uring_completions(const char *dir)
   cc_io_state state;
   tio_state(&layout, 2, 6, 6, &state);
   cc_io_handle *h;
-  setenv("CUBECG_IO_INJECT", "uring-short", 1);
+  cc_io_set_inject("uring-short");
   TIO_OK(cc_io_open("uring", &opt, &layout, dir, CC_IO_WRITE, &h));
   TIO_OK(cc_io_write_vectors(h, &state));
   TIO_OK(cc_io_commit(h));
@@ -302,13 +302,13 @@ static void uring_completions(const char *dir)
   TIO_OK(cc_io_close(&h));
   tio_compare(&layout, &got, 2, 6, 6);
   cc_io_state_free(&got);
-  setenv("CUBECG_IO_INJECT", "uring-eio", 1);
+  cc_io_set_inject("uring-eio");
   TIO_OK(cc_io_open("uring", &opt, &layout, dir, CC_IO_WRITE, &h));
   cc_err err = cc_io_write_vectors(h, &state);
   if (!err) err = cc_io_commit(h);
   expect_refused2(err, "Input/output error", "rank.", "uring completion with EIO");
   TIO_OK(cc_io_close(&h));
-  unsetenv("CUBECG_IO_INJECT");
+  cc_io_set_inject(NULL);
   tio_state_free_malloc(&state);
 }
 
@@ -397,6 +397,8 @@ static void mode_retention_many(const char *backend, const char *dir)
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
+  /* the scripts' interface (tests/io_kill.sh, ...): the spec from the environment, once */
+  cc_io_set_inject(getenv("CUBECG_IO_INJECT"));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   TIO_CHECK(argc == 4, "usage: %s MODE BACKEND DIR", argv[0]);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -264,36 +264,47 @@ static cc_err ssd_retention(const gas_ctx *g)
 
 /* The store of this checkpoint: the checkpointer's, kept from its previous checkpoint when the
  * geometry is the same, else a new one (kept for the next checkpoint when the owner allows it). */
+extern const cc_io_backend_ops io_backend_gas; /* this file's: its slot in the owner's resources */
+
 static cc_err store_for(gas_ctx *g, const cc_gas_params *p, int64_t P, cc_gas **gas)
 {
   io_resources *res = g->opt.resources;
-  bool keep         = res && res->keep_gas;
-  if (keep && res->gas) {
+  void **kept       = res && res->collective_owner ? io_resources_slot(res, &io_backend_gas) : NULL;
+  if (kept && *kept) {
     bool reused = false;
-    cc_err err  = cc_gas_reuse(res->gas, p, P, &reused);
+    cc_err err  = cc_gas_reuse(*kept, p, P, &reused);
     if (!err && reused) {
-      *gas = res->gas;
+      *gas = *kept;
       return CC_OK;
     }
-    cc_err derr = cc_gas_destroy(&res->gas); /* another geometry, or the reuse failed (agreed) */
+    cc_gas *old = *kept;
+    *kept       = NULL;
+    cc_err derr = cc_gas_destroy(&old); /* another geometry, or the reuse failed (agreed) */
     CC_CALL(err);
     CC_CALL(derr);
   }
   CC_CALL(cc_gas_create(g->layout.comm, p, P, gas));
-  if (keep) res->gas = *gas;
+  if (kept) *kept = *gas;
   return CC_OK;
 }
 
-cc_err io_gas_release(io_resources *res)
+/* The backend's release entries: the owner's kept store, collectively (the checkpointer's finish),
+ * or abandoned when it is still kept (no finish, an error path): its local memory and file are
+ * freed, its window and communicator are left to MPI_Finalize (freeing them would need every
+ * rank). */
+static cc_err gas_release_collective(void **slot)
 {
-  if (!res || !res->gas) return CC_OK;
-  CC_CALL(cc_gas_destroy(&res->gas));
+  cc_gas *gas = *slot;
+  *slot       = NULL;
+  if (gas) CC_CALL(cc_gas_destroy(&gas));
   return CC_OK;
 }
 
-void io_gas_abandon(io_resources *res)
+static void gas_release(void **slot)
 {
-  if (res && res->gas) cc_gas_abandon(&res->gas);
+  cc_gas *gas = *slot;
+  *slot       = NULL;
+  if (gas) cc_gas_abandon(&gas);
 }
 
 /* The collective part: the staged bytes into the partner's pages, drained to its page file. */
@@ -335,10 +346,11 @@ static cc_err put_partner_copy(gas_ctx *g, cc_err local)
   if (!err) err = berr;
   err = cc_agree(comm, err);
   if (!err) err = cc_gas_drain(gas);
-  bool kept = g->opt.resources && g->opt.resources->gas == gas;
+  void **slot = io_resources_find(g->opt.resources, &io_backend_gas);
+  bool kept   = slot && *slot == gas;
   if (err && kept) { /* agreed (cc_agree, drain): every rank frees it, the next one starts anew */
-    g->opt.resources->gas = NULL;
-    kept                  = false;
+    *slot = NULL;
+    kept  = false;
   }
   if (!err) { /* the receipt: where the partner copy is, page by page */
     int owner         = cc_gas_partner(gas, g->rank);
@@ -622,10 +634,12 @@ static cc_err gas_close(void *ctx)
 }
 
 const cc_io_backend_ops io_backend_gas = {
-    .name          = "gas",
-    .open          = gas_open,
-    .write_vectors = gas_write_vectors,
-    .commit        = gas_commit,
-    .read_vectors  = gas_read_vectors,
-    .close         = gas_close,
+    .name               = "gas",
+    .open               = gas_open,
+    .write_vectors      = gas_write_vectors,
+    .commit             = gas_commit,
+    .read_vectors       = gas_read_vectors,
+    .close              = gas_close,
+    .release            = gas_release,
+    .release_collective = gas_release_collective,
 };

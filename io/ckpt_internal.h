@@ -1,0 +1,102 @@
+/* ckpt_internal.h: the checkpoint manager's state, shared by its files (io/ only): ckpt_owner.c
+ * (what in a directory is cubecg's own, the problem a checkpoint belongs to, creating a
+ * checkpointer), ckpt_commit.c (the commit protocol: manifest, rename, latest, retention),
+ * ckpt_async.c (what overlaps the solve: the offloaded commit's phases, write, poll, finish) and
+ * ckpt_restart.c (the verified restart). The protocol is described in cc_io.h. */
+#ifndef CC_CKPT_INTERNAL_H
+#define CC_CKPT_INTERNAL_H
+
+#include "io_internal.h"
+
+/* What one rank's commit wrote (cc_io_file_info), gathered on rank 0 for the manifest; offload:
+ * also whether its write failed, and why (the agreement of phase 2). */
+typedef struct {
+  int64_t bytes; /* of name[0] */
+  uint32_t crc;
+  int has_crc, n_files;
+  char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
+  int err;                          /* offload: this rank's write failed (cc_err) */
+  char message[IO_MESSAGE_MAX / 2]; /* ... with this innermost message */
+  double write_s;                   /* offload: the helper's write + fsync */
+} rank_file;
+
+/* Offload: what rank 0 tells every rank once the commit is decided (phase 3's outcome). */
+typedef struct {
+  int32_t err;       /* CC_OK: committed */
+  int32_t committed; /* the new checkpoint is latest */
+  int64_t total;     /* bytes of all ranks */
+  double commit_s;   /* rank 0's helper: manifest, fsyncs, renames, latest, retention */
+  char message[IO_MESSAGE_MAX];
+} ckpt_outcome;
+
+/* Offload commit phases of the pending checkpoint (cc_io.h, "Offload commit"). */
+typedef enum {
+  PHASE_IDLE,       /* nothing pending */
+  PHASE_WRITING,    /* 1: the helper writes + fsyncs this rank's file */
+  PHASE_AGREEING,   /* 2: MPI_Igather of every rank's outcome to rank 0 posted */
+  PHASE_COMMITTING, /* 3: rank 0's helper publishes (or discards) the checkpoint */
+  PHASE_OUTCOME     /* MPI_Ibcast of rank 0's verdict posted */
+} ckpt_phase;
+
+struct cc_io_checkpointer {
+  cc_io_checkpoint_params params;
+  cc_io_options opt;
+  const cc_io_backend_ops *ops;
+  io_resources *resources; /* this checkpointer's offload helper / uring ring, nobody else's */
+  cc_io_layout layout;
+  cc_io_metadata meta;
+  int rank, size;
+  /* the checkpoint written but not yet committed */
+  bool pending;
+  void *ctx;
+  cc_err pending_err;
+  int iteration, n_vectors;
+  char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
+  char tmp[CC_IO_CKPT_DIR_MAX];
+  cc_io_file_info info;
+  cc_io_checkpoint_stats stats;
+  int checkpoint_number; /* of this process (test seams) */
+  /* per checkpoint, oldest first */
+  cc_io_checkpoint_record *records;
+  int n_records, records_capacity;
+  /* offload (ops->asynchronous): the pending checkpoint's commit, advanced without blocking by
+   * cc_io_checkpointer_poll and completed by the next write or finish */
+  MPI_Comm comm; /* private duplicate of layout.comm: only these collectives, in order */
+  ckpt_phase phase;
+  MPI_Request request;
+  rank_file mine;       /* Igather's send buffer */
+  rank_file *all;       /* rank 0: every rank's (Igather's receive buffer) */
+  ckpt_outcome outcome; /* Ibcast's buffer */
+  int failed_rank;      /* rank 0: the lowest rank whose write failed (-1: none) */
+};
+
+/* ---- ckpt_owner.c -------------------------------------------------------------------------- */
+CC_WUR cc_err ckpt_read_latest(const char *dir, char *name, size_t n); /* the name latest holds */
+/* Whether dir/name is one of cubecg's committed checkpoints (a real directory with a readable
+ * manifest.json); *m gets the manifest (io_manifest_free it) when m is not NULL. */
+bool ckpt_own_checkpoint(const char *dir, const char *name, io_manifest *m);
+/* The committed checkpoints of dir that are cubecg's own, as iterations (others named on stderr
+ * when report). */
+CC_WUR cc_err ckpt_own_checkpoints(const char *dir, bool report, int **found, size_t *n);
+/* Removes checkpoint dir/name if it is cubecg's own; anything else is left and reported. */
+CC_WUR cc_err ckpt_remove_checkpoint(const char *dir, const char *name);
+/* A temporary checkpoint directory: its cubecg files go; it stays, with an error, when it holds
+ * anything else. */
+CC_WUR cc_err ckpt_remove_temporary(const char *path);
+/* The first parameter of meta that differs from manifest m, described in msg; false when every
+ * recorded parameter agrees (*unverified: the manifest holds none). */
+bool ckpt_problem_differs(const io_manifest *m, const cc_io_metadata *meta, char *msg, size_t n,
+                          bool *unverified);
+
+/* ---- ckpt_commit.c ------------------------------------------------------------------------- */
+/* Rank 0: manifest, fsyncs, rename, latest, retention, over the files the ranks listed. */
+CC_WUR cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as);
+/* Synchronous backends: every rank has written and synced its file; agree, gather, publish. */
+CC_WUR cc_err ckpt_complete(cc_io_checkpointer *ck);
+/* The error of a failed checkpoint, the same on every rank: the previous one stays latest. */
+CC_WUR cc_err ckpt_failed_error(cc_io_checkpointer *ck, cc_err err, const char *why);
+double ckpt_now_s(void);
+cc_io_checkpoint_record *ckpt_current_record(cc_io_checkpointer *ck); /* appended by begin */
+CC_WUR cc_err ckpt_add_record(cc_io_checkpointer *ck, int iteration);
+
+#endif
