@@ -291,6 +291,11 @@ typedef struct {
   cc_checkpoint_fn checkpoint; /* called every checkpoint_every iterations, NULL = never */
   void *checkpoint_ctx;
   int checkpoint_every;
+  /* p(l)-CG and s-step CG only (the others always restart exactly): 1 = their recurrence
+   * restarts after every checkpoint (a new p(l)-CG cycle from x, an s-step block that starts
+   * afresh), so that a restart from a checkpoint continues bit for bit; 0 = a restart rebuilds
+   * r and the basis from x (the same answer, not the same bits; no iterations lost) */
+  int checkpoint_exact;
   const cc_solver_state *restart; /* resume from this state (NULL = x0 = 0) */
   cc_monitor_fn monitor;          /* per-iteration hook (NULL = none) */
   void *monitor_ctx;

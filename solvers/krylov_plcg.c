@@ -24,10 +24,11 @@
 
 static const char *const plcg_vector_names[] = {"x"};
 static const char *const plcg_scalar_names[] = {"confirm"};
-/* a checkpoint holds x and whether the true-residual test is on: the solve drains its pipeline
- * right after every checkpoint and begins a new cycle from x (as after a square-root breakdown),
- * so a restart from the checkpoint continues bit for bit (the pipeline's l+1 reductions in
- * flight and its 4l+5 vectors are never part of the state) */
+/* a checkpoint holds x and whether the true-residual test is on; a restart begins a new cycle
+ * from x (the pipeline's l+1 reductions in flight and its 4l+5 vectors are not part of the
+ * state). With checkpoint_exact the solve drains its pipeline right after every checkpoint and
+ * begins a new cycle from x itself (as after a square-root breakdown), so that a restart from
+ * the checkpoint continues bit for bit. */
 static const cc_state_decl plcg_state = {1, plcg_vector_names, 1, plcg_scalar_names};
 
 typedef struct {
@@ -303,7 +304,8 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
       double confirm_state = *confirm;
       CC_CALL(cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x},
                                       &confirm_state));
-      if (k->opts->checkpoint && iteration % k->opts->checkpoint_every == 0) {
+      if (k->opts->checkpoint && k->opts->checkpoint_exact &&
+          iteration % k->opts->checkpoint_every == 0) {
         /* checkpointed: a new cycle from x, as a restart from this checkpoint begins one */
         CC_CALL(plcg_drain(c));
         *done    = iteration;

@@ -24,9 +24,10 @@
 #define SMAX CC_SSTEP_MAX
 
 static const char *const sstep_vector_names[] = {"x", "r"};
-/* a checkpoint holds x and r at a block end: the block that follows a checkpoint starts afresh
- * (its directions are not made A-conjugate to the previous block's, which the state would need:
- * 2S vectors and S^2 scalars), so a restart from the checkpoint continues bit for bit */
+/* a checkpoint holds x and r at a block end; a restart starts a fresh block (its directions not
+ * made A-conjugate to the previous block's, which would need 2S vectors and S^2 scalars more).
+ * With checkpoint_exact the block after every checkpoint starts afresh in the checkpointing run
+ * too, so that a restart from the checkpoint continues bit for bit. */
 static const cc_state_decl sstep_state = {2, sstep_vector_names, 0, NULL};
 
 /* Cholesky factor L L^T = Q (s x s, row major, lower part into l); 0 when Q is not SPD. */
@@ -270,7 +271,8 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
   double last_rel = 0.0;
   while (!err) {
     /* a block that begins at a checkpoint starts afresh, as a restart from that checkpoint does */
-    if (o->checkpoint && it > k->start && it % o->checkpoint_every == 0) c->have_prev = 0;
+    if (o->checkpoint && o->checkpoint_exact && it > k->start && it % o->checkpoint_every == 0)
+      c->have_prev = 0;
     err = sstep_make_basis(c);
     if (err) break;
     /* the block's inner products: V^T W (upper triangle), C = AP_{k-1}^T V, g = V^T r, |r|^2 */

@@ -275,7 +275,8 @@ static cc_err keep_one(void *ctx, const cc_solver_state *st)
   return CC_OK;
 }
 
-/* Checkpoints every 8 iterations (a multiple of sstep's S = 4: a block end); the state of
+/* Checkpoints every 8 iterations (a multiple of sstep's S = 4: a block end) with
+ * checkpoint_exact; the state of
  * iteration 16 restarts the solve (checkpointing on the same schedule), which must continue bit
  * for bit as the checkpointing run did:
  * the same final x on every rank, the same iterations, the same residual history from 16 on.
@@ -302,6 +303,7 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
     o.checkpoint       = keep_one;
     o.checkpoint_ctx   = &ck;
     o.checkpoint_every = 8;
+    o.checkpoint_exact = 1;
     memset(hp, 0, sizeof hp);
     o.history = hp, o.history_cap = CAP;
     TEST_CALL(run(p, pc, names[v], &o, xpart, &part));
@@ -320,6 +322,7 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
     o.checkpoint       = keep_one;
     o.checkpoint_ctx   = &later;
     o.checkpoint_every = 8;
+    o.checkpoint_exact = 1;
     memset(hr, 0, sizeof hr);
     o.history = hr, o.history_cap = CAP;
     TEST_CALL(run(p, pc, names[v], &o, x, &rest));
@@ -331,7 +334,7 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
       hist_differ += memcmp(&hr[j], &hp[j + 16], sizeof(double)) != 0;
     double d = rel_diff(p, x, xref);
     if (test_rank == 0)
-      printf("%-6s L=%d: uninterrupted %d iterations, with checkpoints %d; restart at %d -> %d, "
+      printf("%-6s %d: uninterrupted %d iterations, with checkpoints %d; restart at %d -> %d, "
              "%lld entries of x and %d of the history differ bitwise; |x - x(no checkpoints)| "
              "%.2e\n",
              names[v], depth[v], full.iterations, part.iterations, ck.iteration, rest.iterations,
@@ -344,6 +347,30 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
                 "differ bitwise from the checkpointing run's",
                 names[v], rest.iterations, part.iterations, (long long)differ, hist_differ);
     TEST_EXPECT(d <= 1e-6 && analytic(p, x) < 1e-6, "%s restart: x differs by %g", names[v], d);
+    for (int i = 0; i < CC_STATE_MAX_VECTORS; i++) cc_free(&ck.v[i]);
+    /* without checkpoint_exact: checkpoints cost no iteration, a restart reaches the answer */
+    memset(&ck, 0, sizeof ck);
+    ck.keep = 16;
+    opts_default(&o, CC_REDUCTION_IAR);
+    o.pipeline_depth = depth[v];
+    o.checkpoint = keep_one, o.checkpoint_ctx = &ck, o.checkpoint_every = 8;
+    TEST_CALL(run(p, pc, names[v], &o, xpart, &part));
+    TEST_EXPECT(part.iterations == full.iterations && ck.iteration == 16,
+                "%s: checkpoints without checkpoint_exact: %d iterations against %d", names[v],
+                part.iterations, full.iterations);
+    if (ck.iteration != 16) continue;
+    opts_default(&o, CC_REDUCTION_IAR);
+    o.pipeline_depth = depth[v];
+    o.restart        = &ck.saved;
+    TEST_CALL(run(p, pc, names[v], &o, x, &rest));
+    d = rel_diff(p, x, xref);
+    if (test_rank == 0)
+      printf("%-6s %d: not exact: restart at 16 -> %d iterations (uninterrupted %d), |x - xref| "
+             "%.2e\n", names[v], depth[v], rest.iterations, full.iterations, d);
+    TEST_EXPECT(rest.converged && rest.start_iteration == 16 && d <= 1e-6 &&
+                    analytic(p, x) < 1e-6,
+                "%s restart (not exact): converged %d from %d, x differs by %g", names[v],
+                rest.converged, rest.start_iteration, d);
     for (int i = 0; i < CC_STATE_MAX_VECTORS; i++) cc_free(&ck.v[i]);
   }
   cc_free(&xref);
