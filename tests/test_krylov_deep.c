@@ -275,6 +275,20 @@ static cc_err keep_one(void *ctx, const cc_solver_state *st)
   return CC_OK;
 }
 
+/* o: checkpoints every 8 iterations with checkpoint_exact into ck (keeping iteration `keep`),
+ * the residual history into h */
+static void exact_checkpoints(cc_krylov_opts *o, keep_ckpt *ck, int keep, double *h, int cap)
+{
+  memset(ck, 0, sizeof *ck);
+  ck->keep            = keep;
+  o->checkpoint       = keep_one;
+  o->checkpoint_ctx   = ck;
+  o->checkpoint_every = 8;
+  o->checkpoint_exact = 1;
+  memset(h, 0, (size_t)cap * sizeof *h);
+  o->history = h, o->history_cap = cap;
+}
+
 /* Checkpoints every 8 iterations (a multiple of sstep's S = 4: a block end) with
  * checkpoint_exact; the state of
  * iteration 16 restarts the solve (checkpointing on the same schedule), which must continue bit
@@ -298,14 +312,7 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
     o.pipeline_depth = depth[v];
     TEST_CALL(run(p, pc, names[v], &o, xref, &full));
     keep_ckpt ck;
-    memset(&ck, 0, sizeof ck);
-    ck.keep            = 16;
-    o.checkpoint       = keep_one;
-    o.checkpoint_ctx   = &ck;
-    o.checkpoint_every = 8;
-    o.checkpoint_exact = 1;
-    memset(hp, 0, sizeof hp);
-    o.history = hp, o.history_cap = CAP;
+    exact_checkpoints(&o, &ck, 16, hp, CAP);
     TEST_CALL(run(p, pc, names[v], &o, xpart, &part));
     const int n_vec = !strcmp(names[v], "sstep") ? 2 : 1;
     TEST_EXPECT(ck.iteration == 16 && ck.saved.n_vectors == n_vec &&
@@ -314,17 +321,10 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
                 ck.iteration, ck.saved.n_vectors);
     if (ck.iteration != 16) continue;
     keep_ckpt later; /* the restarted run checkpoints on the same schedule, keeping none */
-    memset(&later, 0, sizeof later);
-    later.keep = -1;
     opts_default(&o, CC_REDUCTION_IAR);
-    o.pipeline_depth   = depth[v];
-    o.restart          = &ck.saved;
-    o.checkpoint       = keep_one;
-    o.checkpoint_ctx   = &later;
-    o.checkpoint_every = 8;
-    o.checkpoint_exact = 1;
-    memset(hr, 0, sizeof hr);
-    o.history = hr, o.history_cap = CAP;
+    o.pipeline_depth = depth[v];
+    o.restart        = &ck.saved;
+    exact_checkpoints(&o, &later, -1, hr, CAP);
     TEST_CALL(run(p, pc, names[v], &o, x, &rest));
     int64_t differ = 0;
     for (int64_t i = 0; i < n; i++) differ += memcmp(&x[i], &xpart[i], sizeof(double)) != 0;
