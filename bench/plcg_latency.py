@@ -15,11 +15,30 @@ cost per iteration is lat / S (hidden = 1 - exposed for R = 1/S; "per_iteration"
   python3 bench/plcg_latency.py --cubecg build/src/cubecg [--ranks 2] [--nx 20 ...]
       [--k 1,2,3] [--depths 1,2,3,5] [--steps 2,4,8] [--repeat 3] [--out DIR]
 
+p(l)-CG and s-step CG get the spectrum bounds of a first run's Lanczos estimate through
+--spectrum-bounds (the same bounds, so the same iterations): the estimate (1 + 2 per step blocking
+reductions, 41 at its 20 steps) is set-up, paid once per solve, not per iteration; the line before
+the table gives its cost in latencies.
+
+Reduction counts are exact at any load: every row prints the loop's blocking, posted and
+"waited early" (entered before the injected latency elapsed) reductions per iteration from the
+report's solves[].reductions, and the script checks the exact counts each variant must post:
+  pipecg-IAR  1 posted per iteration, no blocking one in the loop
+  plcg-lL     posted = iterations + (restarts + 1)(L + 1) - 1 (each cycle fills L + 1 columns),
+              blocking = 3 + (iterations - natural_norm_iteration) (|b|, sqrt(b^T M^-1 b), the
+              true-residual test of every iteration from natural_norm_iteration on)
+  sstep-sS    posted = iterations / S + 1 (one per block and the last block's test),
+              blocking = 1 (|b|)
+  pcg-AR      2 blocking per iteration
+and exits 1 when one differs. The paid latencies per iteration the counts predict,
+(blocking + waited early) / iterations, are printed beside the measured ones.
+
 Writes DIR/plcg_latency.json and prints a table with the CPU model and the load average."""
 import argparse
 import json
 import os
 import statistics
+import sys
 import subprocess
 import tempfile
 
@@ -30,6 +49,37 @@ def run(args, extra, report):
     subprocess.run(cmd, check=True, env=dict(os.environ, OMP_NUM_THREADS=str(args.threads)))
     with open(report, encoding="utf-8") as f:
         return json.load(f)["solves"][0]
+
+
+def expected_counts(name, s):
+    """(blocking, posted) the variant must post in this solve, or None when not checked."""
+    its = s["iterations"] - s["start_iteration"]
+    spectrum = s.get("spectrum", {}).get("reductions", 0)
+    if name.startswith("plcg"):
+        depth = s["pipeline_depth"]
+        return (3 + spectrum + s["iterations"] - s["natural_norm_iteration"],
+                its + (s["sqrt_breakdown_restarts"] + 1) * (depth + 1) - 1)
+    if name.startswith("sstep"):
+        return 1 + spectrum, its // s["sstep"] + 1
+    if name == "pipecg-iar":
+        return 1, its + 1
+    if name == "pcg-ar":
+        return None
+    return None
+
+
+def check_counts(name, s):
+    """A line of failures ('' when the counts are the expected ones)."""
+    red = s["reductions"]
+    want = expected_counts(name, s)
+    bad = []
+    if want and (red["blocking"], red["posted"]) != want:
+        bad.append(f"{name}: {red['blocking']} blocking / {red['posted']} posted reductions, "
+                   f"expected {want[0]} / {want[1]}")
+    if name == "pcg-ar" and abs(red["per_iteration"]["blocking"] - 2.0) > 1e-12:
+        bad.append(f"{name}: {red['per_iteration']['blocking']} blocking reductions per "
+                   "iteration, expected 2")
+    return "; ".join(bad)
 
 
 def per_iteration(args, extra, out, name):
@@ -75,28 +125,53 @@ def main():
     variants += [(f"sstep-s{s}", ["--solver", "sstep", "--reduction", "iar", "--sstep", str(s)],
                   1.0 / s) for s in (int(v) for v in args.steps.split(","))]
     variants += [("pcg-ar", ["--solver", "pcg"], 2.0)]
-    rows = []
+    # the Lanczos estimate once; its bounds go to every p(l)-CG and s-step run
+    est = run(args, common + ["--solver", "plcg", "--reduction", "iar"],
+              os.path.join(out, "estimate.json"))
+    spec = est["spectrum"]
+    bounds = ["--spectrum-bounds", f"{spec['lambda_min']!r},{spec['lambda_max']!r}"]
+    print(f"spectrum estimate: [{spec['lambda_min']:.6g}, {spec['lambda_max']:.6g}], "
+          f"{spec['reductions']} blocking reductions = {spec['reductions']} latencies per solve "
+          f"(set-up; {spec['seconds'] * 1e3:.1f} ms here without injected latency)")
+    rows, failures = [], []
     for name, extra, reductions in variants:
-        t0, _ = per_iteration(args, common + extra, out, f"{name}.lat0")
+        if name.startswith(("plcg", "sstep")):
+            extra = extra + bounds
+        t0, s0 = per_iteration(args, common + extra, out, f"{name}.lat0")
+        failures += [f for f in [check_counts(name, s0)] if f]
         for k in (float(v) for v in args.k.split(",")):
             lat = k * work
             t1, s = per_iteration(args, common + extra + ["--inject-reduction-latency",
                                                           f"{lat * 1e6:.3f}"], out, f"{name}.k{k:g}")
             exposed = (t1 - t0) / (reductions * lat)
+            failures += [f for f in [check_counts(name, s)] if f]
+            red = s["reductions"]
+            its = s["iterations"] - s["start_iteration"]
+            predicted = (red["blocking"] + red["waited_early"]) / its
             row = {"series": name, "k": k, "latency_us": lat * 1e6, "t_it_s": t0, "t_it_lat_s": t1,
                    "reductions_per_iteration": reductions, "hidden_fraction": 1.0 - exposed,
                    "paid_per_iteration_in_latencies": (t1 - t0) / lat,
-                   "iterations": s["iterations"]}
+                   "iterations": s["iterations"], "reductions": red,
+                   "predicted_paid_per_iteration_upper": predicted}
             rows.append(row)
             print(f"{name:11s} k={k:g} lat {lat * 1e6:7.0f} us: t/it {t0 * 1e3:7.3f} -> "
                   f"{t1 * 1e3:7.3f} ms, paid {row['paid_per_iteration_in_latencies']:5.2f} lat/it, "
-                  f"hidden {row['hidden_fraction']:5.2f} of its {reductions:g} reduction(s)/it")
+                  f"hidden {row['hidden_fraction']:5.2f} of its {reductions:g} reduction(s)/it; "
+                  f"loop per it: {red['per_iteration']['blocking']:.3f} blocking, "
+                  f"{red['per_iteration']['posted']:.3f} posted, "
+                  f"{red['per_iteration']['waited_early']:.3f} waited early; solve: "
+                  f"{red['blocking']} blocking, {red['posted']} posted, {red['waited_early']} "
+                  f"early (<= {predicted:.2f} lat/it)")
     with open(os.path.join(out, "plcg_latency.json"), "w", encoding="utf-8") as f:
         json.dump({"nx": args.nx, "ny": args.ny, "nz": args.nz, "ranks": args.ranks,
                    "threads": args.threads, "precond": args.precond, "work_s": work, "cpu": cpu,
-                   "loadavg": load, "repeat": args.repeat, "rows": rows}, f, indent=1)
+                   "loadavg": load, "repeat": args.repeat, "spectrum": spec, "rows": rows,
+                   "count_failures": failures}, f, indent=1)
     print(f"wrote {os.path.join(out, 'plcg_latency.json')}")
+    for f in failures:
+        print(f"FAIL {f}")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -19,6 +19,7 @@ import argparse
 import glob
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,39 @@ def exact_solution(nx, ny, E=1.0, nu=0.3, traction=1.0, n_nodes=0):
     return u
 
 
+def petsc_solve(PETSc, A, b, depth, bounds, tol):
+    """KSPPIPELCG's iterations, converged reason and square-root breakdown restarts (counted from
+    its -ksp_pipelcg_monitor lines, which PETSc prints to stdout: fd 1 is captured meanwhile)."""
+    ksp = PETSc.KSP().create(comm=PETSc.COMM_SELF)
+    ksp.setOperators(A)
+    ksp.setType("pipelcg")
+    ksp.getPC().setType("pbjacobi")
+    opts = PETSc.Options()
+    values = {"ksp_pipelcg_pipel": depth, "ksp_pipelcg_lmin": bounds[0],
+              "ksp_pipelcg_lmax": bounds[1], "ksp_pipelcg_monitor": 1}
+    for key, value in values.items():
+        opts[key] = value
+    ksp.setNormType(PETSc.KSP.NormType.NATURAL)
+    ksp.setTolerances(rtol=tol, atol=0.0, max_it=20000)
+    ksp.setFromOptions()
+    x = A.createVecRight()
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as cap:
+        os.dup2(cap.fileno(), 1)
+        try:
+            ksp.solve(b, x)
+            PETSc.Sys.syncFlush()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        cap.seek(0)
+        restarts = cap.read().decode(errors="replace").count("Sqrt breakdown")
+    for key in values:
+        opts.delValue(key)
+    return ksp.getIterationNumber(), int(ksp.getConvergedReason()), restarts
+
+
 def run_cubecg(args, depth, bounds, report, matrix=None):
     cmd = [args.cubecg, "--nx", str(args.nx), "--ny", str(args.ny), "--nz", str(args.nz),
            "--solver", "plcg", "--reduction", "iar", "--pipeline-depth", str(depth),
@@ -80,6 +114,11 @@ def main():
     parser.add_argument("--bounds", default="", help="LMIN,LMAX (default: cubecg's estimate)")
     parser.add_argument("--goal", type=float, default=0.05)
     parser.add_argument("--out", default="")
+    parser.add_argument("--perturb", type=int, default=0,
+                        help="N > 0: also solve with the bounds moved by 1e-7 i relative "
+                             "(i = 1..N, lmin down, lmax up) on both sides and print the medians "
+                             "(where square-root breakdowns fall moves with such rounding-size "
+                             "changes); the check stays on the given bounds")
     args = parser.parse_args()
     if not os.environ.get("PETSC_DIR"):
         # Debian's petsc4py.pth finds the package through PETSC_DIR or the /usr/lib/petsc
@@ -128,34 +167,36 @@ def main():
           f"bounds [{bounds[0]:.6g}, {bounds[1]:.6g}]")
     for depth in (int(d) for d in args.depths.split(",")):
         mine = run_cubecg(args, depth, bounds, os.path.join(out, f"cubecg_l{depth}.json"))
-        ksp = PETSc.KSP().create(comm=PETSc.COMM_SELF)
-        ksp.setOperators(A)
-        ksp.setType("pipelcg")
-        ksp.getPC().setType("pbjacobi")
-        opts = PETSc.Options()
-        opts["ksp_pipelcg_pipel"] = depth
-        opts["ksp_pipelcg_lmin"] = bounds[0]
-        opts["ksp_pipelcg_lmax"] = bounds[1]
-        ksp.setNormType(PETSc.KSP.NormType.NATURAL)
-        ksp.setTolerances(rtol=args.tol, atol=0.0, max_it=20000)
-        ksp.setFromOptions()
-        x = A.createVecRight()
-        ksp.solve(b, x)
-        petsc_its = ksp.getIterationNumber()
+        petsc_its, reason, petsc_restarts = petsc_solve(PETSc, A, b, depth, bounds, args.tol)
         ours = mine["natural_norm_iteration"]
         diff = (ours - petsc_its) / petsc_its if petsc_its else float("inf")
-        ok = abs(diff) <= args.goal and int(ksp.getConvergedReason()) > 0
+        ok = abs(diff) <= args.goal and reason > 0
         failures += not ok
         line = (f"L={depth}: cubecg plcg {ours} iterations (natural norm; {mine['iterations']} to the "
                 f"true-residual test, {mine['sqrt_breakdown_restarts']} restarts), PETSc KSPPIPELCG "
-                f"{petsc_its} (reason {int(ksp.getConvergedReason())}), difference {100 * diff:+.1f} %"
+                f"{petsc_its} (reason {reason}, {petsc_restarts} restarts), difference {100 * diff:+.1f} %"
                 f" {'ok' if ok else 'FAIL'}")
         print(line)
         lines.append({"depth": depth, "cubecg": ours, "cubecg_true_test": mine["iterations"],
                       "cubecg_restarts": mine["sqrt_breakdown_restarts"], "petsc": petsc_its,
+                      "petsc_restarts": petsc_restarts,
                       "relative_difference": diff})
-        for key in ("ksp_pipelcg_pipel", "ksp_pipelcg_lmin", "ksp_pipelcg_lmax"):
-            opts.delValue(key)
+    for depth in (int(d) for d in args.depths.split(",")) if args.perturb > 0 else ():
+        ours_all, petsc_all = [], []
+        for i in range(args.perturb + 1):
+            moved = (bounds[0] * (1 - 1e-7 * i), bounds[1] * (1 + 1e-7 * i))
+            mine = run_cubecg(args, depth, moved, os.path.join(out, f"cubecg_l{depth}_p{i}.json"))
+            its, _, restarts = petsc_solve(PETSc, A, b, depth, moved, args.tol)
+            ours_all.append((mine["natural_norm_iteration"], mine["sqrt_breakdown_restarts"]))
+            petsc_all.append((its, restarts))
+        med_o = statistics.median(v for v, _ in ours_all)
+        med_p = statistics.median(v for v, _ in petsc_all)
+        print(f"L={depth} over {args.perturb + 1} bounds 1e-7 apart: cubecg median {med_o:g} "
+              f"(iterations, restarts {ours_all}), PETSc median {med_p:g} ({petsc_all}), "
+              f"difference {100 * (med_o - med_p) / med_p:+.1f} %")
+        lines.append({"depth": depth, "perturbed": {"cubecg": ours_all, "petsc": petsc_all,
+                                                    "median_cubecg": med_o,
+                                                    "median_petsc": med_p}})
     with open(os.path.join(out, "plcg_petsc.json"), "w", encoding="utf-8") as f:
         json.dump({"nx": args.nx, "ny": args.ny, "nz": args.nz, "tol": args.tol,
                    "bounds": bounds, "goal": args.goal, "runs": lines}, f, indent=1)

@@ -131,6 +131,10 @@ typedef struct {
   cc_reduction *active; /* the posted IAR cc_reduce_poll may test */
   int poll_error;       /* first MPI_Test failure, reported by cc_reduce_end */
   int64_t polls;        /* MPI_Test calls made by cc_reduce_poll (reports, tests) */
+  /* reductions of this reducer: blocking (MPI_Allreduce, each pays the whole latency), posted
+   * (MPI_Iallreduce) and, of those, waited early (cc_reduce_end entered before posted + the
+   * injected latency: a wait that pays part of it; 0 without --inject-reduction-latency) */
+  int64_t blocking, posted, waited_early;
 } cc_reducer;
 
 CC_WUR cc_err cc_reducer_init(cc_reducer *rd, MPI_Comm comm, cc_progress_mode progress,
@@ -287,6 +291,11 @@ typedef struct {
   cc_checkpoint_fn checkpoint; /* called every checkpoint_every iterations, NULL = never */
   void *checkpoint_ctx;
   int checkpoint_every;
+  /* p(l)-CG and s-step CG only (the others always restart exactly): 1 = their recurrence
+   * restarts after every checkpoint (a new p(l)-CG cycle from x, an s-step block that starts
+   * afresh), so that a restart from a checkpoint continues bit for bit; 0 = a restart rebuilds
+   * r and the basis from x (the same answer, not the same bits; no iterations lost) */
+  int checkpoint_exact;
   const cc_solver_state *restart; /* resume from this state (NULL = x0 = 0) */
   cc_monitor_fn monitor;          /* per-iteration hook (NULL = none) */
   void *monitor_ctx;
@@ -355,6 +364,14 @@ typedef struct {
   double spectrum_seconds; /* wall time of the estimate (inside time_s; not an iteration's) */
   int sqrt_breakdowns;     /* p(l)-CG: restarts after a square-root breakdown */
   int natural_iteration;   /* p(l)-CG: iteration where the natural-norm estimate fell below tol */
+  /* the solve's global reductions (cc_reducer's counts): blocking, posted non-blocking, posted
+   * but waited for before the injected latency elapsed; the spectrum estimate's blocking ones
+   * (inside the blocking count, before iteration 0) */
+  int64_t reductions_blocking, reductions_posted, reductions_waited_early;
+  int spectrum_reductions;
+  /* the same per iteration inside the loop (measured like ops_per_iteration: set-up, the
+   * spectrum estimate and the final checks excluded): blocking, posted, waited early */
+  double reductions_per_iteration[3];
   double basis_condition;  /* s-step: largest condition estimate of a block's Gram matrix */
   /* residual replacements: how many, the iterations of the first CC_MAX_REPLACEMENTS, and with
    * --replace-every auto the largest estimated gap |b - A x - r| / |b| seen */

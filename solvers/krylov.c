@@ -230,7 +230,14 @@ cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
   cc_solve_result *res = k->result;
   memcpy(res->seconds, k->timers->seconds, sizeof res->seconds);
   memcpy(res->count, k->timers->count, sizeof res->count);
-  res->polls = k->reducer.polls;
+  res->polls                   = k->reducer.polls;
+  res->reductions_blocking     = k->reducer.blocking;
+  res->reductions_posted       = k->reducer.posted;
+  res->reductions_waited_early = k->reducer.waited_early;
+  if (k->last_it > k->first_it)
+    for (int i = 0; i < 3; i++)
+      res->reductions_per_iteration[i] =
+          (double)(k->last_red[i] - k->first_red[i]) / (k->last_it - k->first_it);
   if (k->last_it > k->first_it)
     for (int id = 0; id < CC_T_COUNT; id++)
       res->ops_per_iteration[id] =
@@ -504,6 +511,7 @@ cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lma
   const cc_krylov_opts *o = k->opts;
   cc_solve_result *res    = k->result;
   const double started    = MPI_Wtime();
+  const int64_t blocking0 = k->reducer.blocking;
   if (o->spectrum_max > 0.0) {
     *lmin = o->spectrum_min, *lmax = o->spectrum_max;
     ritz[0] = *lmin, ritz[1] = *lmax, *n_ritz = 2;
@@ -580,7 +588,8 @@ cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lma
     res->spectrum_steps = steps;
     snprintf(res->spectrum_source, sizeof res->spectrum_source, "lanczos");
   }
-  res->spectrum_seconds = MPI_Wtime() - started;
+  res->spectrum_seconds    = MPI_Wtime() - started;
+  res->spectrum_reductions = (int)(k->reducer.blocking - blocking0);
   res->spectrum_min = *lmin, res->spectrum_max = *lmax;
   res->ritz_min = ritz[0], res->ritz_max = ritz[*n_ritz - 1];
   return CC_OK;
@@ -631,6 +640,9 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_d
   memcpy(k->last_count, k->timers->count, sizeof k->last_count);
   if (k->first_it == iteration) memcpy(k->first_traffic, k->traffic, sizeof k->first_traffic);
   memcpy(k->last_traffic, k->traffic, sizeof k->last_traffic);
+  const int64_t red[3] = {k->reducer.blocking, k->reducer.posted, k->reducer.waited_early};
+  if (k->first_it == iteration) memcpy(k->first_red, red, sizeof k->first_red);
+  memcpy(k->last_red, red, sizeof k->last_red);
   if (iteration == k->inject_it && k->comm->rank == 0 && decl->n_vectors > 1 &&
       strcmp(decl->vector_name[1], "r") == 0)
     vectors[1][0] = k->inject_value; /* test seam: poison r (see krylov_inject_parse) */

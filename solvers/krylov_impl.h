@@ -32,6 +32,7 @@ typedef struct {
   int unfused;        /* opts->unfused: one pass per Table-1 operation */
   int64_t traffic[3]; /* vector passes, reads, writes so far (cc_krylov_traffic units) */
   int64_t first_traffic[3], last_traffic[3];
+  int64_t first_red[3], last_red[3]; /* reducer's blocking, posted, waited_early at those ends */
   int n_vec;
   double *vec[CC_KRYLOV_MAX_VECTORS];
   /* --replace-every auto: ||A||_inf, the estimated gap |b - A x - r| and the previous iteration's

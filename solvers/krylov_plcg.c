@@ -23,9 +23,13 @@
 #define PLCG_DEFAULT_DEPTH 2
 
 static const char *const plcg_vector_names[] = {"x"};
-/* a checkpoint holds x: a restart begins a new cycle from it, as after a square-root breakdown
- * (the pipeline's l+1 reductions in flight and its 4l+5 vectors are not part of the state) */
-static const cc_state_decl plcg_state = {1, plcg_vector_names, 0, NULL};
+static const char *const plcg_scalar_names[] = {"confirm"};
+/* a checkpoint holds x and whether the true-residual test is on; a restart begins a new cycle
+ * from x (the pipeline's l+1 reductions in flight and its 4l+5 vectors are not part of the
+ * state). With checkpoint_exact the solve drains its pipeline right after every checkpoint and
+ * begins a new cycle from x itself (as after a square-root breakdown), so that a restart from
+ * the checkpoint continues bit for bit. */
+static const cc_state_decl plcg_state = {1, plcg_vector_names, 1, plcg_scalar_names};
 
 typedef struct {
   cc_krylov_ctx *k;
@@ -297,7 +301,17 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
         cc_krylov_maxit(k, iteration);
         return CC_OK;
       }
-      CC_CALL(cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x}, NULL));
+      double confirm_state = *confirm;
+      CC_CALL(cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x},
+                                      &confirm_state));
+      if (k->opts->checkpoint && k->opts->checkpoint_exact &&
+          iteration % k->opts->checkpoint_every == 0) {
+        /* checkpointed: a new cycle from x, as a restart from this checkpoint begins one */
+        CC_CALL(plcg_drain(c));
+        *done    = iteration;
+        *outcome = CYCLE_RESTART;
+        return CC_OK;
+      }
     }
 
     /* column it+1 of G: <z_{i+1}, v_{a+1}>_M and <z_{i+1}, z_j>_M, j = a+2 .. i+1 (before the
@@ -370,12 +384,14 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     return CC_OK;
   }
   bnat = sqrt(bnat);
+  double confirm_state = 0.0;
   if (!err) {
     int exact;
     err = cc_krylov_restart_exact(k, x, &exact);
-    if (!err && exact) err = cc_krylov_restore(k, &plcg_state, (double *const[]){x}, NULL);
+    if (!err && exact)
+      err = cc_krylov_restore(k, &plcg_state, (double *const[]){x}, &confirm_state);
   }
-  int done = k->start, confirm = 0, stalled = 0;
+  int done = k->start, confirm = confirm_state != 0.0, stalled = 0;
   while (!err) {
     plcg_outcome outcome;
     const int before = done;

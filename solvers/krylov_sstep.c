@@ -23,9 +23,12 @@
 #define SSTEP_DEFAULT_S 4
 #define SMAX CC_SSTEP_MAX
 
-static const char *const sstep_vector_names[] = {"x"};
-/* a checkpoint holds x: a restart begins afresh from it (block directions rebuilt) */
-static const cc_state_decl sstep_state = {1, sstep_vector_names, 0, NULL};
+static const char *const sstep_vector_names[] = {"x", "r"};
+/* a checkpoint holds x and r at a block end; a restart starts a fresh block (its directions not
+ * made A-conjugate to the previous block's, which would need 2S vectors and S^2 scalars more).
+ * With checkpoint_exact the block after every checkpoint starts afresh in the checkpointing run
+ * too, so that a restart from the checkpoint continues bit for bit. */
+static const cc_state_decl sstep_state = {2, sstep_vector_names, 0, NULL};
 
 /* Cholesky factor L L^T = Q (s x s, row major, lower part into l); 0 when Q is not SPD. */
 static int sstep_cholesky(int s, const double *q, double *l)
@@ -260,13 +263,16 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
   if (!err) {
     int exact;
     err = cc_krylov_restart_exact(k, x, &exact);
-    if (!err && exact) err = cc_krylov_restore(k, &sstep_state, (double *const[]){x}, NULL);
+    if (!err && exact) err = cc_krylov_restore(k, &sstep_state, (double *const[]){x, c->r}, NULL);
+    if (!err && !exact) err = cc_krylov_residual(k, b, x, c->r); /* r_0 = b - A x_0 */
   }
-  if (!err) err = cc_krylov_residual(k, b, x, c->r); /* r_0 = b - A x_0 */
 
   int it = k->start, last_recorded = k->start - 1;
   double last_rel = 0.0;
   while (!err) {
+    /* a block that begins at a checkpoint starts afresh, as a restart from that checkpoint does */
+    if (o->checkpoint && o->checkpoint_exact && it > k->start && it % o->checkpoint_every == 0)
+      c->have_prev = 0;
     err = sstep_make_basis(c);
     if (err) break;
     /* the block's inner products: V^T W (upper triangle), C = AP_{k-1}^T V, g = V^T r, |r|^2 */
@@ -290,7 +296,7 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
       sstep_multi_axpy(k, s, 1.0, c->p, c->a_prev, x);
       c->x_pending = 0;
       if (it > k->start) {
-        err = cc_krylov_iteration_end(k, it, &sstep_state, (double *const[]){x}, NULL);
+        err = cc_krylov_iteration_end(k, it, &sstep_state, (double *const[]){x, c->r}, NULL);
         if (err) {
           if (o->reduction == CC_REDUCTION_IAR) { /* stopped: complete the posted reduction */
             double scratch[CC_REDUCE_MAX];

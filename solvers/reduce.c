@@ -39,6 +39,7 @@ cc_err cc_reduce_blocking(cc_reducer *rd, double *values, int n)
   double posted      = MPI_Wtime();
   int rc             = MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, rd->comm);
   reduce_spin_until(rd, posted);
+  rd->blocking++;
   cc_timer_stop(rd->timers, tok);
   CC_MPI(rc);
   return CC_OK;
@@ -56,6 +57,7 @@ cc_err cc_reduce_begin(cc_reducer *rd, const double *values, int n, cc_reduction
       MPI_Iallreduce(MPI_IN_PLACE, red->buffer, n, MPI_DOUBLE, MPI_SUM, rd->comm, &red->request));
   red->active = 1;
   rd->active  = red;
+  rd->posted++;
   return CC_OK;
 }
 
@@ -66,6 +68,7 @@ cc_err cc_reduce_end(cc_reducer *rd, cc_reduction *red, double *values, int n)
            CC_REDUCE_MAX);
   /* CC_T_REDUCTION = time blocked here (the part of the reduction the overlap did not hide) */
   cc_timer_token tok = cc_timer_start(rd->timers, CC_T_REDUCTION);
+  if (rd->latency_s > 0.0 && MPI_Wtime() < red->posted_at + rd->latency_s) rd->waited_early++;
   int rc             = MPI_Wait(&red->request, MPI_STATUS_IGNORE);
   reduce_spin_until(rd, red->posted_at);
   cc_timer_stop(rd->timers, tok);

@@ -56,6 +56,7 @@ typedef struct {
   int checkpoint; /* index of cc_io_backend_name(), CC_CHOICE_NONE = off */
   char checkpoint_dir[CC_PATH_MAX];
   int checkpoint_every;
+  int checkpoint_exact; /* p(l)-CG / s-step: restart the recurrence at checkpoints (bit-exact) */
   int checkpoint_keep;
   int durable;
   int64_t io_buffer;

@@ -212,6 +212,9 @@ static const opt_spec option_table[] = {
      "checkpoint period in iterations"},
     {"checkpoint-keep", OPT_INT, OFF(checkpoint_keep), "2", CHOICES_NONE,
      "checkpoints kept (>= 1)"},
+    {"checkpoint-exact", OPT_FLAG, OFF(checkpoint_exact), "0", CHOICES_NONE,
+     "plcg, sstep: restart the recurrence after each checkpoint so that a restart continues bit "
+     "for bit (costs iterations) (0|1)"},
     {"durable", OPT_FLAG, OFF(durable), "1", CHOICES_NONE,
      "fsync checkpoint files and directories (0|1)"},
     {"io-buffer", OPT_SIZE, OFF(io_buffer), "512k", CHOICES_NONE,

@@ -236,6 +236,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       kopts.checkpoint       = cc_driver_ckpt_write;
       kopts.checkpoint_ctx   = ckpt;
       kopts.checkpoint_every = opts->checkpoint_every;
+      kopts.checkpoint_exact = opts->checkpoint_exact;
     }
     cc_monitor monitor;
     cc_monitor_init(&monitor, run, mesh->comm.comm, label);

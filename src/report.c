@@ -175,12 +175,25 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_double(js, "ritz_max", r->ritz_max);
     cc_json_int(js, "lanczos_steps", r->spectrum_steps);
     cc_json_double(js, "seconds", r->spectrum_seconds); /* inside time_s, before iteration 0 */
+    cc_json_int(js, "reductions", r->spectrum_reductions); /* blocking, inside reductions */
     cc_json_end_object(js);
   }
   if (r->pipeline_depth > 0) {
     cc_json_int(js, "sqrt_breakdown_restarts", r->sqrt_breakdowns);
     cc_json_int(js, "natural_norm_iteration", r->natural_iteration);
   }
+  /* global reductions of the solve: blocking (each pays the whole latency), posted non-blocking,
+   * and posted ones waited for before the injected latency elapsed; per iteration in the loop */
+  cc_json_begin_object(js, "reductions");
+  cc_json_int(js, "blocking", r->reductions_blocking);
+  cc_json_int(js, "posted", r->reductions_posted);
+  cc_json_int(js, "waited_early", r->reductions_waited_early);
+  cc_json_begin_object(js, "per_iteration");
+  cc_json_double(js, "blocking", r->reductions_per_iteration[0]);
+  cc_json_double(js, "posted", r->reductions_per_iteration[1]);
+  cc_json_double(js, "waited_early", r->reductions_per_iteration[2]);
+  cc_json_end_object(js);
+  cc_json_end_object(js);
   cc_json_begin_object(js, "residual_replacement");
   cc_json_int(js, "count", r->replacements);
   cc_json_begin_array(js, "iterations"); /* the first CC_MAX_REPLACEMENTS */

@@ -288,3 +288,83 @@ def write_preset_csv(path, res):
                         f"{r['hidden_fraction']:.6f}", f"{r['in_sample']:.6f}",
                         f"{r['ceiling']:.6f}",
                         "" if r["required"] is None else f"{r['required']:.6f}"])
+
+
+# the deep variants the study takes in: p(l)-CG at these depths, s-step CG at these block sizes
+DEEP_DEPTHS = (1, 2, 3, 5)
+DEEP_STEPS = (2, 4, 8)
+
+
+def deep_ops(series):
+    """Per iteration operation counts of plcg-l<L> / sstep-s<S> (docs/deep-pipelines.md): p(l)-CG
+    L + 1 dots and L + 4 AXPY-type updates around its SpMV + M^-1; s-step (3S^2 + 3S + 2) / 2S
+    dots and (3S + 1) / S updates, its reduction once per S iterations."""
+    kind, n = series.split("-")
+    n = int(n[1:])
+    if kind == "plcg":
+        return dict(spmv=1, precond=1, dot=n + 1, axpy=n + 4, reductions=1)
+    return dict(spmv=1, precond=1, dot=(3 * n * n + 3 * n + 2) / (2 * n), axpy=(3 * n + 1) / n,
+                reductions=1.0 / n)
+
+
+def deep_model(name, res=None):
+    """Time per iteration of p(l)-CG (L in DEEP_DEPTHS) and s-step CG (S in DEEP_STEPS) beside
+    Alg.3-IAR and Alg.4-IAR at the preset's core counts, as a model: the same inputs as the
+    Table 7 model (C and one reduction's time a from Table 4, the kernels' bytes, the fitted
+    hidden fraction h). p(l)-CG's reduction overlaps the next L SpMV + M^-1 (window L times
+    Alg.3's, with L times its halo exchanges); s-step's is blocking once per S iterations; the
+    extra vector work of both is priced per byte like Alg.3's. Restarts of p(l)-CG and s-step's
+    rounding are not modelled. Rows: cores, series, t_loop [s] (the CG loop of Table 4, scaled),
+    ratio to Alg.3 and Alg.4 (< 1:
+    faster); "faster_at": per series the core counts where it is faster than both; "overtakes":
+    the smallest core count from which on it stays faster than both (None: not at the largest)."""
+    res = res or preset_model(name)
+    preset, bpr, h = res["preset"], res["bpr"], res["h_all"]
+    base = TABLE1[cv.NAMES[0]]
+    bytes_alg1 = sum(base[k] * bpr[k] for k in ("spmv", "precond", "dot", "axpy"))
+    rows, overtakes = [], {}
+    series = [f"plcg-l{d}" for d in DEEP_DEPTHS] + [f"sstep-s{s}" for s in DEEP_STEPS]
+    for cores in preset["cores"]:
+        i3, i4 = res["inputs"][(cores, "pipecg")], res["inputs"][(cores, "gropp")]
+        t = {s: i["comp"] + sum(exposed(i["a"], w, h, "reduction", n)
+                                for w, n in zip(i["windows"], i["halos"]))
+             for s, i in (("pipecg", i3), ("gropp", i4))}
+        a = i3["a"]
+        comp1 = i3["loop"] - i3["allreduce"]
+        per_byte = comp1 / bytes_alg1
+        step = i3["windows"][0]                        # one SpMV + M^-1 (and its halo)
+        halos = i3["halos"][0]
+        for s in series:
+            ops = deep_ops(s)
+            extra = sum((ops[k] - base[k]) * bpr[k] for k in ("dot", "axpy"))
+            comp = comp1 + per_byte * extra
+            if s.startswith("plcg"):
+                depth = int(s.split("-l")[1])
+                red = exposed(a, depth * step, h, "reduction", depth * halos)
+            else:
+                red = ops["reductions"] * a            # blocking, once per S iterations
+            t_it = comp + red
+            rows.append(dict(cores=cores, series=s, t_loop=t_it, vs_alg3=t_it / t["pipecg"],
+                             vs_alg4=t_it / t["gropp"], t_alg3=t["pipecg"], t_alg4=t["gropp"]))
+            overtakes.setdefault(s, [])
+            if t_it < min(t.values()):
+                overtakes[s].append(cores)
+    # "from": the smallest core count from which on the series stays faster than both
+    since = {}
+    for s in series:
+        c_from = None
+        for c in reversed(preset["cores"]):
+            if c not in overtakes[s]:
+                break
+            c_from = c
+        since[s] = c_from
+    return dict(rows=rows, faster_at=overtakes, overtakes=since, h=h)
+
+
+def write_deep_csv(path, deep):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["cores", "series", "t_loop_s", "t_alg3_s", "t_alg4_s", "vs_alg3", "vs_alg4"])
+        for r in deep["rows"]:
+            w.writerow([r["cores"], r["series"], f"{r['t_loop']:.6e}", f"{r['t_alg3']:.6e}",
+                        f"{r['t_alg4']:.6e}", f"{r['vs_alg3']:.6f}", f"{r['vs_alg4']:.6f}"])

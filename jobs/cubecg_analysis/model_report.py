@@ -5,8 +5,8 @@ import math
 import os
 
 from .common import md_table
-from .model_preset import (ALG_NAME, PUBLISHED_TABLE7, fmt_need, preset_goals, preset_model,
-                           unexplained, write_preset_csv)
+from .model_preset import (ALG_NAME, PUBLISHED_TABLE7, deep_model, fmt_need, preset_goals,
+                           preset_model, unexplained, write_deep_csv, write_preset_csv)
 from .output import FigureWriter
 
 POINT_HEAD = ["cores", "solver", "modelled (LOO)", "published", "gain_error", "h used (LOO)",
@@ -173,6 +173,31 @@ def sensitivity_md(res):
                  [[k, f"{v:.3f}"] for k, v in res["sensitivity"].items()])]
 
 
+def deep_lines(deep):
+    """Where p(l)-CG and s-step CG overtake Alg.3 and Alg.4 (both IAR), one line per series."""
+    out = []
+    for s, c in deep["overtakes"].items():
+        rs = [r for r in deep["rows"] if r["series"] == s]
+        span = ", ".join(f"{r['cores']:,}: {r['vs_alg3']:.2f} / {r['vs_alg4']:.2f}" for r in rs)
+        at = deep["faster_at"][s]
+        where = (f"from {c:,} cores on" if c else
+                 "at " + ", ".join(f"{x:,}" for x in at) + " cores only" if at else
+                 "at none of the core counts")
+        out.append(f"- {s} is faster than both Alg.3-IAR and Alg.4-IAR {where} (MODEL; time "
+                   f"relative to Alg.3 / Alg.4 at {span})")
+    return out
+
+
+def deep_md(deep):
+    return ["\n## p(l)-CG and s-step CG by depth (a MODEL: `model_deep.csv`)\n\n",
+            "The same inputs (C and a from Table 4, the kernels' bytes, h fitted on all points: "
+            f"{deep['h']:.3f}). p(l)-CG's one reduction per iteration overlaps the next L SpMV + "
+            "M^-1 (L times Alg.3's window and its halo exchanges, so h^n shrinks as L grows); "
+            "s-step CG's reduction is blocking once per S iterations. Their extra dots and "
+            "updates are priced per byte; p(l)-CG's restarts and s-step's basis conditioning "
+            "are not modelled.\n\n", "\n".join(deep_lines(deep)) + "\n"]
+
+
 def preset_report(res):
     """(stdout lines, model.md text)"""
     goals = preset_goals(res)
@@ -191,7 +216,8 @@ def preset_report(res):
                     "C Alg.4", "W Alg.4 (M^-1 / SpMV)", "from"], input_rows(res)),
           "\n## Per point (`model_table7.csv`)\n\n", md_table(POINT_HEAD, body),
           "\n## Goals\n\n" + "\n".join(goals_text) + "\n"]
-    md += cannot_explain_md(res, goals) + sensitivity_md(res)
+    deep = deep_model(res["name"], res)
+    md += cannot_explain_md(res, goals) + sensitivity_md(res) + deep_md(deep)
     out = ["MODEL (latency-bandwidth) of Table 7 from Table 4, not a measurement: preset "
            + res["name"],
            "  Table 7 = T(Alg.x-AR) / T(Alg.x-IAR), progress thread on in both runs; "
@@ -202,6 +228,7 @@ def preset_report(res):
     out += ["  cannot explain:"]
     out += [f"    {r['cores']:,} {ALG_NAME[r['solver']]}: {unexplained(r)}"
             for r in res["rows"] if unexplained(r)]
+    out += ["  p(l)-CG and s-step CG by depth (MODEL):"] + ["    " + d[2:] for d in deep_lines(deep)]
     return out, "".join(md)
 
 
@@ -214,5 +241,8 @@ def run_preset(args):
     path = fw.target("model_table7.csv")
     write_preset_csv(path, res)
     print(f"  wrote {path}: modelled vs published Table 7 (leave-one-out)")
+    path = fw.target("model_deep.csv")
+    write_deep_csv(path, deep_model(args.preset, res))
+    print(f"  wrote {path}: p(l)-CG by L and s-step CG by S against Alg.3 and Alg.4 (MODEL)")
     fw.text("model.md", md, "model of Table 7 from Table 4 (Markdown)")
     return 0

@@ -3,7 +3,10 @@ leave-one-out and meets its goal, and its pieces compute what their formulas say
 import json
 import math
 
+import pytest
+
 from cubecg_analysis import model_preset as mp
+from cubecg_analysis import model_report as mr
 from cubecg_analysis import published
 
 
@@ -64,3 +67,45 @@ def test_windows_hold_the_halo_exchanges_of_the_algorithms():
     c = published.TABLE7_CORES[0]
     assert inp[(c, "pipecg")]["halos"] == [2] and inp[(c, "gropp")]["halos"] == [1, 1]
     assert abs(inp[(c, "gropp")]["a"] - published.TABLE4[c][1] / 2) < 1e-12
+
+
+def test_deep_model_rows_by_depth_and_step():
+    """p(l)-CG for L in 1, 2, 3, 5 and s-step for S in 2, 4, 8 at every preset core count; the
+    s-step rows are C plus the blocking reduction once per S iterations, recomputed here."""
+    res = mp.preset_model("oakforest-pacs")
+    deep = mp.deep_model("oakforest-pacs", res)
+    cores = res["preset"]["cores"]
+    series = ["plcg-l1", "plcg-l2", "plcg-l3", "plcg-l5", "sstep-s2", "sstep-s4", "sstep-s8"]
+    assert {(r["cores"], r["series"]) for r in deep["rows"]} == {(c, s) for c in cores
+                                                                 for s in series}
+    assert mp.deep_ops("plcg-l3") == dict(spmv=1, precond=1, dot=4, axpy=7, reductions=1)
+    assert mp.deep_ops("sstep-s4")["reductions"] == 0.25
+    bpr, base = res["bpr"], mp.TABLE1["pcg"]
+    for r in deep["rows"]:
+        inp = res["inputs"][(r["cores"], "pipecg")]
+        comp1 = inp["loop"] - inp["allreduce"]
+        per_byte = comp1 / sum(base[k] * bpr[k] for k in ("spmv", "precond", "dot", "axpy"))
+        ops = mp.deep_ops(r["series"])
+        comp = comp1 + per_byte * sum((ops[k] - base[k]) * bpr[k] for k in ("dot", "axpy"))
+        if r["series"].startswith("sstep"):
+            assert r["t_loop"] == pytest.approx(comp + inp["a"] * ops["reductions"], rel=1e-12)
+        else:  # what the window hides lies between nothing and the whole reduction
+            assert comp <= r["t_loop"] <= comp + inp["a"] + 1e-12
+        assert r["vs_alg3"] == pytest.approx(r["t_loop"] / r["t_alg3"], rel=1e-12)
+
+
+def test_deep_model_overtakes_agree_with_its_rows():
+    deep = mp.deep_model("oakforest-pacs")
+    for s, since in deep["overtakes"].items():
+        rows = sorted((r["cores"], max(r["vs_alg3"], r["vs_alg4"])) for r in deep["rows"]
+                      if r["series"] == s)
+        faster = [c for c, v in rows if v < 1.0]
+        assert deep["faster_at"][s] == faster
+        if since is None:
+            assert not faster or faster[-1] != rows[-1][0]
+        else:
+            assert all(v < 1.0 for c, v in rows if c >= since)
+            earlier = [v for c, v in rows if c < since]
+            assert not earlier or earlier[-1] >= 1.0
+    lines = mr.deep_lines(deep)
+    assert len(lines) == 7 and all("MODEL" in line for line in lines)

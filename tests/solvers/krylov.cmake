@@ -95,3 +95,11 @@ add_test(NAME plcg_petsc_iterations
                  --out ${CMAKE_CURRENT_BINARY_DIR}/plcg_petsc)
 set_tests_properties(plcg_petsc_iterations PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
                      ENVIRONMENT OMP_NUM_THREADS=1)
+# the reductions each deep variant posts, exact at any load (bench/plcg_latency.py checks the
+# blocking and posted counts of pipecg, p(l)-CG, s-step CG and pcg-AR; timings are only printed)
+add_test(NAME plcg_latency_reduction_counts
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/plcg_latency.py --cubecg
+                 $<TARGET_FILE:cubecg> --nx 8 --ny 8 --nz 8 --k 1 --repeat 1 --depths 1,2,3,5
+                 --steps 2,4,8 --out ${CMAKE_CURRENT_BINARY_DIR}/plcg_latency)
+set_tests_properties(plcg_latency_reduction_counts PROPERTIES TIMEOUT 300
+                     ENVIRONMENT OMP_NUM_THREADS=1)

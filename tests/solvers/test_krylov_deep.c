@@ -16,8 +16,9 @@
  *   --mode guard    : pipecg at tol 1e-13, no preconditioner: without replacement the true
  *                     residual drifts above 10x the recursive one; with --replace-every auto the
  *                     guard replaces (listed iterations) and the true residual reaches tol.
- *   --mode restart  : a checkpoint mid-solve (x) restarts the solve, which reaches the
- *                     uninterrupted answer (1e-6 relative) from the checkpoint's iteration.
+ *   --mode restart  : a checkpoint mid-solve restarts the solve bit for bit (x and the residual
+ *                     history of the checkpointing run), and the answer is the one without
+ *                     checkpoints to 1e-6 relative.
  *   --mode refuse   : pipeline depth 0 / 9, S 0 / 11, spectrum bounds [1, 0.5] and [-1, 2]: the
  *                     solve refuses with CC_ERR_ARG naming the value.
  * Options: --nx --ny --nz (8 6 7) --precond NAME (asdd) --tol (1e-8)
@@ -253,58 +254,127 @@ static void mode_guard(const tk_problem *p, cc_precond *pc, double *x)
 }
 
 typedef struct {
-  int calls, iteration;
-  int64_t n;
-  double *x;
+  int calls, iteration, keep; /* keep the checkpoint taken at iteration `keep` */
+  double *v[CC_STATE_MAX_VECTORS];
   cc_solver_state saved;
 } keep_ckpt;
 
-static cc_err keep_first(void *ctx, const cc_solver_state *st)
+static cc_err keep_one(void *ctx, const cc_solver_state *st)
 {
   keep_ckpt *c = ctx;
-  if (c->calls++ == 0) {
+  c->calls++;
+  if (st->iteration == c->keep) {
     c->saved     = *st;
     c->iteration = st->iteration;
-    CC_CALL(cc_malloc((size_t)st->n_local, sizeof(double), &c->x));
-    memcpy(c->x, st->vector[0], (size_t)st->n_local * sizeof(double));
-    c->saved.vector[0] = c->x;
+    for (int i = 0; i < st->n_vectors; i++) {
+      CC_CALL(cc_malloc((size_t)st->n_local, sizeof(double), &c->v[i]));
+      memcpy(c->v[i], st->vector[i], (size_t)st->n_local * sizeof(double));
+      c->saved.vector[i] = c->v[i];
+    }
   }
   return CC_OK;
 }
 
+/* o: checkpoints every 8 iterations with checkpoint_exact into ck (keeping iteration `keep`),
+ * the residual history into h */
+static void exact_checkpoints(cc_krylov_opts *o, keep_ckpt *ck, int keep, double *h, int cap)
+{
+  memset(ck, 0, sizeof *ck);
+  ck->keep            = keep;
+  o->checkpoint       = keep_one;
+  o->checkpoint_ctx   = ck;
+  o->checkpoint_every = 8;
+  o->checkpoint_exact = 1;
+  memset(h, 0, (size_t)cap * sizeof *h);
+  o->history = h, o->history_cap = cap;
+}
+
+/* Checkpoints every 8 iterations (a multiple of sstep's S = 4: a block end) with
+ * checkpoint_exact; the state of
+ * iteration 16 restarts the solve (checkpointing on the same schedule), which must continue bit
+ * for bit as the checkpointing run did:
+ * the same final x on every rank, the same iterations, the same residual history from 16 on.
+ * Also: the answer is the one without checkpoints to 1e-6 (checkpoints restart the recurrence). */
 static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
 {
-  double *xref = NULL;
+  enum { CAP = 4000 };
+  static double hp[CAP], hr[CAP];
+  const int64_t n = 3 * (int64_t)p->a.n_rows;
+  double *xref = NULL, *xpart = NULL;
   TEST_CALL(cc_malloc(3 * (size_t)p->mesh.n_total, sizeof(double), &xref));
-  const char *names[] = {"plcg", "sstep"};
-  for (int v = 0; v < 2; v++) {
+  TEST_CALL(cc_malloc(3 * (size_t)p->mesh.n_total, sizeof(double), &xpart));
+  const char *names[] = {"plcg", "plcg", "sstep"};
+  const int depth[]   = {2, 3, 0};
+  for (int v = 0; v < 3; v++) {
     cc_krylov_opts o;
     cc_solve_result full, part, rest;
     opts_default(&o, CC_REDUCTION_IAR);
+    o.pipeline_depth = depth[v];
     TEST_CALL(run(p, pc, names[v], &o, xref, &full));
     keep_ckpt ck;
-    memset(&ck, 0, sizeof ck);
-    o.checkpoint       = keep_first;
-    o.checkpoint_ctx   = &ck;
-    o.checkpoint_every = 8; /* a multiple of sstep's S = 4: a block end */
-    TEST_CALL(run(p, pc, names[v], &o, x, &part));
-    TEST_EXPECT(ck.calls >= 1 && ck.saved.n_vectors == 1 && !strcmp(ck.saved.vector_name[0], "x"),
-                "%s: %d checkpoints", names[v], ck.calls);
-    if (ck.calls < 1) continue;
+    exact_checkpoints(&o, &ck, 16, hp, CAP);
+    TEST_CALL(run(p, pc, names[v], &o, xpart, &part));
+    const int n_vec = !strcmp(names[v], "sstep") ? 2 : 1;
+    TEST_EXPECT(ck.iteration == 16 && ck.saved.n_vectors == n_vec &&
+                    !strcmp(ck.saved.vector_name[0], "x"),
+                "%s: %d checkpoints, kept iteration %d with %d vectors", names[v], ck.calls,
+                ck.iteration, ck.saved.n_vectors);
+    if (ck.iteration != 16) continue;
+    keep_ckpt later; /* the restarted run checkpoints on the same schedule, keeping none */
     opts_default(&o, CC_REDUCTION_IAR);
-    o.restart = &ck.saved;
+    o.pipeline_depth = depth[v];
+    o.restart        = &ck.saved;
+    exact_checkpoints(&o, &later, -1, hr, CAP);
     TEST_CALL(run(p, pc, names[v], &o, x, &rest));
+    int64_t differ = 0;
+    for (int64_t i = 0; i < n; i++) differ += memcmp(&x[i], &xpart[i], sizeof(double)) != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int hist_differ = rest.history_len != part.history_len - 16;
+    for (int j = 0; j < rest.history_len && j + 16 < CAP; j++)
+      hist_differ += memcmp(&hr[j], &hp[j + 16], sizeof(double)) != 0;
     double d = rel_diff(p, x, xref);
     if (test_rank == 0)
-      printf("%-6s: uninterrupted %d iterations; restart at %d -> %d, |x - xref| %.2e\n", names[v],
-             full.iterations, ck.iteration, rest.iterations, d);
-    TEST_EXPECT(rest.converged && rest.start_iteration == ck.iteration && ck.iteration == 8,
-                "%s restart: converged %d from %d (checkpoint %d)", names[v], rest.converged,
-                rest.start_iteration, ck.iteration);
+      printf("%-6s %d: uninterrupted %d iterations, with checkpoints %d; restart at %d -> %d, "
+             "%lld entries of x and %d of the history differ bitwise; |x - x(no checkpoints)| "
+             "%.2e\n",
+             names[v], depth[v], full.iterations, part.iterations, ck.iteration, rest.iterations,
+             (long long)differ, hist_differ, d);
+    TEST_EXPECT(rest.converged && rest.start_iteration == 16 && !rest.restart_rebuilt,
+                "%s restart: converged %d from %d (rebuilt %d)", names[v], rest.converged,
+                rest.start_iteration, rest.restart_rebuilt);
+    TEST_EXPECT(rest.iterations == part.iterations && differ == 0 && hist_differ == 0,
+                "%s restart: %d iterations against %d, %lld entries of x and %d of the history "
+                "differ bitwise from the checkpointing run's",
+                names[v], rest.iterations, part.iterations, (long long)differ, hist_differ);
     TEST_EXPECT(d <= 1e-6 && analytic(p, x) < 1e-6, "%s restart: x differs by %g", names[v], d);
-    cc_free(&ck.x);
+    for (int i = 0; i < CC_STATE_MAX_VECTORS; i++) cc_free(&ck.v[i]);
+    /* without checkpoint_exact: checkpoints cost no iteration, a restart reaches the answer */
+    memset(&ck, 0, sizeof ck);
+    ck.keep = 16;
+    opts_default(&o, CC_REDUCTION_IAR);
+    o.pipeline_depth = depth[v];
+    o.checkpoint = keep_one, o.checkpoint_ctx = &ck, o.checkpoint_every = 8;
+    TEST_CALL(run(p, pc, names[v], &o, xpart, &part));
+    TEST_EXPECT(part.iterations == full.iterations && ck.iteration == 16,
+                "%s: checkpoints without checkpoint_exact: %d iterations against %d", names[v],
+                part.iterations, full.iterations);
+    if (ck.iteration != 16) continue;
+    opts_default(&o, CC_REDUCTION_IAR);
+    o.pipeline_depth = depth[v];
+    o.restart        = &ck.saved;
+    TEST_CALL(run(p, pc, names[v], &o, x, &rest));
+    d = rel_diff(p, x, xref);
+    if (test_rank == 0)
+      printf("%-6s %d: not exact: restart at 16 -> %d iterations (uninterrupted %d), |x - xref| "
+             "%.2e\n", names[v], depth[v], rest.iterations, full.iterations, d);
+    TEST_EXPECT(rest.converged && rest.start_iteration == 16 && d <= 1e-6 &&
+                    analytic(p, x) < 1e-6,
+                "%s restart (not exact): converged %d from %d, x differs by %g", names[v],
+                rest.converged, rest.start_iteration, d);
+    for (int i = 0; i < CC_STATE_MAX_VECTORS; i++) cc_free(&ck.v[i]);
   }
   cc_free(&xref);
+  cc_free(&xpart);
 }
 
 static void expect_refusal(const tk_problem *p, cc_precond *pc, double *x, const char *name,
