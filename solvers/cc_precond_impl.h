@@ -176,6 +176,11 @@ double cc_half_to_double(uint16_t h);
 /* x rounded to the nearest binary16 value (ties to even; no overflow check: |x| < 65520 assumed) */
 double cc_half_round(double x);
 
+/* The sweep of a preconditioner made by cc_precond_create ("sgs" or "asdd"; NULL for any other),
+ * and for "asdd" its residual and correction vectors (*t, *w, [3 n_cols]; NULL otherwise): the
+ * arrays its apply reads and writes, for cubecg-bench --model-stream. */
+const cc_sgs *cc_precond_sgs(const cc_precond *pc, double **t, double **w);
+
 /* Plain reference: sequential SGS over the full internal L/U of a in its current numbering. */
 CC_WUR cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z);
 
