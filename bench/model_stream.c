@@ -88,16 +88,15 @@ static int64_t rd_segments(const cc_bcrs *a, const unsigned char *val, int p, in
       while (k1 < a->row_ptr[i + 1] && a->col_idx[k1] < n) s += (uint64_t)a->col_idx[k1++];
     if (lower)
       for (int64_t k = k0; k < k1; k++) s += (uint64_t)a->col_idx[k];
-    const unsigned char *b = val + (size_t)9 * p * (size_t)k0;
-    const int64_t bytes    = 9 * (int64_t)p * (k1 - k0);
-    int64_t e              = 0;
-    for (; e + 8 <= bytes; e += 8) {
+    /* the segment's values as whole 8-byte words: its first and last word may hold a neighbour
+     * block's bytes, which lie in the same cache lines (the count stays the segment's) */
+    const int64_t b0 = 9 * (int64_t)p * k0, b1 = 9 * (int64_t)p * k1;
+    for (int64_t e = b0 / 8; b1 > b0 && e < (b1 + 7) / 8; e++) {
       uint64_t w;
-      memcpy(&w, b + e, 8);
+      memcpy(&w, val + 8 * e, 8);
       s += w;
     }
-    for (; e < bytes; e++) s += b[e];
-    got += bytes + 4 * (k1 - k0);
+    got += b1 - b0 + 4 * (k1 - k0);
   }
   *sum += s;
   return got;

@@ -99,32 +99,34 @@ typedef struct {
  * neighbours (CC_ERR_CHECK otherwise). */
 CC_WUR cc_err cc_sgs_schedule(cc_sgs *s, const cc_ordering *ord, int chunk_rows);
 
-/* The multicolor forward then backward sweep over s's steps with the row kernels fwd and bwd
- * (inlined: always_inline with constant function arguments). Rows of one step are independent: a
- * static worksharing loop, whose implied barrier orders the steps; the master thread (MPI's main
- * thread under FUNNELED) polls a pending reduction between steps. */
-static inline __attribute__((always_inline)) void
-cc_sgs_sweep(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
-             void (*fwd)(const cc_sgs *, int64_t, const double *restrict, double *restrict),
-             void (*bwd)(const cc_sgs *, int64_t, double *restrict))
-{
-  const int ns = s->n_steps, *st = s->steps;
-#pragma omp parallel
-  {
-    for (int k = 0; k < ns; k++) {
-#pragma omp for schedule(static)
-      for (int i = st[2 * k]; i < st[2 * k + 1]; i++) fwd(s, i, r, z);
-#pragma omp master
-      cc_exec_poll(ex);
-    }
-    for (int k = ns - 1; k >= 0; k--) {
-#pragma omp for schedule(static)
-      for (int i = st[2 * k]; i < st[2 * k + 1]; i++) bwd(s, i, z);
-#pragma omp master
-      cc_exec_poll(ex);
-    }
+/* CC_SGS_SWEEP_DEFINE(name, fwd, bwd) defines static void name(s, ex, r, z): the multicolor
+ * forward then backward sweep over s's steps with the row kernels fwd and bwd. Rows of one step
+ * are independent: a static worksharing loop, whose implied barrier orders the steps; the master
+ * thread (MPI's main thread under FUNNELED) polls a pending reduction between steps. A macro, not
+ * an inline function taking fwd and bwd as arguments: OpenMP outlines the parallel region into a
+ * function of its own, which received the row kernels as pointers and called them indirectly,
+ * once per row (a call, a prologue and the row's pointer loads again, every row); here the
+ * outlined body names fwd and bwd, so they are called directly and inlined. */
+#define CC_SGS_SWEEP_DEFINE(name, fwd, bwd)                                                        \
+  static void name(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)                 \
+  {                                                                                                \
+    const int ns = s->n_steps, *st = s->steps;                                                     \
+    _Pragma("omp parallel")                                                                        \
+    {                                                                                              \
+      for (int k = 0; k < ns; k++) {                                                               \
+        _Pragma("omp for schedule(static)")                                                        \
+        for (int i = st[2 * k]; i < st[2 * k + 1]; i++) fwd(s, i, r, z);                           \
+        _Pragma("omp master")                                                                      \
+        cc_exec_poll(ex);                                                                          \
+      }                                                                                            \
+      for (int k = ns - 1; k >= 0; k--) {                                                          \
+        _Pragma("omp for schedule(static)")                                                        \
+        for (int i = st[2 * k]; i < st[2 * k + 1]; i++) bwd(s, i, z);                              \
+        _Pragma("omp master")                                                                      \
+        cc_exec_poll(ex);                                                                          \
+      }                                                                                            \
+    }                                                                                              \
   }
-}
 
 /* ord may be NULL (natural, sequential); a must already be permuted by ord (cc_ordering_apply). */
 CC_WUR cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,

@@ -127,6 +127,8 @@ static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *
  * Sweeps
  * ---------------------------------------------------------------------------------------------- */
 
+CC_SGS_SWEEP_DEFINE(sgs_sweep_inplace, sgs_forward_row_inplace, sgs_backward_row_inplace)
+
 void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
   if (s->precision == CC_PRECISION_SINGLE) { /* float blocks: precond_sgs_single.c */
@@ -153,7 +155,7 @@ void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z
     }
     return;
   }
-  cc_sgs_sweep(s, ex, r, z, sgs_forward_row_inplace, sgs_backward_row_inplace);
+  sgs_sweep_inplace(s, ex, r, z);
 }
 
 cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z)

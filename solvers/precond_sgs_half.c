@@ -219,6 +219,8 @@ static inline void sgsh_backward_row(const cc_sgs *s, int64_t i, double *restric
   z[3 * i] -= u * q[0], z[3 * i + 1] -= u * q[1], z[3 * i + 2] -= u * q[2];
 }
 
+CC_SGS_SWEEP_DEFINE(sgsh_sweep, sgsh_forward_row, sgsh_backward_row)
+
 void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
   const int n = s->n;
@@ -236,7 +238,7 @@ void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, doub
     }
     return;
   }
-  cc_sgs_sweep(s, ex, r, z, sgsh_forward_row, sgsh_backward_row);
+  sgsh_sweep(s, ex, r, z);
 }
 
 /* t_i = r_i - 2^s_i sum_j H_ij z_j for the rows rows[begin..end) (rows NULL: begin..end-1) */

@@ -148,6 +148,8 @@ static inline void sgsf_backward_row(const cc_sgs *s, int64_t i, double *restric
 /* ------------------------------------------------------------------------------------------------
  * Sweeps (the schedule of cc_sgs_apply: one parallel region, a static loop per color)
  * ---------------------------------------------------------------------------------------------- */
+CC_SGS_SWEEP_DEFINE(sgsf_sweep, sgsf_forward_row, sgsf_backward_row)
+
 void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
   const int n = s->n;
@@ -165,7 +167,7 @@ void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, do
     }
     return;
   }
-  cc_sgs_sweep(s, ex, r, z, sgsf_forward_row, sgsf_backward_row);
+  sgsf_sweep(s, ex, r, z);
 }
 
 /* t_i = r_i - sum_j A_f,ij z_j for the rows rows[begin..end) (rows NULL: rows begin..end-1): lower
