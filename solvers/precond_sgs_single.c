@@ -181,7 +181,8 @@ cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_r
              CC_ERR_ARG, "ordering '%s': colors cover [%d, %d), expected [0, %d)", ord->kind,
              ord->color_ptr[0], ord->color_ptr[s->n_colors], n);
   }
-  /* the lower-part test of sgsf_lower needs a's rows sorted with the diagonal at diag_pos */
+  /* the row kernels' lower part (CC_SGS_LOW_ROW_KERNELS) needs a's rows sorted with the diagonal
+   * at diag_pos */
   CC_CHECK(a->l_ptr == NULL || a->l_ptr[0] == 0, CC_ERR_ARG, "split lower part starts at %lld",
            (long long)a->l_ptr[0]);
   CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));
