@@ -862,23 +862,25 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
     cc_json_end_array(&js);
     cc_json_end_object(&js);
   }
-  if (o->model_stream) {
+  if (o->model_stream) { /* per row: its name, whether composed, then these columns */
+    const struct {
+      const char *key;
+      const double *v;
+    } col[] = {{"bytes_model", res->ms_bytes},       {"bytes_stream", res->ms_stream_bytes},
+               {"seconds_real", res->ms_real},       {"seconds_stream", res->ms_stream},
+               {"real_over_stream", res->ms_ratio}, {"stream_fraction_of_triad", res->ms_stream_fraction}};
     cc_json_begin_object(&js, "model_stream");
-    cc_json_double(&js, "vector_passes", res->ms_vector_passes);
     cc_json_begin_array(&js, "rows");
     for (int k = 0; k < MS_ROWS; k++) {
       cc_json_begin_object(&js, NULL);
       cc_json_string(&js, "name", ms_row_name[k]);
       cc_json_bool(&js, "composed", k >= MR_KERNELS);
-      cc_json_double(&js, "bytes_model", res->ms_bytes[k]);
-      cc_json_double(&js, "bytes_stream", res->ms_stream_bytes[k]);
-      cc_json_double(&js, "seconds_real", res->ms_real[k]);
-      cc_json_double(&js, "seconds_stream", res->ms_stream[k]);
-      cc_json_double(&js, "real_over_stream", res->ms_ratio[k]);
-      cc_json_double(&js, "stream_fraction_of_triad", res->ms_stream_fraction[k]);
+      for (size_t c = 0; c < sizeof col / sizeof col[0]; c++)
+        cc_json_double(&js, col[c].key, col[c].v[k]);
       cc_json_end_object(&js);
     }
     cc_json_end_array(&js);
+    cc_json_double(&js, "vector_passes", res->ms_vector_passes);
     cc_json_end_object(&js);
   }
   cc_json_end_object(&js);
