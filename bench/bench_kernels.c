@@ -11,6 +11,7 @@
 #include "cc_mesh.h"
 #include "cc_solvers.h"
 #include "cc_topology.h"
+#include "model_stream.h"
 #include "spmv_anatomy.h"
 #include "triad_placement.h"
 
@@ -29,6 +30,7 @@ typedef struct {
   int mesh_auto;    /* --nx/--ny/--nz not given: the default DRAM-sized cube */
   int level_order;  /* cm-rcm: SpMV level by level, sweeps in chunks of levels (the driver's) */
   int anatomy;      /* --anatomy: SpMV against its variants (spmv_anatomy.h), interleaved */
+  int model_stream; /* --model-stream: each kernel against a stream of its modelled bytes */
   int placement; /* --triad-placement N: only the triad on N sets of arrays (triad_placement.h) */
   const char *report;
 } bench_opts;
@@ -52,6 +54,29 @@ static const char *kernel_model[K_COUNT] = {
     "72 B/row",
     "24 B/element (write-allocate not counted)"};
 
+/* --model-stream rows: the kernels (the sweep pair and ASDD in each precision), then one Alg.1
+ * iteration per precision composed of them (SpMV + ASDD + the variant's vector passes, priced at
+ * AXPY's real and stream time per byte) */
+enum {
+  MR_SPMV,
+  MR_SGS_D,
+  MR_SGS_S,
+  MR_SGS_H,
+  MR_ASDD_D,
+  MR_ASDD_S,
+  MR_ASDD_H,
+  MR_DOT,
+  MR_AXPY,
+  MR_IT_D,
+  MR_IT_S,
+  MR_IT_H,
+  MS_ROWS
+};
+#define MR_KERNELS MR_IT_D /* rows timed themselves */
+static const char *ms_row_name[MS_ROWS] = {
+    "spmv",        "sgs-double", "sgs-single", "sgs-half",         "asdd-double",      "asdd-single",
+    "asdd-half",   "dot",        "axpy",       "iteration-double", "iteration-single", "iteration-half"};
+
 typedef struct {
   double seconds[K_COUNT];  /* median over repeats of the max over ranks */
   double bytes[K_COUNT];    /* modelled, summed over ranks */
@@ -68,6 +93,12 @@ typedef struct {
   /* --anatomy: per variant as seconds / fraction above, SpMV's modelled bytes for all */
   double an_seconds[BENCH_AN_COUNT], an_fraction[BENCH_AN_COUNT];
   int an_copy_equal; /* the copy's y equals cc_spmv's bit for bit on every rank */
+  /* --model-stream: per row (MS_ROWS) the modelled bytes, the stream's bytes (summed over ranks),
+   * the real kernel's and the stream's median times, the median over repetitions of real /
+   * stream, and the stream's fraction of the triad run just before it */
+  double ms_bytes[MS_ROWS], ms_stream_bytes[MS_ROWS], ms_real[MS_ROWS], ms_stream[MS_ROWS];
+  double ms_ratio[MS_ROWS], ms_stream_fraction[MS_ROWS];
+  double ms_vector_passes; /* Alg.1's vector passes per iteration (24 B/row each) */
 } bench_result;
 
 static void bench_usage(void)
@@ -88,6 +119,9 @@ static void bench_usage(void)
       "                           per node, at most half of MemAvailable)\n"
       "  --allow-cached [0|1]     run a mesh whose matrix is below 4x the last-level cache (else\n"
       "                           refused, exit 2): fractions of STREAM then overstate DRAM use\n"
+      "  --model-stream [0|1]     also each kernel against a stream of exactly its modelled bytes\n"
+      "                           over its own arrays (model_stream.h): real / stream > 1 is time\n"
+      "                           the bytes do not force; needs a multicolor ordering\n"
       "  --anatomy [0|1]          also SpMV against variants that each take one cost out (the\n"
       "                           gathers of x, the row order; spmv_anatomy.h), interleaved\n"
       "  --triad-placement N      instead of the kernels: the triad on N sets of arrays (2..16)\n"
@@ -114,6 +148,7 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
   o->mesh.nx = o->mesh.ny = o->mesh.nz = 0; /* auto, set by bench_default_mesh */
   o->allow_cached                      = 0;
   o->anatomy                           = 0;
+  o->model_stream                      = 0;
   o->placement                         = 0;
   o->level_order                       = 1;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
@@ -127,8 +162,11 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       return CC_OK;
     }
     CC_CHECK(!strncmp(arg, "--", 2), CC_ERR_ARG, "unexpected argument '%s'", arg);
-    if (!strcmp(arg, "--allow-cached") || !strcmp(arg, "--anatomy")) { /* flags: value optional */
-      int *flag = !strcmp(arg, "--anatomy") ? &o->anatomy : &o->allow_cached;
+    if (!strcmp(arg, "--allow-cached") || !strcmp(arg, "--anatomy") ||
+        !strcmp(arg, "--model-stream")) { /* flags: value optional */
+      int *flag = !strcmp(arg, "--anatomy")        ? &o->anatomy
+                  : !strcmp(arg, "--model-stream") ? &o->model_stream
+                                                   : &o->allow_cached;
       *flag     = 1;
       if (i + 1 < argc && (!strcmp(argv[i + 1], "0") || !strcmp(argv[i + 1], "1")))
         *flag = argv[++i][0] == '1';
@@ -176,16 +214,25 @@ static cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       CC_CHECK(!strcmp(val, "on") || !strcmp(val, "off"), CC_ERR_ARG,
                "--level-order %s: expected on or off", val);
       o->level_order = !strcmp(val, "on");
-    } else if (!strcmp(key, "allow-cached") || !strcmp(key, "anatomy")) {
+    } else if (!strcmp(key, "allow-cached") || !strcmp(key, "anatomy") ||
+               !strcmp(key, "model-stream")) {
       CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG, "--%s %s: expected 0 or 1", key,
                val);
-      *(!strcmp(key, "anatomy") ? &o->anatomy : &o->allow_cached) = val[0] == '1';
+      *(!strcmp(key, "anatomy")        ? &o->anatomy
+        : !strcmp(key, "model-stream") ? &o->model_stream
+                                       : &o->allow_cached) = val[0] == '1';
     } else
       CC_FAIL(CC_ERR_ARG, "unknown option --%s (see --help)", key);
   }
   CC_CHECK(!o->anatomy || bench_anatomy_available(), CC_ERR_ARG,
            "--anatomy: this build has no AVX2 + FMA kernels (CC_BLOCK3_SIMD), which the variants "
            "copy; build with -march=native or x86-64-v3");
+  for (int k = 0; o->model_stream && cc_ordering_list[k].name; k++)
+    CC_CHECK(strcmp(cc_ordering_list[k].name, o->ordering) || cc_ordering_list[k].needs_colors,
+             CC_ERR_ARG,
+             "--model-stream with --ordering %s: its sequential sweeps read copies of L and U the "
+             "streams do not model; use a multicolor ordering (mc, cm-rcm)",
+             o->ordering);
   o->mesh_auto = o->mesh.nx == 0 && o->mesh.ny == 0 && o->mesh.nz == 0;
   CC_CHECK(o->mesh_auto || (o->mesh.nx && o->mesh.ny && o->mesh.nz), CC_ERR_ARG,
            "give all of --nx, --ny, --nz or none (the default DRAM-sized cube)");
@@ -437,6 +484,106 @@ static cc_err bench_anatomy(const bench_opts *o, const cc_bcrs *a, const cc_comm
   return CC_OK;
 }
 
+/* --model-stream: every kernel (model_stream.h) and, in turn, the stream of exactly its modelled
+ * bytes over its own arrays, each after a triad. The streams' bytes must equal the model's
+ * (solvers/traffic.c) on every rank, else the comparison would not price what it claims. */
+static cc_err bench_model_stream(const bench_opts *o, const cc_bcrs *a, const cc_comm_table *comm,
+                                 const cc_ordering *ord, int chunk, cc_triad *triad, double *x,
+                                 double *y, double *z, double *r, bench_result *res)
+{
+  static const cc_precision prec[3] = {CC_PRECISION_DOUBLE, CC_PRECISION_SINGLE,
+                                       CC_PRECISION_HALF};
+  const int64_t nd = 3 * (int64_t)a->n_rows;
+  cc_precond *pc[6] = {NULL}; /* sgs double, single, half; asdd double, single, half */
+  cc_traffic tm[3];
+  model_stream ms[MR_KERNELS];
+  double local_model[MR_KERNELS], local_stream[MR_KERNELS];
+  for (int p = 0; p < 3; p++) {
+    cc_precond_params pp = {.name             = "sgs",
+                            .asdd_iters       = 1,
+                            .ordering         = ord,
+                            .sweep_chunk_rows = chunk,
+                            .precision        = prec[p]};
+    CC_CALL(cc_precond_create(&pp, a, comm, &pc[p]));
+    pp.name       = "asdd";
+    pp.asdd_iters = o->asdd_iters;
+    CC_CALL(cc_precond_create(&pp, a, comm, &pc[3 + p]));
+    CC_CALL(cc_traffic_model(a, &pp, &tm[p]));
+    double *t, *w;
+    ms[MR_SGS_D + p] = (model_stream){a, cc_precond_sgs(pc[p], NULL, NULL), 0, x, z, r, NULL, NULL};
+    const cc_sgs *sa           = cc_precond_sgs(pc[3 + p], &t, &w);
+    ms[MR_ASDD_D + p]          = (model_stream){a, sa, o->asdd_iters, x, z, r, t, w};
+    local_model[MR_SGS_D + p]  = tm[p].sgs;
+    local_model[MR_ASDD_D + p] = tm[p].asdd;
+  }
+  ms[MR_SPMV] = ms[MR_DOT] = ms[MR_AXPY] = (model_stream){a, NULL, 0, x, y, r, NULL, NULL};
+  local_model[MR_SPMV] = tm[0].spmv, local_model[MR_DOT] = tm[0].dot;
+  local_model[MR_AXPY] = tm[0].axpy;
+  const int kind[MR_KERNELS] = {MS_SPMV,  MS_SWEEP, MS_SWEEP, MS_SWEEP, MS_SWEEP,
+                                MS_SWEEP, MS_SWEEP, MS_DOT,   MS_AXPY};
+  for (int k = 0; k < MR_KERNELS; k++) local_stream[k] = (double)model_stream_run(kind[k], &ms[k]);
+  CC_MPI(MPI_Allreduce(local_model, res->ms_bytes, MR_KERNELS, MPI_DOUBLE, MPI_SUM,
+                       MPI_COMM_WORLD));
+  CC_MPI(MPI_Allreduce(local_stream, res->ms_stream_bytes, MR_KERNELS, MPI_DOUBLE, MPI_SUM,
+                       MPI_COMM_WORLD));
+  for (int k = 0; k < MR_KERNELS; k++)
+    CC_CHECK(res->ms_stream_bytes[k] == res->ms_bytes[k], CC_ERR_CHECK,
+             "--model-stream: the %s stream touches %.17g bytes, the traffic model counts %.17g",
+             ms_row_name[k], res->ms_stream_bytes[k], res->ms_bytes[k]);
+
+  double *buf, *scratch;
+  timing tr[2 * MR_KERNELS]; /* real kernel k, then its stream at MR_KERNELS + k */
+  CC_CALL(timing_create(2 * MR_KERNELS, o->repeat, tr, &buf, &scratch));
+  volatile double sink = 0;
+  for (int rep = 0; rep < o->repeat; rep++)
+    for (int k = 0; k < MR_KERNELS; k++) {
+      if (k == MR_SPMV)
+        BENCH_REP(triad, &tr[k], CC_CALL(cc_spmv(NULL, a, comm, x, y)));
+      else if (k == MR_DOT)
+        BENCH_REP(triad, &tr[k], sink += cc_dot_local(NULL, nd, x, r));
+      else if (k == MR_AXPY)
+        BENCH_REP(triad, &tr[k], cc_vec_axpy(NULL, nd, 1e-3, x, y));
+      else
+        BENCH_REP(triad, &tr[k], CC_CALL(cc_precond_apply(pc[k - MR_SGS_D], NULL, r, z)));
+      BENCH_REP(triad, &tr[MR_KERNELS + k], model_stream_run(kind[k], &ms[k]));
+    }
+  (void)sink;
+  for (int k = 0; k < MR_KERNELS; k++) {
+    double unused;
+    timing_summary(&tr[k], res->ms_bytes[k], triad->bytes, &res->ms_real[k], &unused, scratch);
+    timing_summary(&tr[MR_KERNELS + k], res->ms_bytes[k], triad->bytes, &res->ms_stream[k],
+                   &res->ms_stream_fraction[k], scratch);
+    for (int rep = 0; rep < o->repeat; rep++)
+      scratch[rep] = tr[k].kernel[rep] / tr[MR_KERNELS + k].kernel[rep];
+    res->ms_ratio[k] = cc_median(scratch, o->repeat);
+  }
+  /* Alg.1's iteration: SpMV + ASDD + its vector passes, priced per byte as AXPY and its stream */
+  double all_triads = 0, stream_rows = 0, local_rows = 24.0 * (double)a->n_rows;
+  for (int k = 0; k < 2 * MR_KERNELS; k++)
+    for (int rep = 0; rep < tr[k].n; rep++) all_triads += tr[k].triad[rep];
+  all_triads /= 2.0 * MR_KERNELS * o->repeat; /* mean triad time of the run */
+  CC_MPI(MPI_Allreduce(&local_rows, &stream_rows, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  const cc_krylov *alg1 = cc_krylov_find("pcg");
+  CC_CHECK(alg1 != NULL, CC_ERR_CHECK, "--model-stream: Alg.1 (pcg) is not registered");
+  res->ms_vector_passes = cc_traffic_vector_passes(alg1, 0);
+  const double vec_bytes = res->ms_vector_passes * stream_rows;
+  for (int p = 0; p < 3; p++) {
+    const int it = MR_IT_D + p, pre = MR_ASDD_D + p;
+    res->ms_bytes[it]        = res->ms_bytes[MR_SPMV] + res->ms_bytes[pre] + vec_bytes;
+    res->ms_stream_bytes[it] = res->ms_stream_bytes[MR_SPMV] + res->ms_stream_bytes[pre] + vec_bytes;
+    res->ms_real[it]         = res->ms_real[MR_SPMV] + res->ms_real[pre] +
+                       vec_bytes / res->ms_bytes[MR_AXPY] * res->ms_real[MR_AXPY];
+    res->ms_stream[it] = res->ms_stream[MR_SPMV] + res->ms_stream[pre] +
+                         vec_bytes / res->ms_bytes[MR_AXPY] * res->ms_stream[MR_AXPY];
+    res->ms_ratio[it]  = res->ms_real[it] / res->ms_stream[it];
+    res->ms_stream_fraction[it] =
+        all_triads > 0 ? res->ms_bytes[it] / res->ms_stream[it] / (triad->bytes / all_triads) : 0;
+  }
+  cc_free(&buf);
+  for (int k = 0; k < 6; k++) cc_precond_destroy(&pc[k]);
+  return CC_OK;
+}
+
 static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_result *res)
 {
   int size;
@@ -515,6 +662,8 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
     BENCH_REP(&triad, &tm[K_SPMV], CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y)));
   if (o->anatomy)
     CC_CALL(bench_anatomy(o, &a, &mesh.comm, &triad, x, y, z, res->bytes[K_SPMV], res));
+  if (o->model_stream)
+    CC_CALL(bench_model_stream(o, &a, &mesh.comm, &ord, chunk, &triad, x, y, z, r, res));
 
   /* one forward + backward sweep pair; then ASDD; each preconditioner built alone (memory) */
   cc_precond *pc;
@@ -634,6 +783,18 @@ static void bench_print(const bench_opts *o, const bench_result *res, int size, 
              res->bytes[K_SPMV] / res->an_seconds[v] * 1e-9, 100.0 * res->an_fraction[v],
              res->an_seconds[v] / res->an_seconds[BENCH_AN_SPMV]);
   }
+  if (o->model_stream) {
+    printf("model stream (--model-stream, bench/model_stream.h): each kernel, then a stream of "
+           "exactly its modelled bytes over its own arrays, each after a triad; iteration = "
+           "spmv + asdd + %.0f vector passes priced as axpy\n",
+           res->ms_vector_passes);
+    printf("%-17s %14s %12s %12s %12s %14s\n", "kernel", "model bytes", "real s", "stream s",
+           "real/stream", "stream/triad");
+    for (int k = 0; k < MS_ROWS; k++)
+      printf("%-17s %14.6e %12.4e %12.4e %12.3f %13.1f%%\n", ms_row_name[k], res->ms_bytes[k],
+             res->ms_real[k], res->ms_stream[k], res->ms_ratio[k],
+             100.0 * res->ms_stream_fraction[k]);
+  }
   printf("peak RSS (max over ranks): %.1f MiB\n", (double)res->rss_max / 1048576.0);
 }
 
@@ -699,6 +860,27 @@ static cc_err bench_report(const bench_opts *o, const bench_result *res, int siz
       cc_json_end_object(&js);
     }
     cc_json_end_array(&js);
+    cc_json_end_object(&js);
+  }
+  if (o->model_stream) { /* per row: its name, whether composed, then these columns */
+    const struct {
+      const char *key;
+      const double *v;
+    } col[] = {{"bytes_model", res->ms_bytes},       {"bytes_stream", res->ms_stream_bytes},
+               {"seconds_real", res->ms_real},       {"seconds_stream", res->ms_stream},
+               {"real_over_stream", res->ms_ratio}, {"stream_fraction_of_triad", res->ms_stream_fraction}};
+    cc_json_begin_object(&js, "model_stream");
+    cc_json_begin_array(&js, "rows");
+    for (int k = 0; k < MS_ROWS; k++) {
+      cc_json_begin_object(&js, NULL);
+      cc_json_string(&js, "name", ms_row_name[k]);
+      cc_json_bool(&js, "composed", k >= MR_KERNELS);
+      for (size_t c = 0; c < sizeof col / sizeof col[0]; c++)
+        cc_json_double(&js, col[c].key, col[c].v[k]);
+      cc_json_end_object(&js);
+    }
+    cc_json_end_array(&js);
+    cc_json_double(&js, "vector_passes", res->ms_vector_passes);
     cc_json_end_object(&js);
   }
   cc_json_end_object(&js);

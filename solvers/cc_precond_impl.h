@@ -99,32 +99,143 @@ typedef struct {
  * neighbours (CC_ERR_CHECK otherwise). */
 CC_WUR cc_err cc_sgs_schedule(cc_sgs *s, const cc_ordering *ord, int chunk_rows);
 
-/* The multicolor forward then backward sweep over s's steps with the row kernels fwd and bwd
- * (inlined: always_inline with constant function arguments). Rows of one step are independent: a
- * static worksharing loop, whose implied barrier orders the steps; the master thread (MPI's main
- * thread under FUNNELED) polls a pending reduction between steps. */
-static inline __attribute__((always_inline)) void
-cc_sgs_sweep(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
-             void (*fwd)(const cc_sgs *, int64_t, const double *restrict, double *restrict),
-             void (*bwd)(const cc_sgs *, int64_t, double *restrict))
-{
-  const int ns = s->n_steps, *st = s->steps;
-#pragma omp parallel
-  {
-    for (int k = 0; k < ns; k++) {
-#pragma omp for schedule(static)
-      for (int i = st[2 * k]; i < st[2 * k + 1]; i++) fwd(s, i, r, z);
-#pragma omp master
-      cc_exec_poll(ex);
-    }
-    for (int k = ns - 1; k >= 0; k--) {
-#pragma omp for schedule(static)
-      for (int i = st[2 * k]; i < st[2 * k + 1]; i++) bwd(s, i, z);
-#pragma omp master
-      cc_exec_poll(ex);
-    }
+/* Rows between two polls of a pending reduction (the exec's poll hook) in the sweeps and ASDD's
+ * residual, as SpMV's POLL_ROWS. */
+#define CC_SGS_POLL_ROWS 4096
+
+/* CC_SGS_SWEEP_DEFINE(name, seq_fwd, seq_bwd, fwd, bwd) defines static void name(s, ex, r, z),
+ * the sweep pair of every precision. Without colors (s->n_colors 0): sequential in the current
+ * numbering with the row kernels seq_fwd and seq_bwd, forward ascending, backward descending, the
+ * poll hook every CC_SGS_POLL_ROWS rows. With colors: forward then backward over s's steps with
+ * fwd and bwd; rows of one step are independent: a static worksharing loop, whose implied barrier
+ * orders the steps; the master thread (MPI's main thread under FUNNELED) polls a pending reduction
+ * between steps. A macro, not an inline function taking the row kernels as arguments: OpenMP
+ * outlines the parallel region into a function of its own, which received them as pointers and
+ * called them indirectly, once per row (a call, a prologue and the row's pointer loads again,
+ * every row); here the outlined body names them, so they are called directly and inlined. */
+#define CC_SGS_SWEEP_DEFINE(name, seq_fwd, seq_bwd, fwd, bwd)                                      \
+  static void name##_colored(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)       \
+  {                                                                                                \
+    const int ns = s->n_steps, *st = s->steps;                                                     \
+    _Pragma("omp parallel")                                                                        \
+    {                                                                                              \
+      for (int k = 0; k < ns; k++) {                                                               \
+        _Pragma("omp for schedule(static)")                                                        \
+        for (int i = st[2 * k]; i < st[2 * k + 1]; i++) fwd(s, i, r, z);                           \
+        _Pragma("omp master")                                                                      \
+        cc_exec_poll(ex);                                                                          \
+      }                                                                                            \
+      for (int k = ns - 1; k >= 0; k--) {                                                          \
+        _Pragma("omp for schedule(static)")                                                        \
+        for (int i = st[2 * k]; i < st[2 * k + 1]; i++) bwd(s, i, z);                              \
+        _Pragma("omp master")                                                                      \
+        cc_exec_poll(ex);                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  static void name(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)                 \
+  {                                                                                                \
+    const int n = s->n;                                                                            \
+    if (s->n_colors) {                                                                             \
+      name##_colored(s, ex, r, z);                                                                 \
+      return;                                                                                      \
+    }                                                                                              \
+    for (int lo = 0; lo < n; lo += CC_SGS_POLL_ROWS) {                                             \
+      const int hi = lo + CC_SGS_POLL_ROWS < n ? lo + CC_SGS_POLL_ROWS : n;                        \
+      for (int64_t i = lo; i < hi; i++) seq_fwd(s, i, r, z);                                       \
+      cc_exec_poll(ex);                                                                            \
+    }                                                                                              \
+    for (int hi = n; hi > 0; hi -= CC_SGS_POLL_ROWS) {                                             \
+      const int lo = hi - CC_SGS_POLL_ROWS > 0 ? hi - CC_SGS_POLL_ROWS : 0;                        \
+      for (int64_t i = hi - 1; i >= lo; i--) seq_bwd(s, i, z);                                     \
+      cc_exec_poll(ex);                                                                            \
+    }                                                                                              \
   }
-}
+
+/* CC_SGS_RESIDUAL_ROWS_DEFINE(name, rows_fn) defines int name(s, ex, r, z, t, rows, begin, end,
+ * halo) (the signature of cc_sgs_residual_single_rows) over the row kernel
+ * rows_fn(s, rows, r, z, t, begin, end): one contiguous range per thread (SpMV's schedule); the
+ * main thread polls between blocks of CC_SGS_POLL_ROWS rows and, while halo's messages are
+ * pending, tests them (they move on only inside MPI calls). Returns the first MPI error of those
+ * tests (MPI_SUCCESS if none). */
+#define CC_SGS_RESIDUAL_ROWS_DEFINE(name, rows_fn)                                                 \
+  int name(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z, double *t,        \
+           const int32_t *rows, int begin, int end, const cc_comm_table *halo)                     \
+  {                                                                                                \
+    const int n = end - begin;                                                                     \
+    int rc      = MPI_SUCCESS;                                                                     \
+    _Pragma("omp parallel if (n >= 512)")                                                          \
+    {                                                                                              \
+      const int nt = omp_get_num_threads(), th = omp_get_thread_num();                             \
+      const int q = n / nt, rem = n % nt;                                                          \
+      const int lo = begin + th * q + (th < rem ? th : rem), hi = lo + q + (th < rem);             \
+      if (th == 0) {                                                                               \
+        int done = halo == NULL || halo->n_neighbors == 0;                                         \
+        for (int b = lo; b < hi; b += CC_SGS_POLL_ROWS) {                                          \
+          rows_fn(s, rows, r, z, t, b, b + CC_SGS_POLL_ROWS < hi ? b + CC_SGS_POLL_ROWS : hi);     \
+          if (!done && rc == MPI_SUCCESS)                                                          \
+            rc = MPI_Testall(2 * halo->n_neighbors, halo->halo.req, &done, halo->halo.status);     \
+          cc_exec_poll(ex);                                                                        \
+        }                                                                                          \
+      } else {                                                                                     \
+        rows_fn(s, rows, r, z, t, lo, hi);                                                         \
+      }                                                                                            \
+    }                                                                                              \
+    return rc;                                                                                     \
+  }
+
+/* CC_SGS_LOW_ROW_KERNELS(P, T, VAL, L_VAL, DINV, UA, UD) defines the row kernels of a
+ * preconditioner stored in type T (float, binary16 as uint16_t) from its block kernels
+ * P##_block_row(k0, k1, col, val, col_end, v, out[3]) (out = sum_k B_k v_col(k) over the blocks
+ * whose column is below col_end) and P##_block_diag(d, s[3], q[3]) (q = d s): the stored blocks
+ * s->VAL (a's row storage), s->L_VAL (the split lower part), s->DINV, unscaled by the powers of 2
+ * UA (the blocks of row i) and UD (D_i^-1), expressions of s and i. Defines
+ *   P##_forward_row(s, i, r, z)   y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j), y stored in z;
+ *   P##_backward_row(s, i, z)     z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j over the internal columns
+ *                                 (external ids >= n);
+ *   P##_residual_rows(s, rows, r, z, t, begin, end)   t_i = r_i - sum_j A_ij z_j for the rows
+ *                                 rows[begin..end) (rows NULL: begin..end-1): the lower part, then
+ *                                 the diagonal, upper and external blocks of the row storage. */
+#define CC_SGS_LOW_ROW_KERNELS(P, T, VAL, L_VAL, DINV, UA, UD)                                     \
+  static inline void P##_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,         \
+                                     double *restrict z)                                           \
+  {                                                                                                \
+    const cc_bcrs *a = s->a;                                                                       \
+    const int split  = a->l_ptr != NULL; /* L: the split part, or the blocks before D */           \
+    const int64_t k0 = split ? a->l_ptr[i] : a->row_ptr[i];                                        \
+    const int64_t k1 = split ? a->l_ptr[i + 1] : a->diag_pos[i];                                   \
+    double sum[3], q[3];                                                                           \
+    P##_block_row(k0, k1, split ? a->l_col : a->col_idx, split ? s->L_VAL : s->VAL, INT32_MAX, z,  \
+                  sum);                                                                            \
+    const double ua = (UA), ud = (UD);                                                             \
+    const double acc[3] = {r[3 * i] - ua * sum[0], r[3 * i + 1] - ua * sum[1],                     \
+                           r[3 * i + 2] - ua * sum[2]};                                            \
+    P##_block_diag(s->DINV + 9 * i, acc, q);                                                       \
+    z[3 * i] = ud * q[0], z[3 * i + 1] = ud * q[1], z[3 * i + 2] = ud * q[2];                      \
+  }                                                                                                \
+  static inline void P##_backward_row(const cc_sgs *s, int64_t i, double *restrict z)              \
+  {                                                                                                \
+    const cc_bcrs *a = s->a;                                                                       \
+    double sum[3], q[3];                                                                           \
+    P##_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, s->VAL, s->n, z, sum);        \
+    P##_block_diag(s->DINV + 9 * i, sum, q);                                                       \
+    const double u = (UA) * (UD); /* exact: a power of 2 */                                        \
+    z[3 * i] -= u * q[0], z[3 * i + 1] -= u * q[1], z[3 * i + 2] -= u * q[2];                      \
+  }                                                                                                \
+  static void P##_residual_rows(const cc_sgs *s, const int32_t *rows, const double *restrict r,    \
+                                const double *restrict z, double *restrict t, int begin, int end)  \
+  {                                                                                                \
+    const cc_bcrs *a = s->a;                                                                       \
+    for (int p = begin; p < end; p++) {                                                            \
+      const int64_t i = rows ? rows[p] : p;                                                        \
+      double lo[3]    = {0.0, 0.0, 0.0}, up[3];                                                    \
+      if (a->l_ptr)                                                                                \
+        P##_block_row(a->l_ptr[i], a->l_ptr[i + 1], a->l_col, s->L_VAL, INT32_MAX, z, lo);         \
+      P##_block_row(a->row_ptr[i], a->row_ptr[i + 1], a->col_idx, s->VAL, INT32_MAX, z, up);       \
+      const double ua = (UA);                                                                      \
+      for (int c = 0; c < 3; c++) t[3 * i + c] = r[3 * i + c] - ua * (lo[c] + up[c]);             \
+    }                                                                                              \
+  }
 
 /* ord may be NULL (natural, sequential); a must already be permuted by ord (cc_ordering_apply). */
 CC_WUR cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
@@ -175,6 +286,11 @@ int cc_sgs_residual_half_rows(const cc_sgs *s, const cc_exec *ex, const double *
 double cc_half_to_double(uint16_t h);
 /* x rounded to the nearest binary16 value (ties to even; no overflow check: |x| < 65520 assumed) */
 double cc_half_round(double x);
+
+/* The sweep of a preconditioner made by cc_precond_create ("sgs" or "asdd"; NULL for any other),
+ * and for "asdd" its residual and correction vectors (*t, *w, [3 n_cols]; NULL otherwise): the
+ * arrays its apply reads and writes, for cubecg-bench --model-stream. */
+const cc_sgs *cc_precond_sgs(const cc_precond *pc, double **t, double **w);
 
 /* Plain reference: sequential SGS over the full internal L/U of a in its current numbering. */
 CC_WUR cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z);

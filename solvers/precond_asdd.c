@@ -121,3 +121,16 @@ cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
   pc->bytes_double      = cc_sgs_bytes_double(a, ctx->sgs.n_colors, ctx->sgs.n_steps) + vectors;
   return CC_OK;
 }
+
+const cc_sgs *cc_precond_sgs(const cc_precond *pc, double **t, double **w)
+{
+  if (t) *t = NULL;
+  if (w) *w = NULL;
+  if (!pc || !pc->name) return NULL;
+  if (!strcmp(pc->name, "sgs")) return pc->ctx;
+  if (strcmp(pc->name, "asdd")) return NULL;
+  asdd_ctx *ctx = pc->ctx;
+  if (t) *t = ctx->t;
+  if (w) *w = ctx->w;
+  return &ctx->sgs;
+}

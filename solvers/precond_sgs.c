@@ -10,9 +10,6 @@
 
 #include <limits.h>
 
-/* Rows [lo, hi) of the sequential sweep between two polls of pending reductions. */
-#define CC_SGS_POLL_ROWS 4096
-
 /* ------------------------------------------------------------------------------------------------
  * Row kernels: one block row of the forward / backward sweep, all four (sequential copies or the
  * matrix in place, forward or backward) through the same 3x3 block-row arithmetic below.
@@ -127,6 +124,17 @@ static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *
  * Sweeps
  * ---------------------------------------------------------------------------------------------- */
 
+/* The sequential sweep's backward row on the copies: row i at position n-1-i of the U storage
+ * and of dinv_back */
+static inline void sgs_backward_row_copy(const cc_sgs *s, int64_t i, double *restrict z)
+{
+  const int64_t p = s->n - 1 - i;
+  sgs_backward_row(s, i, p, s->dinv_back + 9 * p, z);
+}
+
+CC_SGS_SWEEP_DEFINE(sgs_sweep, sgs_forward_row, sgs_backward_row_copy, sgs_forward_row_inplace,
+                    sgs_backward_row_inplace)
+
 void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
   if (s->precision == CC_PRECISION_SINGLE) { /* float blocks: precond_sgs_single.c */
@@ -137,23 +145,7 @@ void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z
     cc_sgs_apply_half(s, ex, r, z);
     return;
   }
-  const int n = s->n;
-  if (s->n_colors == 0) {
-    /* sequential sweep in the current numbering (natural or RCM): no independent sets */
-    for (int lo = 0; lo < n; lo += CC_SGS_POLL_ROWS) {
-      int hi = lo + CC_SGS_POLL_ROWS < n ? lo + CC_SGS_POLL_ROWS : n;
-      for (int64_t i = lo; i < hi; i++) sgs_forward_row(s, i, r, z);
-      cc_exec_poll(ex);
-    }
-    for (int hi = n; hi > 0; hi -= CC_SGS_POLL_ROWS) {
-      int lo = hi - CC_SGS_POLL_ROWS > 0 ? hi - CC_SGS_POLL_ROWS : 0;
-      for (int64_t i = hi - 1; i >= lo; i--)
-        sgs_backward_row(s, i, n - 1 - i, s->dinv_back + 9 * (n - 1 - i), z);
-      cc_exec_poll(ex);
-    }
-    return;
-  }
-  cc_sgs_sweep(s, ex, r, z, sgs_forward_row_inplace, sgs_backward_row_inplace);
+  sgs_sweep(s, ex, r, z); /* sequential (natural, RCM: no independent sets) or multicolor */
 }
 
 cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z)

@@ -48,9 +48,6 @@
 
 const char *const cc_half_conversion_path = CC_HALF_PATH;
 
-/* Rows between two polls of a pending reduction (as in the double and float sweeps). */
-#define CC_SGS_HALF_POLL_ROWS 4096
-
 /* Software prefetch into L2 at the float sweeps' distance in bytes (SGSF_AHEAD 128 float blocks,
  * 4.6 KiB): 256 half blocks. */
 #define SGSH_AHEAD 256
@@ -178,110 +175,19 @@ static inline void sgsh_block_diag(const uint16_t *restrict d, const double s[3]
 }
 #endif
 
-/* Row i's strictly lower half blocks: the split part (l_ptr) or the blocks before the diagonal. */
-static inline void sgsh_lower(const cc_sgs *s, int64_t i, int64_t *k0, int64_t *k1,
-                              const int32_t **col, const uint16_t **val)
-{
-  const cc_bcrs *a = s->a;
-  if (a->l_ptr) {
-    *k0 = a->l_ptr[i], *k1 = a->l_ptr[i + 1], *col = a->l_col, *val = s->l_val_h;
-  } else {
-    *k0 = a->row_ptr[i], *k1 = a->diag_pos[i], *col = a->col_idx, *val = s->val_h;
-  }
-}
+/* The row kernels of the binary16 blocks: row i's blocks 2^s_i H_ij, D_i^-1 = 2^d_i D_h */
+CC_SGS_LOW_ROW_KERNELS(sgsh, uint16_t, val_h, l_val_h, dinv_h, s->row_unscale[2 * i],
+                       s->row_unscale[2 * i + 1])
 
-/* y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j), y stored in z: 2^d_i D_h (r_i - 2^s_i sum H_ij y_j) */
-static inline void sgsh_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
-                                    double *restrict z)
-{
-  int64_t k0, k1;
-  const int32_t *col;
-  const uint16_t *val;
-  sgsh_lower(s, i, &k0, &k1, &col, &val);
-  double sum[3], q[3];
-  sgsh_block_row(k0, k1, col, val, INT32_MAX, z, sum);
-  const double ua = s->row_unscale[2 * i], ud = s->row_unscale[2 * i + 1];
-  const double acc[3] = {r[3 * i] - ua * sum[0], r[3 * i + 1] - ua * sum[1],
-                         r[3 * i + 2] - ua * sum[2]};
-  sgsh_block_diag(s->dinv_h + 9 * i, acc, q);
-  z[3 * i] = ud * q[0], z[3 * i + 1] = ud * q[1], z[3 * i + 2] = ud * q[2];
-}
-
-/* z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j over the internal columns: 2^(s_i + d_i) D_h sum H_ij z_j
- */
-static inline void sgsh_backward_row(const cc_sgs *s, int64_t i, double *restrict z)
-{
-  const cc_bcrs *a = s->a;
-  double sum[3], q[3];
-  sgsh_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, s->val_h, s->n, z, sum);
-  sgsh_block_diag(s->dinv_h + 9 * i, sum, q);
-  const double u = s->row_unscale[2 * i] * s->row_unscale[2 * i + 1]; /* exact: a power of 2 */
-  z[3 * i] -= u * q[0], z[3 * i + 1] -= u * q[1], z[3 * i + 2] -= u * q[2];
-}
+CC_SGS_SWEEP_DEFINE(sgsh_sweep, sgsh_forward_row, sgsh_backward_row, sgsh_forward_row,
+                    sgsh_backward_row)
 
 void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
-  const int n = s->n;
-  if (s->n_colors == 0) {
-    /* sequential sweep in the current numbering: forward ascending, backward descending */
-    for (int lo = 0; lo < n; lo += CC_SGS_HALF_POLL_ROWS) {
-      int hi = lo + CC_SGS_HALF_POLL_ROWS < n ? lo + CC_SGS_HALF_POLL_ROWS : n;
-      for (int64_t i = lo; i < hi; i++) sgsh_forward_row(s, i, r, z);
-      cc_exec_poll(ex);
-    }
-    for (int hi = n; hi > 0; hi -= CC_SGS_HALF_POLL_ROWS) {
-      int lo = hi - CC_SGS_HALF_POLL_ROWS > 0 ? hi - CC_SGS_HALF_POLL_ROWS : 0;
-      for (int64_t i = hi - 1; i >= lo; i--) sgsh_backward_row(s, i, z);
-      cc_exec_poll(ex);
-    }
-    return;
-  }
-  cc_sgs_sweep(s, ex, r, z, sgsh_forward_row, sgsh_backward_row);
+  sgsh_sweep(s, ex, r, z);
 }
 
-/* t_i = r_i - 2^s_i sum_j H_ij z_j for the rows rows[begin..end) (rows NULL: begin..end-1) */
-static void sgsh_residual_rows(const cc_sgs *s, const int32_t *rows, const double *restrict r,
-                               const double *restrict z, double *restrict t, int begin, int end)
-{
-  const cc_bcrs *a = s->a;
-  for (int p = begin; p < end; p++) {
-    const int64_t i = rows ? rows[p] : p;
-    double lo[3]    = {0.0, 0.0, 0.0}, up[3];
-    if (a->l_ptr)
-      sgsh_block_row(a->l_ptr[i], a->l_ptr[i + 1], a->l_col, s->l_val_h, INT32_MAX, z, lo);
-    sgsh_block_row(a->row_ptr[i], a->row_ptr[i + 1], a->col_idx, s->val_h, INT32_MAX, z, up);
-    const double ua = s->row_unscale[2 * i];
-    for (int c = 0; c < 3; c++) t[3 * i + c] = r[3 * i + c] - ua * (lo[c] + up[c]);
-  }
-}
-
-int cc_sgs_residual_half_rows(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
-                              double *t, const int32_t *rows, int begin, int end,
-                              const cc_comm_table *halo)
-{
-  const int n = end - begin;
-  int rc      = MPI_SUCCESS;
-#pragma omp parallel if (n >= 512)
-  {
-    /* SpMV's schedule; the main thread tests halo's pending messages between row blocks */
-    const int nt = omp_get_num_threads(), th = omp_get_thread_num();
-    const int q = n / nt, rem = n % nt;
-    const int lo = begin + th * q + (th < rem ? th : rem), hi = lo + q + (th < rem);
-    if (th == 0) {
-      int done = halo == NULL || halo->n_neighbors == 0;
-      for (int b = lo; b < hi; b += CC_SGS_HALF_POLL_ROWS) {
-        sgsh_residual_rows(s, rows, r, z, t, b,
-                           b + CC_SGS_HALF_POLL_ROWS < hi ? b + CC_SGS_HALF_POLL_ROWS : hi);
-        if (!done && rc == MPI_SUCCESS)
-          rc = MPI_Testall(2 * halo->n_neighbors, halo->halo.req, &done, halo->halo.status);
-        cc_exec_poll(ex);
-      }
-    } else {
-      sgsh_residual_rows(s, rows, r, z, t, lo, hi);
-    }
-  }
-  return rc;
-}
+CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_half_rows, sgsh_residual_rows)
 
 /* ------------------------------------------------------------------------------------------------
  * Set-up

@@ -19,9 +19,6 @@
 #include <math.h>
 #include <omp.h>
 
-/* Rows between two polls of a pending reduction (as in precond_sgs.c and SpMV). */
-#define CC_SGS_SINGLE_POLL_ROWS 4096
-
 /* Software prefetch of the float block SGSF_AHEAD blocks past b into L2 (locality 2). The float
  * sweeps want a far longer distance than the 16 blocks of SpMV and the double sweeps
  * (cc_block3_simd.h): 128 blocks (4.6 KiB). Measured at 128^3, the float sweep alone, against 16
@@ -105,115 +102,21 @@ static inline void sgsf_block_diag(const float *restrict d, const double s[3], d
 }
 #endif
 
-/* Row i's strictly lower float blocks: the split part (l_ptr) or the blocks before the diagonal. */
-static inline void sgsf_lower(const cc_sgs *s, int64_t i, int64_t *k0, int64_t *k1,
-                              const int32_t **col, const float **val)
-{
-  const cc_bcrs *a = s->a;
-  if (a->l_ptr) {
-    *k0 = a->l_ptr[i], *k1 = a->l_ptr[i + 1], *col = a->l_col, *val = s->l_val_f;
-  } else {
-    *k0 = a->row_ptr[i], *k1 = a->diag_pos[i], *col = a->col_idx, *val = s->val_f;
-  }
-}
-
-/* y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j); y is stored in z. */
-static inline void sgsf_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
-                                    double *restrict z)
-{
-  int64_t k0, k1;
-  const int32_t *col;
-  const float *val;
-  sgsf_lower(s, i, &k0, &k1, &col, &val);
-  double sum[3], q[3];
-  sgsf_block_row(k0, k1, col, val, INT32_MAX, z, sum); /* sum_j L_ij y_j (scaled) */
-  const double ua = s->a_unscale, ud = s->d_unscale;
-  const double acc[3] = {r[3 * i] - ua * sum[0], r[3 * i + 1] - ua * sum[1],
-                         r[3 * i + 2] - ua * sum[2]};
-  sgsf_block_diag(s->dinv_f + 9 * i, acc, q);
-  z[3 * i] = ud * q[0], z[3 * i + 1] = ud * q[1], z[3 * i + 2] = ud * q[2]; /* y_i = D_i^-1 s */
-}
-
-/* z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j over the internal columns (external ids >= n). */
-static inline void sgsf_backward_row(const cc_sgs *s, int64_t i, double *restrict z)
-{
-  const cc_bcrs *a = s->a;
-  double sum[3], q[3];
-  sgsf_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, s->val_f, s->n, z, sum);
-  sgsf_block_diag(s->dinv_f + 9 * i, sum, q);
-  const double u = s->a_unscale * s->d_unscale; /* exact: a power of 2 */
-  z[3 * i] -= u * q[0], z[3 * i + 1] -= u * q[1], z[3 * i + 2] -= u * q[2];
-}
+/* The row kernels of the float blocks: A = a_unscale val_f, D^-1 = d_unscale dinv_f */
+CC_SGS_LOW_ROW_KERNELS(sgsf, float, val_f, l_val_f, dinv_f, s->a_unscale, s->d_unscale)
 
 /* ------------------------------------------------------------------------------------------------
  * Sweeps (the schedule of cc_sgs_apply: one parallel region, a static loop per color)
  * ---------------------------------------------------------------------------------------------- */
+CC_SGS_SWEEP_DEFINE(sgsf_sweep, sgsf_forward_row, sgsf_backward_row, sgsf_forward_row,
+                    sgsf_backward_row)
+
 void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
-  const int n = s->n;
-  if (s->n_colors == 0) {
-    /* sequential sweep in the current numbering: forward ascending, backward descending */
-    for (int lo = 0; lo < n; lo += CC_SGS_SINGLE_POLL_ROWS) {
-      int hi = lo + CC_SGS_SINGLE_POLL_ROWS < n ? lo + CC_SGS_SINGLE_POLL_ROWS : n;
-      for (int64_t i = lo; i < hi; i++) sgsf_forward_row(s, i, r, z);
-      cc_exec_poll(ex);
-    }
-    for (int hi = n; hi > 0; hi -= CC_SGS_SINGLE_POLL_ROWS) {
-      int lo = hi - CC_SGS_SINGLE_POLL_ROWS > 0 ? hi - CC_SGS_SINGLE_POLL_ROWS : 0;
-      for (int64_t i = hi - 1; i >= lo; i--) sgsf_backward_row(s, i, z);
-      cc_exec_poll(ex);
-    }
-    return;
-  }
-  cc_sgs_sweep(s, ex, r, z, sgsf_forward_row, sgsf_backward_row);
+  sgsf_sweep(s, ex, r, z);
 }
 
-/* t_i = r_i - sum_j A_f,ij z_j for the rows rows[begin..end) (rows NULL: rows begin..end-1): lower
- * part, then diagonal, upper and external blocks of the row storage. */
-static void sgsf_residual_rows(const cc_sgs *s, const int32_t *rows, const double *restrict r,
-                               const double *restrict z, double *restrict t, int begin, int end)
-{
-  const cc_bcrs *a = s->a;
-  for (int p = begin; p < end; p++) {
-    const int64_t i = rows ? rows[p] : p;
-    double lo[3]    = {0.0, 0.0, 0.0}, up[3];
-    if (a->l_ptr)
-      sgsf_block_row(a->l_ptr[i], a->l_ptr[i + 1], a->l_col, s->l_val_f, INT32_MAX, z,
-                     lo); /* split-off lower part */
-    sgsf_block_row(a->row_ptr[i], a->row_ptr[i + 1], a->col_idx, s->val_f, INT32_MAX, z, up);
-    for (int c = 0; c < 3; c++) /* t = r - A_f z */
-      t[3 * i + c] = r[3 * i + c] - s->a_unscale * (lo[c] + up[c]);
-  }
-}
-
-int cc_sgs_residual_single_rows(const cc_sgs *s, const cc_exec *ex, const double *r,
-                                const double *z, double *t, const int32_t *rows, int begin, int end,
-                                const cc_comm_table *halo)
-{
-  const int n = end - begin;
-  int rc      = MPI_SUCCESS;
-#pragma omp parallel if (n >= 512)
-  {
-    /* one contiguous range per thread (SpMV's schedule); the main thread polls between blocks and,
-     * while halo's messages are pending, tests them (they move on only inside MPI calls) */
-    const int nt = omp_get_num_threads(), th = omp_get_thread_num();
-    const int q = n / nt, rem = n % nt;
-    const int lo = begin + th * q + (th < rem ? th : rem), hi = lo + q + (th < rem);
-    if (th == 0) {
-      int done = halo == NULL || halo->n_neighbors == 0;
-      for (int b = lo; b < hi; b += CC_SGS_SINGLE_POLL_ROWS) {
-        sgsf_residual_rows(s, rows, r, z, t, b,
-                           b + CC_SGS_SINGLE_POLL_ROWS < hi ? b + CC_SGS_SINGLE_POLL_ROWS : hi);
-        if (!done && rc == MPI_SUCCESS)
-          rc = MPI_Testall(2 * halo->n_neighbors, halo->halo.req, &done, halo->halo.status);
-        cc_exec_poll(ex);
-      }
-    } else {
-      sgsf_residual_rows(s, rows, r, z, t, lo, hi);
-    }
-  }
-  return rc;
-}
+CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_single_rows, sgsf_residual_rows)
 
 void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
                             double *t, int begin, int end)
@@ -278,7 +181,8 @@ cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_r
              CC_ERR_ARG, "ordering '%s': colors cover [%d, %d), expected [0, %d)", ord->kind,
              ord->color_ptr[0], ord->color_ptr[s->n_colors], n);
   }
-  /* the lower-part test of sgsf_lower needs a's rows sorted with the diagonal at diag_pos */
+  /* the row kernels' lower part (CC_SGS_LOW_ROW_KERNELS) needs a's rows sorted with the diagonal
+   * at diag_pos */
   CC_CHECK(a->l_ptr == NULL || a->l_ptr[0] == 0, CC_ERR_ARG, "split lower part starts at %lld",
            (long long)a->l_ptr[0]);
   CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));

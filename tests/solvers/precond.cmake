@@ -65,6 +65,22 @@ if(TARGET cubecg-bench)
     set_tests_properties(bench_anatomy_${np} PROPERTIES PROCESSORS 2 TIMEOUT 300 LABELS roofline
                          SKIP_RETURN_CODE 77 ENVIRONMENT OMP_NUM_THREADS=$<IF:$<EQUAL:${np},1>,2,1>)
   endforeach()
+  # --model-stream: every kernel's stream touches exactly its modelled bytes (the bench exits 1
+  # otherwise), and those bytes are cubecg's traffic block of the same mesh in each precision
+  # (SpMV, ASDD, vector passes, the iteration), compared exactly; 2 ranks (a halo)
+  set(ms ${CMAKE_CURRENT_BINARY_DIR}/bench_model_stream)
+  add_test(NAME bench_model_stream
+           COMMAND bash -c "set -e; for p in double single half; do '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg>' --nx 12 --ny 12 --nz 12 --solver pcg --maxit 1000 --precond-precision $p --quiet --report '${ms}_'$p.json > /dev/null; done
+             '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --nx 12 --ny 12 --nz 12 --stream-mb 8 --repeat 2 --allow-cached --model-stream --report '${ms}.json'
+             '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_model_stream.py' '${ms}.json' '${ms}_double.json' '${ms}_single.json' '${ms}_half.json'")
+  set_tests_properties(bench_model_stream PROPERTIES PROCESSORS 2 TIMEOUT 300 LABELS roofline
+                       ENVIRONMENT OMP_NUM_THREADS=1)
+  add_test(NAME bench_model_stream_sequential
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "--model-stream with --ordering rcm"
+                   ${CMAKE_CURRENT_BINARY_DIR}/bench_model_stream_bad.json -- ${MPIEXEC_EXECUTABLE} -n 1
+                   $<TARGET_FILE:cubecg-bench> --model-stream --ordering rcm --nx 8 --ny 8 --nz 8)
+  set_tests_properties(bench_model_stream_sequential PROPERTIES LABELS roofline ENVIRONMENT
+                       "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
   add_test(NAME bench_anatomy_bad_value
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "--anatomy 2: expected 0 or 1"
                    ${CMAKE_CURRENT_BINARY_DIR}/bench_anatomy_bad.json -- ${MPIEXEC_EXECUTABLE} -n 1

@@ -10,6 +10,7 @@
  */
 #include "cc_mesh.h"
 #include "cc_test.h"
+#include "test_precond_util.h"
 
 #include "cc_precond_impl.h"
 
@@ -28,39 +29,6 @@
 #define HALF_VS_REFERENCE_TOL 1e-13
 /* Symmetry of M^-1 in double arithmetic: the double bound of the built-in check (src/checks.c). */
 #define SYMMETRY_TOL 1e-12
-
-static double global_sum(double v)
-{
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return v;
-}
-
-/* |x - y|_2 / |y|_2 over n values, all ranks */
-static double rel_diff(int64_t n, const double *x, const double *y)
-{
-  double d = 0.0, s = 0.0;
-  for (int64_t i = 0; i < n; i++) d += (x[i] - y[i]) * (x[i] - y[i]), s += y[i] * y[i];
-  d = global_sum(d), s = global_sum(s);
-  return s > 0 ? sqrt(d / s) : sqrt(d);
-}
-
-static void apply_with(cc_precond *pc, double *r, double *z, int threads)
-{
-  int saved = omp_get_max_threads();
-  omp_set_num_threads(threads);
-  TEST_CALL(cc_precond_apply(pc, NULL, r, z));
-  omp_set_num_threads(saved);
-}
-
-static cc_precond *make(const char *name, int iters, cc_precision precision, const cc_bcrs *a,
-                        const cc_comm_table *comm, const cc_ordering *ord)
-{
-  cc_precond_params pp = {
-      .name = name, .asdd_iters = iters, .ordering = ord, .precision = precision};
-  cc_precond *pc = NULL;
-  TEST_CALL(cc_precond_create(&pp, a, comm, &pc));
-  return pc;
-}
 
 /* Every finite half: the portable decoder equals the hardware conversion (where compiled in), and
  * cc_half_round leaves it unchanged; midpoints round to even. */
@@ -208,13 +176,13 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
   for (int c = 0; c < 4; c++) {
     char what[128];
     snprintf(what, sizeof what, "%s %s(%d)", tag, cases[c].name, cases[c].iters);
-    cc_precond *pd = make(cases[c].name, cases[c].iters, CC_PRECISION_DOUBLE, a, comm, ord);
-    cc_precond *ph = make(cases[c].name, cases[c].iters, CC_PRECISION_HALF, a, comm, ord);
-    apply_with(pd, x, zd, omp_get_max_threads());
-    apply_with(ph, x, zh, omp_get_max_threads());
-    apply_with(ph, y, yh, omp_get_max_threads());
+    cc_precond *pd = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_DOUBLE, a, comm, ord);
+    cc_precond *ph = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_HALF, a, comm, ord);
+    tp_apply_with(pd, x, zd, omp_get_max_threads());
+    tp_apply_with(ph, x, zh, omp_get_max_threads());
+    tp_apply_with(ph, y, yh, omp_get_max_threads());
     asdd_reference(&ah, dh, comm, cases[c].iters, x, zr, t, w);
-    double dref = rel_diff(nd, zh, zr), ddbl = rel_diff(nd, zh, zd);
+    double dref = tp_rel_diff(nd, zh, zr), ddbl = tp_rel_diff(nd, zh, zd);
     TEST_EXPECT(dref <= HALF_VS_REFERENCE_TOL, "%s: |z_half - z_reference| / |z_ref| = %.3g > %.3g",
                 what, dref, HALF_VS_REFERENCE_TOL);
     TEST_EXPECT(ddbl <= HALF_VS_DOUBLE_TOL, "%s: |z_half - z_double| / |z_double| = %.3g > %.3g",
@@ -234,7 +202,7 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
     TEST_EXPECT(d[2] > 0, "%s: x'Mx = %g not positive", what, d[2]);
     /* bitwise independent of the thread count */
     for (int th = 1; th <= 2; th++) {
-      apply_with(ph, x, z2, th);
+      tp_apply_with(ph, x, z2, th);
       TEST_EXPECT(memcmp(z2, zh, (size_t)nd * sizeof(double)) == 0, "%s: %d thread(s) != %d", what,
                   th, omp_get_max_threads());
     }
@@ -282,12 +250,12 @@ static void check_scaling(const char *tag, cc_bcrs *a, const cc_comm_table *comm
   double *z0, *z1;
   TEST_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &z0));
   TEST_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &z1));
-  cc_precond *ph = make("asdd", 2, CC_PRECISION_HALF, a, comm, ord);
-  apply_with(ph, x, z0, omp_get_max_threads());
+  cc_precond *ph = tp_make("asdd", 2, CC_PRECISION_HALF, a, comm, ord);
+  tp_apply_with(ph, x, z0, omp_get_max_threads());
   cc_precond_destroy(&ph);
   scale_matrix(a, -1, 300);
-  ph = make("asdd", 2, CC_PRECISION_HALF, a, comm, ord);
-  apply_with(ph, x, z1, omp_get_max_threads());
+  ph = tp_make("asdd", 2, CC_PRECISION_HALF, a, comm, ord);
+  tp_apply_with(ph, x, z1, omp_get_max_threads());
   cc_precond_destroy(&ph);
   scale_matrix(a, -1, -300);
   long bad = 0;

@@ -8,6 +8,7 @@
  */
 #include "cc_mesh.h"
 #include "cc_test.h"
+#include "test_precond_util.h"
 
 #include "cc_precond_impl.h"
 
@@ -21,45 +22,6 @@
 #define SINGLE_VS_DOUBLE_TOL (8 * FLT_EPSILON)
 /* Symmetry of M^-1 in double arithmetic: the double bound of the built-in check (src/checks.c). */
 #define SYMMETRY_TOL 1e-12
-
-static double global_sum(double v)
-{
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return v;
-}
-
-static double global_max(double v)
-{
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return v;
-}
-
-/* |x - y|_2 / |y|_2 over n values, all ranks */
-static double rel_diff(int64_t n, const double *x, const double *y)
-{
-  double d = 0.0, s = 0.0;
-  for (int64_t i = 0; i < n; i++) d += (x[i] - y[i]) * (x[i] - y[i]), s += y[i] * y[i];
-  d = global_sum(d), s = global_sum(s);
-  return s > 0 ? sqrt(d / s) : sqrt(d);
-}
-
-static void apply_with(cc_precond *pc, double *r, double *z, int threads)
-{
-  int saved = omp_get_max_threads();
-  omp_set_num_threads(threads);
-  TEST_CALL(cc_precond_apply(pc, NULL, r, z));
-  omp_set_num_threads(saved);
-}
-
-static cc_precond *make(const char *name, int iters, cc_precision precision, const cc_bcrs *a,
-                        const cc_comm_table *comm, const cc_ordering *ord)
-{
-  cc_precond_params pp = {
-      .name = name, .asdd_iters = iters, .ordering = ord, .precision = precision};
-  cc_precond *pc = NULL;
-  TEST_CALL(cc_precond_create(&pp, a, comm, &pc));
-  return pc;
-}
 
 /* One matrix (plain or split) under one ordering. zs_out: single SGS of x (for the split check). */
 static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table *comm,
@@ -78,12 +40,12 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
   for (int c = 0; c < 4; c++) {
     char what[128];
     snprintf(what, sizeof what, "%s %s(%d)", tag, cases[c].name, cases[c].iters);
-    cc_precond *pd = make(cases[c].name, cases[c].iters, CC_PRECISION_DOUBLE, a, comm, ord);
-    cc_precond *ps = make(cases[c].name, cases[c].iters, CC_PRECISION_SINGLE, a, comm, ord);
-    apply_with(pd, x, zd, omp_get_max_threads());
-    apply_with(ps, x, zs, omp_get_max_threads());
-    apply_with(ps, y, ys, omp_get_max_threads());
-    double diff = rel_diff(nd, zs, zd);
+    cc_precond *pd = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_DOUBLE, a, comm, ord);
+    cc_precond *ps = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_SINGLE, a, comm, ord);
+    tp_apply_with(pd, x, zd, omp_get_max_threads());
+    tp_apply_with(ps, x, zs, omp_get_max_threads());
+    tp_apply_with(ps, y, ys, omp_get_max_threads());
+    double diff = tp_rel_diff(nd, zs, zd);
     TEST_EXPECT(diff <= SINGLE_VS_DOUBLE_TOL,
                 "%s: |z_single - z_double| / |z_double| = %.3g > %.3g", what, diff,
                 SINGLE_VS_DOUBLE_TOL);
@@ -100,7 +62,7 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
     TEST_EXPECT(d[2] > 0, "%s: x'Mx = %g not positive", what, d[2]);
     /* bitwise independent of the thread count */
     for (int t = 1; t <= 2; t++) {
-      apply_with(ps, x, z2, t);
+      tp_apply_with(ps, x, z2, t);
       TEST_EXPECT(memcmp(z2, zs, (size_t)nd * sizeof(double)) == 0, "%s: %d thread(s) != %d", what,
                   t, omp_get_max_threads());
     }
@@ -131,9 +93,9 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
   cc_sgs_residual_single(&s, NULL, x, zd, ys, 0, a->n_rows);
   for (int64_t i = 0; i < nd; i++) dmax = fmax(dmax, fabs(ys[i] - z2[i]));
   /* each product rounds its block to float: |A_f z - A z| <= u |A| |z|, |A| |z| ~ 30 max|t| */
-  TEST_EXPECT(global_max(dmax) <= 64 * FLT_EPSILON * global_max(amax),
-              "%s: float residual differs by %.3g (max |r - Az| %.3g)", tag, global_max(dmax),
-              global_max(amax));
+  TEST_EXPECT(tp_global_max(dmax) <= 64 * FLT_EPSILON * tp_global_max(amax),
+              "%s: float residual differs by %.3g (max |r - Az| %.3g)", tag, tp_global_max(dmax),
+              tp_global_max(amax));
   /* rows in two parts (as an interior/boundary split would call it) give bitwise the same */
   cc_sgs_residual_single(&s, NULL, x, zd, z2, 0, a->n_rows / 2);
   cc_sgs_residual_single(&s, NULL, x, zd, z2, a->n_rows / 2, a->n_rows);
@@ -156,8 +118,8 @@ static void check_scaling(const char *tag, cc_bcrs *a, const cc_comm_table *comm
     for (int64_t k = 0; k < 9 * a->l_ptr[a->n_rows]; k++) a->l_val[k] = ldexp(a->l_val[k], 200);
   double *z;
   TEST_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &z));
-  cc_precond *ps = make("sgs", 1, CC_PRECISION_SINGLE, a, comm, ord);
-  apply_with(ps, x, z, omp_get_max_threads());
+  cc_precond *ps = tp_make("sgs", 1, CC_PRECISION_SINGLE, a, comm, ord);
+  tp_apply_with(ps, x, z, omp_get_max_threads());
   long bad = 0;
   for (int64_t i = 0; i < nd; i++) bad += ldexp(z[i], 200) != zs[i];
   TEST_EXPECT(bad == 0, "%s: 2^200 A: %ld of %lld values not scaled exactly", tag, bad,

@@ -10,6 +10,7 @@
 #include "cc_test.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -67,6 +68,49 @@ static inline double *tp_vector(const tp_problem *p, int seed)
 static inline double tp_dot(const tp_problem *p, const double *x, const double *y)
 {
   return test_dot(3 * (int64_t)p->a.n_rows, x, y);
+}
+
+/* v summed / maximised over all ranks */
+static inline double tp_global_sum(double v)
+{
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return v;
+}
+
+static inline double tp_global_max(double v)
+{
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return v;
+}
+
+/* |x - y|_2 / |y|_2 over n values, all ranks */
+static inline double tp_rel_diff(int64_t n, const double *x, const double *y)
+{
+  double d = 0.0, s = 0.0;
+  for (int64_t i = 0; i < n; i++) d += (x[i] - y[i]) * (x[i] - y[i]), s += y[i] * y[i];
+  d = tp_global_sum(d), s = tp_global_sum(s);
+  return s > 0 ? sqrt(d / s) : sqrt(d);
+}
+
+/* z = M^-1 r with `threads` OpenMP threads */
+static inline void tp_apply_with(cc_precond *pc, double *r, double *z, int threads)
+{
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  TEST_CALL(cc_precond_apply(pc, NULL, r, z));
+  omp_set_num_threads(saved);
+}
+
+/* The preconditioner `name` (ASDD with iters iterations) in precision over a and ord */
+static inline cc_precond *tp_make(const char *name, int iters, cc_precision precision,
+                                  const cc_bcrs *a, const cc_comm_table *comm,
+                                  const cc_ordering *ord)
+{
+  cc_precond_params pp = {
+      .name = name, .asdd_iters = iters, .ordering = ord, .precision = precision};
+  cc_precond *pc = NULL;
+  TEST_CALL(cc_precond_create(&pp, a, comm, &pc));
+  return pc;
 }
 
 #endif
