@@ -72,7 +72,7 @@ if(TARGET cubecg-bench)
   add_test(NAME bench_model_stream
            COMMAND bash -c "set -e; for p in double single half; do '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg>' --nx 12 --ny 12 --nz 12 --solver pcg --maxit 1000 --precond-precision $p --quiet --report '${ms}_'$p.json > /dev/null; done
              '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --nx 12 --ny 12 --nz 12 --stream-mb 8 --repeat 2 --allow-cached --model-stream --report '${ms}.json'
-             '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/check_model_stream.py' '${ms}.json' '${ms}_double.json' '${ms}_single.json' '${ms}_half.json'")
+             '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/solvers/check_model_stream.py' '${ms}.json' '${ms}_double.json' '${ms}_single.json' '${ms}_half.json'")
   set_tests_properties(bench_model_stream PROPERTIES PROCESSORS 2 TIMEOUT 300 LABELS roofline
                        ENVIRONMENT OMP_NUM_THREADS=1)
   add_test(NAME bench_model_stream_sequential
