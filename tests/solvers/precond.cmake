@@ -76,7 +76,7 @@ if(TARGET cubecg-bench)
   set_tests_properties(bench_model_stream PROPERTIES PROCESSORS 2 TIMEOUT 300 LABELS roofline
                        ENVIRONMENT OMP_NUM_THREADS=1)
   add_test(NAME bench_model_stream_sequential
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "--model-stream with --ordering rcm"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "--model-stream with --ordering rcm"
                    ${CMAKE_CURRENT_BINARY_DIR}/bench_model_stream_bad.json -- ${MPIEXEC_EXECUTABLE} -n 1
                    $<TARGET_FILE:cubecg-bench> --model-stream --ordering rcm --nx 8 --ny 8 --nz 8)
   set_tests_properties(bench_model_stream_sequential PROPERTIES LABELS roofline ENVIRONMENT
