@@ -1,6 +1,9 @@
 /* main.c: the cubecg driver: parse and validate options before any large allocation, run the
  * pipeline, write the report; print the error chain once and exit non-zero on failure. */
-#include "cc_driver.h"
+#include "monitor.h"
+#include "pipeline.h"
+#include "report.h"
+#include "summary.h"
 #include "cc_io.h"
 
 #include <omp.h>
@@ -61,6 +64,8 @@ int main(int argc, char **argv)
   /* --restart DIR: the problem options left at their default come from DIR's manifest */
   if (!err && run.opts.restart[0]) err = cc_options_from_checkpoint(&run.opts, MPI_COMM_WORLD);
   if (!err) err = cc_options_validate(&run.opts, MPI_COMM_WORLD);
+  /* the libraries' test seams, from the environment in one place (before any allocation) */
+  if (!err) err = cc_driver_test_seams_from_env(&run.opts.seams);
   if (!err) err = cc_run_topology(&run, MPI_COMM_WORLD);
   /* a FIFO report target: opened now, without blocking (no reader: refused before the work) */
   if (!err)
