@@ -311,7 +311,6 @@ const opt_spec *cc_option_find(const char *key, size_t length)
   return NULL;
 }
 
-
 int cc_option_given(const cc_options *opts, const char *name)
 {
   const opt_spec *spec = cc_option_find(name, strlen(name));
