@@ -1,9 +1,6 @@
 /* cc_common.h: the contract shared by every cubecg library.
  *
- * - Errors travel up (PETSc style): library functions return cc_err (0 = success); CC_CALL wraps a
- *   call and appends file:line:function to a per-thread error chain; CC_CHECK tests a condition
- * with a formatted message; CC_MPI, CC_SYS, CC_URING and CC_H5 turn library codes into text. main()
- * prints the chain once (cc_error_print) and exits non-zero.
+ * - Errors travel up (cc_error.h, included here): cc_err, CC_CALL, CC_CHECK, the error chain.
  * - Data shared between mesh/ (producer) and solvers/, io/ (consumers): the GeoFEM-style
  *   communication table and the 3x3 block CRS matrix.
  * - Timing regions: a fixed enum around MPI_Wtime, reduced over ranks only at the end.
@@ -19,108 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cc_error.h"
+
 #define CC_VERSION "0.1.0"
 /* bumped whenever the JSON report's layout changes; jobs/analyze.py refuses other versions */
 #define CC_REPORT_VERSION 2
-
-/* ------------------------------------------------------------------------------------------------
- * Errors
- * ---------------------------------------------------------------------------------------------- */
-typedef int cc_err;
-enum {
-  CC_OK = 0,
-  CC_ERR_ARG,     /* bad user input (options, sizes) */
-  CC_ERR_MEM,     /* allocation failed or would exceed the memory estimate */
-  CC_ERR_MPI,     /* an MPI call failed */
-  CC_ERR_SYS,     /* an OS call failed (errno) */
-  CC_ERR_IO,      /* file format, checksum, truncated file... */
-  CC_ERR_H5,      /* an HDF5 call failed */
-  CC_ERR_URING,   /* an io_uring call failed (negative errno) */
-  CC_ERR_METIS,   /* METIS returned an error */
-  CC_ERR_NUMERIC, /* breakdown, NaN, singular block */
-  CC_ERR_CHECK,   /* a built-in verification failed */
-  CC_ERR_UNSUPPORTED,
-  CC_ERR_INTERRUPTED /* a signal asked the run to stop (the solver's loop is left with it) */
-};
-
-#define CC_WUR __attribute__((warn_unused_result))
-#define CC_PRINTF(a, b) __attribute__((format(printf, a, b)))
-
-/* Append a frame to this thread's error chain; returns code so callers can `return
- * cc_error_push(..)`. */
-cc_err cc_error_push(cc_err code, const char *file, int line, const char *func, const char *fmt,
-                     ...) CC_PRINTF(5, 6);
-/* Print the innermost message on one line (and the file:line chain when CUBECG_TRACE=1), prefixed
- * with the rank; flush; clear the chain. */
-void cc_error_print(FILE *out, int rank);
-/* First message of the chain (the innermost, most specific); "" if none. */
-const char *cc_error_message(void);
-void cc_error_clear(void);
-/* 1 when the current chain holds a failure agreed on by cc_error_agree (every rank of that
- * communicator fails with it): the driver may then end with MPI_Finalize rather than MPI_Abort. */
-int cc_error_agreed(void);
-const char *cc_error_name(cc_err code);
-
-#define CC_CALL(expr)                                                                              \
-  do {                                                                                             \
-    cc_err cc_call_err_ = (expr);                                                                  \
-    if (cc_call_err_)                                                                              \
-      return cc_error_push(cc_call_err_, __FILE__, __LINE__, __func__, "%s", #expr);               \
-  } while (0)
-
-#define CC_CHECK(cond, code, ...)                                                                  \
-  do {                                                                                             \
-    if (!(cond)) return cc_error_push((code), __FILE__, __LINE__, __func__, __VA_ARGS__);          \
-  } while (0)
-
-#define CC_FAIL(code, ...) return cc_error_push((code), __FILE__, __LINE__, __func__, __VA_ARGS__)
-
-/* MPI calls: needs MPI_ERRORS_RETURN on the communicator (set by the driver). */
-cc_err cc_error_push_mpi(int mpi_code, const char *file, int line, const char *func,
-                         const char *expr);
-#define CC_MPI(expr)                                                                               \
-  do {                                                                                             \
-    int cc_mpi_rc_ = (expr);                                                                       \
-    if (cc_mpi_rc_ != MPI_SUCCESS)                                                                 \
-      return cc_error_push_mpi(cc_mpi_rc_, __FILE__, __LINE__, __func__, #expr);                   \
-  } while (0)
-
-/* OS calls returning -1 and setting errno. */
-cc_err cc_error_push_errno(int errnum, const char *file, int line, const char *func,
-                           const char *expr);
-#define CC_SYS(expr)                                                                               \
-  do {                                                                                             \
-    if ((expr) == -1) return cc_error_push_errno(errno, __FILE__, __LINE__, __func__, #expr);      \
-  } while (0)
-
-/* io_uring calls returning a negative errno. */
-#define CC_URING(expr)                                                                             \
-  do {                                                                                             \
-    int cc_uring_rc_ = (expr);                                                                     \
-    if (cc_uring_rc_ < 0)                                                                          \
-      return cc_error_push((CC_ERR_URING), __FILE__, __LINE__, __func__, "%s: %s", #expr,          \
-                           strerror(-cc_uring_rc_));                                               \
-  } while (0)
-
-/* HDF5 calls returning a negative herr_t/hid_t. */
-#define CC_H5(expr)                                                                                \
-  do {                                                                                             \
-    if ((int64_t)(expr) < 0)                                                                       \
-      return cc_error_push(CC_ERR_H5, __FILE__, __LINE__, __func__, "HDF5 call failed: %s",        \
-                           #expr);                                                                 \
-  } while (0)
-
-/* A collective decision: every rank passes its local error code; all ranks return CC_ERR_* of the
- * lowest-ranked failing process (or CC_OK). Used where ranks may disagree (e.g. a checkpoint). */
-CC_WUR cc_err cc_error_agree(MPI_Comm comm, cc_err local, cc_err *global);
-/* The same agreement as an expression: err = cc_agree(comm, err). A rank that failed returns its
- * own code (its chain says what went wrong); the others return the lowest failing rank's code, with
- * that rank's message in their chain (cc_error_agree); CC_OK when no rank failed. */
-CC_WUR static inline cc_err cc_agree(MPI_Comm comm, cc_err local)
-{
-  cc_err global = CC_OK, err = cc_error_agree(comm, local, &global);
-  return err ? err : local ? local : global;
-}
 
 /* The one solver-state type: what a CG variant hands its checkpoint callback, what io/
  * writes and reads back, and what a restart gives the variant. Named vectors of n_local doubles

@@ -1,6 +1,6 @@
 /* cc_error.c: the per-thread error chain behind CC_CALL / CC_CHECK / CC_MPI (PETSc's PetscCall
  * model: each frame adds file, line and function; main prints the chain once). */
-#include "cc_common.h"
+#include "cc_error.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

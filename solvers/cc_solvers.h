@@ -282,6 +282,14 @@ extern const cc_mode_kind cc_sstep_basis_list[CC_SSTEP_BASIS_COUNT];
  * checkpoint callback is set and none was written at this iteration, the result is marked
  * interrupted and the solve returns CC_OK (x holds that iteration's iterate). */
 typedef cc_err (*cc_monitor_fn)(void *ctx, int iteration, double rel_residual, int *stop);
+/* A test seam: NaN or Inf put into r[0] of rank 0 at the end of iteration `iteration` (>= 1; 0 =
+ * off), so that the breakdown path can be tested on a valid problem; with solver set, only in that
+ * variant's solves. The driver fills it from CUBECG_KRYLOV_INJECT (src/test_seams.c). */
+typedef struct {
+  int iteration;
+  double value;    /* NAN or INFINITY */
+  char solver[32]; /* a variant's name, "" = every variant */
+} cc_krylov_inject;
 
 typedef struct {
   double tol; /* |r|/|b| < tol; default 1e-8 */
@@ -323,6 +331,7 @@ typedef struct {
   /* s-step CG: steps per block S (1..CC_SSTEP_MAX; 0 = 4) and the basis' polynomials */
   int sstep;
   cc_sstep_basis sstep_basis;
+  const cc_krylov_inject *inject; /* test seam (NULL = none) */
 } cc_krylov_opts;
 
 typedef struct {

@@ -1,6 +1,7 @@
 /* krylov.c: registry of the CG variants (name -> solve, PETSc style) and the helpers they share
  * (krylov_impl.h): options, work vectors, timer snapshots, reductions, breakdown and stopping
- * tests, checkpoint/restart of the solver state. The algorithms are in krylov_<name>.c.
+ * tests. The spectrum estimate is in spectrum.c, the end of an iteration with checkpoint and
+ * restart of the solver state in solver_state.c, the algorithms in krylov_<name>.c.
  */
 #include "krylov_impl.h"
 
@@ -37,29 +38,6 @@ const cc_krylov *cc_krylov_find(const char *name)
   for (int i = 0; cc_krylov_list[i]; i++)
     if (strcmp(cc_krylov_list[i]->name, name) == 0) return cc_krylov_list[i];
   return NULL;
-}
-
-/* Test seam (tests only, like CUBECG_IO_INJECT): CUBECG_KRYLOV_INJECT=nan@N or inf@N sets r[0] of
- * rank 0 to NaN / Inf at the end of iteration N, so the driver's breakdown path can be tested on a
- * valid problem; nan@N:SOLVER only in that variant's solves (--solver all: the others go on).
- * Anything else in the variable is refused. */
-static cc_err krylov_inject_parse(cc_krylov_ctx *k)
-{
-  k->inject_it    = -1;
-  const char *env = getenv("CUBECG_KRYLOV_INJECT");
-  if (!env || !env[0]) return CC_OK;
-  char kind[4] = "";
-  int it = -1, used = 0;
-  int ok = sscanf(env, "%3[a-z]@%d%n", kind, &it, &used) == 2 && it >= 1 &&
-           (env[used] == '\0' || (env[used] == ':' && env[used + 1])) &&
-           (strcmp(kind, "nan") == 0 || strcmp(kind, "inf") == 0);
-  CC_CHECK(ok, CC_ERR_ARG,
-           "CUBECG_KRYLOV_INJECT='%s': expected nan@N or inf@N with N >= 1, optionally :SOLVER",
-           env);
-  if (env[used] == ':' && strcmp(env + used + 1, k->solver) != 0) return CC_OK; /* another's */
-  k->inject_it    = it;
-  k->inject_value = strcmp(kind, "nan") == 0 ? NAN : INFINITY;
-  return CC_OK;
 }
 
 /* What is wrong with a value that must be a positive normal number. */
@@ -121,7 +99,13 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   CC_CALL(
       cc_reducer_init(&k->reducer, comm->comm, opts->progress, opts->inject_latency_us, k->timers));
   k->exec = (cc_exec){.timers = k->timers, .poll = cc_reduce_poll, .poll_ctx = &k->reducer};
-  CC_CALL(krylov_inject_parse(k));
+  /* the test seam (cc_krylov_opts.inject): r poisoned after that iteration, in this variant */
+  const cc_krylov_inject *inject = opts->inject;
+  k->inject_it = inject && inject->iteration >= 1 &&
+                         (!inject->solver[0] || strcmp(inject->solver, solver) == 0)
+                     ? inject->iteration
+                     : -1;
+  k->inject_value = inject ? inject->value : 0.0;
   if (opts->restart) {
     /* a state loaded per rank may be wrong on one rank only: all ranks agree before going on */
     const cc_solver_state *st = opts->restart;
@@ -465,250 +449,4 @@ void cc_krylov_label(cc_krylov_ctx *k, int pipeline_depth, int sstep, const char
     snprintf(res->label, sizeof res->label, "%s-l%d", k->solver, pipeline_depth);
   else if (sstep > 0)
     snprintf(res->label, sizeof res->label, "%s-s%d", k->solver, sstep);
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Spectrum of M^-1 A (p(l)-CG's shifts, s-step's basis)
- * ---------------------------------------------------------------------------------------------- */
-/* Eigenvalues of the symmetric tridiagonal (diag d, off-diagonal e) below x: Sturm count. */
-static int tridiag_count_below(int n, const double *d, const double *e, double x)
-{
-  int count = 0;
-  double q  = 1.0;
-  for (int i = 0; i < n; i++) {
-    q = d[i] - x - (i ? e[i - 1] * e[i - 1] / q : 0.0);
-    if (q == 0.0) q = -DBL_EPSILON * (fabs(d[i]) + fabs(x) + DBL_MIN);
-    if (q < 0.0) count++;
-  }
-  return count;
-}
-
-/* All n eigenvalues (ascending) by bisection inside the Gershgorin interval. */
-static void tridiag_eigenvalues(int n, const double *d, const double *e, double *lambda)
-{
-  double lo = INFINITY, hi = -INFINITY;
-  for (int i = 0; i < n; i++) {
-    double radius = (i ? fabs(e[i - 1]) : 0.0) + (i < n - 1 ? fabs(e[i]) : 0.0);
-    lo            = fmin(lo, d[i] - radius);
-    hi            = fmax(hi, d[i] + radius);
-  }
-  for (int j = 0; j < n; j++) { /* the (j+1)-th smallest: count_below(x) <= j < count_below(y) */
-    double a = lo, c = hi;
-    for (int it = 0; it < 200 && c - a > 1e-14 * fmax(fabs(a), fabs(c)); it++) {
-      double mid = 0.5 * (a + c);
-      if (tridiag_count_below(n, d, e, mid) <= j)
-        a = mid;
-      else
-        c = mid;
-    }
-    lambda[j] = 0.5 * (a + c);
-  }
-}
-
-cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lmax, double ritz[],
-                          int *n_ritz)
-{
-  const cc_krylov_opts *o = k->opts;
-  cc_solve_result *res    = k->result;
-  const double started    = MPI_Wtime();
-  const int64_t blocking0 = k->reducer.blocking;
-  if (o->spectrum_max > 0.0) {
-    *lmin = o->spectrum_min, *lmax = o->spectrum_max;
-    ritz[0] = *lmin, ritz[1] = *lmax, *n_ritz = 2;
-    snprintf(res->spectrum_source, sizeof res->spectrum_source, "option");
-  } else {
-    /* PCG from x = 0 on scratch vectors: alpha_j, beta_j give the Lanczos tridiagonal of M^-1 A
-     * (T_jj = 1/alpha_j + beta_j/alpha_{j-1}, T_j,j+1 = sqrt(beta_{j+1})/alpha_j) */
-    double *r = NULL, *u = NULL, *p = NULL, *s = NULL;
-    cc_err err = CC_OK;
-    double alpha[CC_SPECTRUM_LANCZOS_STEPS + 1], beta[CC_SPECTRUM_LANCZOS_STEPS + 1];
-    int steps = 0;
-    for (int i = 0; i < 4 && !err; i++)
-      err = cc_malloc((size_t)k->n_alloc + 1, sizeof(double),
-                      i == 0   ? &r
-                      : i == 1 ? &u
-                      : i == 2 ? &p
-                               : &s);
-    if (!err) {
-      memcpy(r, b, (size_t)k->n * sizeof(double));   /* r0 = b (x0 = 0) */
-      err = cc_precond_apply(k->pc, &k->exec, r, u); /* u0 = M^-1 r0 */
-    }
-    double rho = 0.0;
-    if (!err) {
-      memcpy(p, u, (size_t)k->n * sizeof(double)); /* p0 = u0 */
-      cc_krylov_dots(k, 1, (const double *const[]){r}, (const double *const[]){u}, &rho);
-      err = cc_reduce_blocking(&k->reducer, &rho, 1);
-    }
-    while (!err && steps < CC_SPECTRUM_LANCZOS_STEPS && rho > DBL_MIN) {
-      err       = cc_spmv(&k->exec, k->a, k->comm, p, s); /* s = A p */
-      double sp = 0.0;
-      if (!err) {
-        cc_krylov_dots(k, 1, (const double *const[]){s}, (const double *const[]){p}, &sp);
-        err = cc_reduce_blocking(&k->reducer, &sp, 1);
-      }
-      if (err || !(sp > DBL_MIN)) break;
-      alpha[steps] = rho / sp;                                   /* alpha_j = (r,u) / (A p, p) */
-      cc_vec_axpy(&k->exec, k->n, -alpha[steps], s, r);          /* r <- r - alpha s */
-      err             = cc_precond_apply(k->pc, &k->exec, r, u); /* u = M^-1 r */
-      double rho_next = 0.0;
-      if (!err) {
-        cc_krylov_dots(k, 1, (const double *const[]){r}, (const double *const[]){u}, &rho_next);
-        err = cc_reduce_blocking(&k->reducer, &rho_next, 1);
-      }
-      if (err) break;
-      beta[steps + 1] = rho_next / rho; /* beta_{j+1} = (r,u)_{j+1} / (r,u)_j */
-      rho             = rho_next;
-      cc_vec_xpby(&k->exec, k->n, u, beta[steps + 1], p); /* p <- u + beta p */
-      steps++;
-      if (!(rho_next > 1e-30 * beta[1])) break; /* converged: the Krylov space is exhausted */
-    }
-    cc_free(&r), cc_free(&u), cc_free(&p), cc_free(&s);
-    CC_CALL(err);
-    if (steps < 1) { /* A or M^-1 not SPD: a breakdown of the solve, like CG's own */
-      res->converged = 0, res->breakdown = 1;
-      snprintf(res->failure, sizeof res->failure,
-               "breakdown at iteration %d: Lanczos spectrum estimate: (r,u) or (Ap,p) is not "
-               "positive",
-               k->start);
-      *lmin = *lmax = 0.0, *n_ritz = 0;
-      return CC_OK;
-    }
-    double d[CC_SPECTRUM_LANCZOS_STEPS], e[CC_SPECTRUM_LANCZOS_STEPS];
-    for (int j = 0; j < steps; j++) {
-      d[j] = 1.0 / alpha[j] + (j ? beta[j] / alpha[j - 1] : 0.0);
-      e[j] = j + 1 < steps ? sqrt(beta[j + 1]) / alpha[j] : 0.0;
-    }
-    tridiag_eigenvalues(steps, d, e, ritz);
-    *n_ritz = steps;
-    /* Ritz values lie inside the spectrum: the largest grows toward lambda_max from below, so
-     * the interval is widened by 10 % on that side (a shift past lambda_max is harmless; a
-     * spectrum past the interval's end makes the Chebyshev basis grow) */
-    *lmin               = ritz[0];
-    *lmax               = 1.1 * ritz[steps - 1];
-    res->spectrum_steps = steps;
-    snprintf(res->spectrum_source, sizeof res->spectrum_source, "lanczos");
-  }
-  res->spectrum_seconds    = MPI_Wtime() - started;
-  res->spectrum_reductions = (int)(k->reducer.blocking - blocking0);
-  res->spectrum_min = *lmin, res->spectrum_max = *lmax;
-  res->ritz_min = ritz[0], res->ritz_max = ritz[*n_ritz - 1];
-  return CC_OK;
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Checkpoint / restart
- * ---------------------------------------------------------------------------------------------- */
-/* Hand the live state to the checkpoint callback as checkpoint `iteration` (collective). */
-static cc_err krylov_checkpoint(cc_krylov_ctx *k, int iteration, const cc_state_decl *decl,
-                                double *const vectors[], const double scalars[])
-{
-  const cc_krylov_opts *o = k->opts;
-  CC_CHECK(decl->n_vectors <= CC_STATE_MAX_VECTORS && decl->n_scalars <= CC_STATE_MAX_SCALARS,
-           CC_ERR_ARG, "%s: state of %d vectors / %d scalars (at most %d / %d)", k->solver,
-           decl->n_vectors, decl->n_scalars, CC_STATE_MAX_VECTORS, CC_STATE_MAX_SCALARS);
-  cc_solver_state st;
-  memset(&st, 0, sizeof st);
-  snprintf(st.solver, sizeof st.solver, "%s", k->solver);
-  st.iteration     = iteration;
-  st.n_local       = k->n;
-  st.same_operator = 1; /* for a callback that hands the state straight back */
-  st.n_vectors     = decl->n_vectors;
-  for (int j = 0; j < decl->n_vectors; j++) {
-    snprintf(st.vector_name[j], sizeof st.vector_name[j], "%s", decl->vector_name[j]);
-    st.vector[j] = vectors[j];
-  }
-  st.n_scalars = decl->n_scalars;
-  for (int j = 0; j < decl->n_scalars; j++) {
-    snprintf(st.scalar_name[j], sizeof st.scalar_name[j], "%s", decl->scalar_name[j]);
-    st.scalar[j] = scalars[j];
-  }
-  cc_timer_token tok = cc_timer_start(k->timers, CC_T_CHECKPOINT);
-  cc_err err         = o->checkpoint(o->checkpoint_ctx, &st);
-  cc_timer_stop(k->timers, tok);
-  CC_CHECK(err == CC_OK, err, "%s: checkpoint at iteration %d", k->solver, iteration);
-  return CC_OK;
-}
-
-cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_decl *decl,
-                               double *const vectors[], const double scalars[])
-{
-  if (k->first_it < 0) {
-    k->first_it = iteration;
-    memcpy(k->first_count, k->timers->count, sizeof k->first_count);
-  }
-  k->last_it = iteration;
-  memcpy(k->last_count, k->timers->count, sizeof k->last_count);
-  if (k->first_it == iteration) memcpy(k->first_traffic, k->traffic, sizeof k->first_traffic);
-  memcpy(k->last_traffic, k->traffic, sizeof k->last_traffic);
-  const int64_t red[3] = {k->reducer.blocking, k->reducer.posted, k->reducer.waited_early};
-  if (k->first_it == iteration) memcpy(k->first_red, red, sizeof k->first_red);
-  memcpy(k->last_red, red, sizeof k->last_red);
-  if (iteration == k->inject_it && k->comm->rank == 0 && decl->n_vectors > 1 &&
-      strcmp(decl->vector_name[1], "r") == 0)
-    vectors[1][0] = k->inject_value; /* test seam: poison r (see krylov_inject_parse) */
-  const cc_krylov_opts *o = k->opts;
-  int due                 = o->checkpoint && iteration % o->checkpoint_every == 0;
-  if (due) CC_CALL(krylov_checkpoint(k, iteration, decl, vectors, scalars));
-  if (!o->monitor) return CC_OK;
-  int stop = 0;
-  CC_CALL(o->monitor(o->monitor_ctx, iteration, k->result->rel_residual, &stop));
-  if (!stop) return CC_OK;
-  /* stopped from outside (a signal): the state of this iteration is the one to restart from */
-  if (o->checkpoint && !due) CC_CALL(krylov_checkpoint(k, iteration, decl, vectors, scalars));
-  cc_solve_result *res = k->result;
-  res->converged       = 0;
-  res->interrupted     = 1;
-  res->iterations      = iteration;
-  snprintf(res->failure, sizeof res->failure, "interrupted after iteration %d (signal)", iteration);
-  /* leaves the variant's loop through its CC_CALL; cc_krylov_end turns it back into CC_OK */
-  return CC_ERR_INTERRUPTED;
-}
-
-cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact)
-{
-  *exact = 0;
-  if (!k->opts->restart) return CC_OK;
-  if (k->opts->restart->same_operator) {
-    *exact = 1;
-    return CC_OK;
-  }
-  static const char *const x_only[] = {"x"};
-  const cc_state_decl decl          = {1, x_only, 0, NULL};
-  CC_CALL(cc_krylov_restore(k, &decl, (double *const[]){x}, NULL));
-  k->result->restart_rebuilt = 1;
-  return CC_OK;
-}
-
-cc_err cc_krylov_restore(cc_krylov_ctx *k, const cc_state_decl *decl, double *const vectors[],
-                         double scalars[])
-{
-  const cc_solver_state *st = k->opts->restart;
-  cc_err local              = CC_OK, global;
-  const char *const *names = decl->vector_name, *const *scalar_names = decl->scalar_name;
-  for (int j = 0; j < decl->n_vectors && !local; j++) {
-    int found = -1;
-    for (int i = 0; i < st->n_vectors; i++)
-      if (strcmp(st->vector_name[i], names[j]) == 0) found = i;
-    if (found < 0 || !st->vector[found])
-      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                            "restart state of '%s' at iteration %d has no vector '%s'", st->solver,
-                            st->iteration, names[j]);
-    else
-      memcpy(vectors[j], st->vector[found], (size_t)k->n * sizeof(double));
-  }
-  for (int j = 0; j < decl->n_scalars && !local; j++) {
-    int found = -1;
-    for (int i = 0; i < st->n_scalars; i++)
-      if (strcmp(st->scalar_name[i], scalar_names[j]) == 0) found = i;
-    if (found < 0)
-      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                            "restart state of '%s' at iteration %d has no scalar '%s'", st->solver,
-                            st->iteration, scalar_names[j]);
-    else
-      scalars[j] = st->scalar[found];
-  }
-  /* collective: a rank whose state is incomplete must not leave the others in a reduction */
-  CC_CALL(cc_error_agree(k->comm->comm, local, &global));
-  CC_CHECK(global == CC_OK, global, "%s: restart state incomplete", k->solver);
-  return CC_OK;
 }

@@ -1,6 +1,7 @@
-/* krylov_impl.h: private helpers shared by the four CG variants (krylov_*.c): option checks,
- * work vectors, timer snapshots, reductions at "the same place" for AR and IAR, breakdown tests,
- * checkpoint/restart of the solver state. Implemented in krylov.c.
+/* krylov_impl.h: private helpers shared by the CG variants (krylov_*.c): option checks,
+ * work vectors, timer snapshots, reductions at "the same place" for AR and IAR, breakdown tests
+ * (krylov.c), the spectrum estimate (spectrum.c), the end of an iteration with checkpoint/restart
+ * of the solver state (solver_state.c).
  */
 #ifndef CC_KRYLOV_IMPL_H
 #define CC_KRYLOV_IMPL_H
@@ -39,7 +40,7 @@ typedef struct {
    * bound and |r| (Van der Vorst & Ye's crossing test), and a replacement due at the next check */
   double gap_anorm, gap, gap_prev, gap_rnorm_prev, gap_init;
   int gap_due;
-  int inject_it;       /* test seam CUBECG_KRYLOV_INJECT: poison r after this iteration, -1 off */
+  int inject_it;       /* test seam (opts->inject): poison r after this iteration, -1 off */
   double inject_value; /* NaN or Inf */
 } cc_krylov_ctx;
 

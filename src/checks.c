@@ -1,30 +1,9 @@
 /* checks.c: verification inside every run, as HPCG does: A and M^-1 must be symmetric (x'Ay = y'Ax
- * to rounding, scaled by the norms) and M^-1 positive (x'M^-1 x > 0). */
-#include "cc_driver.h"
+ * to rounding, scaled by the norms) and M^-1 positive (x'M^-1 x > 0); recorded by run.c. */
+#include "checks.h"
 
 #include <math.h>
 #include <stdint.h>
-
-void cc_run_add_check(cc_run *run, const char *name, double value, double bound)
-{
-  if (run->n_checks >= CC_MAX_CHECKS) {
-    run->checks_dropped++; /* not recorded, so not vouched for: the verdict becomes FAILED */
-    return;
-  }
-  cc_check *check = &run->checks[run->n_checks++];
-  snprintf(check->name, sizeof check->name, "%s", name);
-  check->value  = value;
-  check->bound  = bound;
-  check->passed = isfinite(value) && value <= bound;
-}
-
-int cc_run_checks_passed(const cc_run *run)
-{
-  if (run->checks_dropped > 0) return 0;
-  for (int i = 0; i < run->n_checks; i++)
-    if (!run->checks[i].passed) return 0;
-  return 1;
-}
 
 /* Deterministic pseudo-random vector in [-1, 1] (splitmix64 of the seed and index). */
 static void fill_random(double *v, int64_t n, uint64_t seed)

@@ -1,6 +1,9 @@
 /* main.c: the cubecg driver: parse and validate options before any large allocation, run the
  * pipeline, write the report; print the error chain once and exit non-zero on failure. */
-#include "cc_driver.h"
+#include "monitor.h"
+#include "pipeline.h"
+#include "report.h"
+#include "summary.h"
 #include "cc_io.h"
 #include "test_seams.h"
 
@@ -42,7 +45,6 @@ int main(int argc, char **argv)
 {
   static cc_run run; /* large: keep it off the stack */
   cc_err err = cc_mpi_start(&argc, &argv, &run.mpi);
-  cc_driver_test_seams_from_env(); /* before the options' disk probes and any checkpoint */
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -60,6 +62,9 @@ int main(int argc, char **argv)
     return 0;
   }
   /* Every rank parses and validates the same input, so all agree on failure without MPI_Abort. */
+  /* the libraries' test seams, from the environment in one place: before the manifest is read,
+   * the options' disk probes and any allocation */
+  if (!err) err = cc_driver_test_seams_from_env(&run.opts.seams);
   /* --restart DIR: the problem options left at their default come from DIR's manifest */
   if (!err && run.opts.restart[0]) err = cc_options_from_checkpoint(&run.opts, MPI_COMM_WORLD);
   if (!err) err = cc_options_validate(&run.opts, MPI_COMM_WORLD);

@@ -2,7 +2,7 @@
  * starts, an iteration monitor (|r|/|b|, ms per iteration, estimated time left) called by the
  * Krylov loop through cc_krylov_opts.monitor, and SIGTERM/SIGINT/SIGUSR1 turned into a clean stop
  * at the end of an iteration that every rank agrees on. */
-#include "cc_driver.h"
+#include "monitor.h"
 
 #include <math.h>
 #include <signal.h>

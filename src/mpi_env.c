@@ -1,7 +1,8 @@
 /* mpi_env.c: MPI start-up and what the library provides: thread level, library and version, and
  * whether its asynchronous progress thread runs (the threads MPI_Init started, checked against
  * the library's MPI_T control variable; knobs in the registry of mpi_library.c). */
-#include "cc_driver.h"
+#include "cc_topology.h"
+#include "mpi_env.h"
 
 #include <ctype.h>
 #include <sched.h>
@@ -149,21 +150,6 @@ cc_err cc_mpi_start(int *argc, char ***argv, cc_mpi_info *info)
            "%s: %s has no asynchronous progress thread; use --progress poll (the kernels test the "
            "pending reduction) instead",
            info->ignored_knobs, lib->name);
-  return CC_OK;
-}
-
-cc_err cc_run_topology(cc_run *run, MPI_Comm comm)
-{
-  CC_CALL(cc_placement_resolve(run->opts.placement, &run->topo));
-  CC_CALL(cc_threads_choose(comm, &run->threads, run->topo.threads_chosen_by,
-                            sizeof run->topo.threads_chosen_by));
-  CC_CALL(cc_topology_gather(comm, run->mpi.async_active, &run->topo));
-  CC_CALL(cc_progress_placement(comm, &run->mpi, &run->progress));
-  int rank;
-  CC_MPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0 && run->mpi.ignored_knobs[0])
-    fprintf(stderr, "cubecg: warning: %s: not a knob of %s, no effect\n", run->mpi.ignored_knobs,
-            run->mpi.implementation);
   return CC_OK;
 }
 

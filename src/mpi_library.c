@@ -4,7 +4,7 @@
  * what the process shows of them without trusting any knob: the threads in /proc/self/task before
  * and after MPI_Init, each new thread's CPU and affinity, the MPI libraries mapped into the process
  * and the launcher that really started it. */
-#include "cc_driver.h"
+#include "mpi_library.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,6 +1,10 @@
 /* pipeline.c: the GeoFEM/Cube run, each stage timed: mesh + partition, assembly, ordering,
  * preconditioner set-up, built-in checks, the requested CG variants, exports. */
-#include "cc_driver.h"
+#include "checks.h"
+#include "driver_ckpt.h"
+#include "pipeline.h"
+#include "report.h"
+#include "roofline.h"
 
 const char *const cc_breakdown_name[CC_BRK_COUNT] = {
     "spmv",       "precond",   "precond_halo",      "halo", "axpy", "dot", "reduction",
@@ -130,7 +134,8 @@ static cc_err reference_solve(const cc_run *run, const cc_mesh *mesh, const cc_b
                             .reduction     = p->reduction,
                             .replace_every = opts->replace_every,
                             .progress      = (cc_progress_mode)opts->progress,
-                            .unfused       = !opts->fused};
+                            .unfused       = !opts->fused,
+                            .inject        = &opts->seams.krylov};
   cc_solve_result result;
   memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
   CC_CALL(p->variant->solve(a, &mesh->comm, pc_double, b, x, &kopts, &result));
@@ -207,6 +212,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.pipeline_depth    = opts->pipeline_depth; /* p(l)-CG; the others ignore it */
     kopts.sstep             = opts->sstep;          /* s-step CG */
     kopts.sstep_basis       = (cc_sstep_basis)opts->sstep_basis;
+    kopts.inject            = &opts->seams.krylov; /* test seam, off unless set (test_seams.c) */
     SOLVES_CALL(cc_options_spectrum_bounds(opts, &kopts.spectrum_min, &kopts.spectrum_max));
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);

@@ -10,7 +10,7 @@
  * matrix covers the triad's length on every rank (a DRAM-sized mesh), else the own arrays'. The
  * triads' time is taken out of the solve's time.
  */
-#include "cc_driver.h"
+#include "roofline.h"
 
 #include <math.h>
 #include <stdlib.h>

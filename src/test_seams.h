@@ -1,9 +1,18 @@
-/* test_seams.h: the driver's one reader of the test seams' environment variables. */
+/* test_seams.h: the libraries' test seams, set from the environment in one place (test_seams.c)
+ * and handed to the libraries (through their options, or io/'s cc_io_set_inject); the libraries
+ * never read the environment for them. */
 #ifndef CC_TEST_SEAMS_H
 #define CC_TEST_SEAMS_H
 
-/* Called once, before any I/O or solve is set up: hands each library its fault-injection spec from
- * the environment (CUBECG_IO_INJECT -> io/, cc_io_set_inject). */
-void cc_driver_test_seams_from_env(void);
+#include "cc_solvers.h"
+
+typedef struct {
+  cc_krylov_inject krylov; /* CUBECG_KRYLOV_INJECT: cc_krylov_opts.inject */
+} cc_test_seams;
+
+/* Every seam from its variable (zero when unset): CUBECG_IO_INJECT to io/ (cc_io_set_inject),
+ * CUBECG_KRYLOV_INJECT parsed into seams; a malformed value is CC_ERR_ARG naming it. Called once
+ * by the driver, before the options' disk probes, any checkpoint and any large allocation. */
+CC_WUR cc_err cc_driver_test_seams_from_env(cc_test_seams *seams);
 
 #endif

@@ -284,6 +284,19 @@ foreach(solver pcg cgcg pipecg gropp)
                          "OMP_NUM_THREADS=1;EXPECT_EXIT=1;CUBECG_KRYLOV_INJECT=${kind}@5")
   endforeach()
 endforeach()
+# A malformed CUBECG_KRYLOV_INJECT is bad input: exit 2 and one line naming the value (the driver
+# reads the test seams with the options, before any allocation, so no rank aborts the job).
+foreach(case "zero|nan@0" "kind|nul@5" "solver|nan@5:" "text|bogus")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 tag)
+  list(GET parts 1 value)
+  add_test(NAME driver_breakdown_bad_inject_${tag}
+           COMMAND ${CMAKE_COMMAND} -E env "CUBECG_KRYLOV_INJECT=${value}" OMP_NUM_THREADS=1
+                   ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh 2
+                   "CUBECG_KRYLOV_INJECT='${value}': expected nan@N or inf@N with N >= 1"
+                   -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 5 --nz 4)
+  set_tests_properties(driver_breakdown_bad_inject_${tag} PROPERTIES PROCESSORS 2)
+endforeach()
 
 # An hdf5 checkpoint of pipecg / gropp written at 2 ranks restarts on 1, 3 and 4 ranks
 # (another partition, so ASDD's M^-1 differs: the solver restarts its recurrences from x, reported

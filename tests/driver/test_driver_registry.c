@@ -2,7 +2,9 @@
  * fixed capacities never truncate silently: every registry name parses to its index and
  * appears in --help, the report's "available" lists them with Table 1, and a check list that
  * overflows CC_MAX_CHECKS gives the verdict FAILED (report and summary), never PASSED. */
-#include "cc_driver.h"
+#include "pipeline.h"
+#include "report.h"
+#include "summary.h"
 #include "cc_io.h"
 #include "cc_test.h"
 

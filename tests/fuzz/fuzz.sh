@@ -28,13 +28,13 @@ cflags=(-std=c17 -D_GNU_SOURCE -fopenmp -g -O1 -fno-omit-frame-pointer -fsanitiz
 (
   flock 9
   stamp=$OUT/lib.stamp
-  newest=$(find "$SRC/common" "$SRC/mesh" "$SRC/solvers" "$SRC/io" "$SRC/src/options.c" "$SRC/src/checkpoint.c" -name '*.[ch]' -newer "$stamp" 2>/dev/null | head -n 1 || true)
+  newest=$(find "$SRC/common" "$SRC/mesh" "$SRC/solvers" "$SRC/io" "$SRC"/src/options* "$SRC/src/test_seams.h" -name '*.[ch]' -newer "$stamp" 2>/dev/null | head -n 1 || true)
   if [ ! -e "$stamp" ] || [ -n "$newest" ]; then
     rm -f "$OUT"/obj/*.o "$OUT"/libcore.a "$OUT"/libcore_norank.a
     # the option parser takes its choices from the solvers' registries and validates gas options
-    # through src/checkpoint.c, so the solvers and that file are in the archive too
+    # through the gas store of io/, so the solvers and the options' files are in the archive too
     for f in "$SRC"/common/*.c "$BUILD_INFO" "$SRC"/mesh/*.c "$SRC"/solvers/*.c "$SRC"/io/*.c \
-             "$SRC"/src/options.c "$SRC"/src/checkpoint.c; do
+             "$SRC"/src/options*.c; do
       "$clang" "${cflags[@]}" -c "$f" -o "$OUT/obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
     done
     ar rcs "$OUT/libcore.a" "$OUT"/obj/*.o

@@ -1,7 +1,7 @@
 /* fuzz_options.c: libFuzzer target for the command-line parser (cc_options_parse): the input is
  * split at newlines into argv words. --options-file is skipped (its parser has its own target, and
  * a fuzzed path could name a fifo). */
-#include "cc_driver.h"
+#include "options.h"
 
 #include <stdlib.h>
 

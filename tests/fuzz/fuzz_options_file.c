@@ -1,5 +1,5 @@
 /* fuzz_options_file.c: libFuzzer target for the options-file parser (cc_options_parse_text). */
-#include "cc_driver.h"
+#include "options.h"
 
 #include <stdlib.h>
 

@@ -4,7 +4,7 @@
  * means that library's own knob is on (Cray's only with MPICH_MAX_THREAD_SAFETY=multiple); a knob
  * of another library is named as having no effect; the thread level follows the library's need;
  * Open MPI has no progress thread, so any knob there is one cubecg refuses. */
-#include "cc_driver.h"
+#include "mpi_library.h"
 #include "cc_test.h"
 
 #include <stdlib.h>

@@ -1,13 +1,12 @@
-/* checkpoint.c: wires the solvers' state (cc_state, one type for solvers/ and io/) to io/'s
+/* driver_ckpt.c: wires the solvers' state (cc_state, one type for solvers/ and io/) to io/'s
  * checkpointer and restart. The io layout lists the global node id of each internal node in the
  * solver's (permuted) order, so vectors go to the backends without a copy here, and a restart reads
  * them straight back. */
-#include "cc_driver.h"
-#include "cc_gas.h"
+#include "driver_ckpt.h"
 #include "cc_io.h"
+#include "options_gas.h"
 
 #include <stdlib.h>
-#include <sys/stat.h>
 
 struct cc_driver_ckpt {
   cc_io_layout layout;
@@ -62,54 +61,6 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
   meta->asdd_iters = opts->asdd_iters;
 }
 
-/* --checkpoint gas: the store's parameters from the options */
-static void gas_params_of(const cc_options *opts, cc_gas_params *gp)
-{
-  cc_gas_params_default(gp);
-  gp->page_bytes = (size_t)opts->gas_page;
-  gp->dram_bytes = (size_t)opts->gas_dram;
-  gp->ssd_bytes  = opts->gas_ssd_bytes;
-  gp->fallback   = opts->io_fallback != 0;
-  gp->durable    = opts->durable != 0;
-  snprintf(gp->ssd_dir, sizeof gp->ssd_dir, "%s", opts->gas_ssd_dir); /* "" = in the checkpoint */
-}
-
-/* bytes one rank puts into the store: the per-rank file of the largest solver state */
-static int64_t gas_state_bytes(int64_t n_nodes)
-{
-  return 4096 + (int64_t)CC_STATE_MAX_VECTORS * n_nodes * 3 * (int64_t)sizeof(double);
-}
-
-cc_err cc_driver_gas_validate(const cc_options *opts, MPI_Comm comm)
-{
-  cc_gas_params gp;
-  gas_params_of(opts, &gp);
-  CC_CHECK(opts->gas_page > 0 && opts->gas_dram > 0, CC_ERR_ARG,
-           "--gas-page %lld / --gas-dram %lld must be > 0", (long long)opts->gas_page,
-           (long long)opts->gas_dram);
-  /* the disk: probe O_DIRECT in the SSD (default: checkpoint) directory or its nearest existing
-   * parent, so that bad input writes nothing */
-  char dir[CC_PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", opts->gas_ssd_dir[0] ? opts->gas_ssd_dir : opts->checkpoint_dir);
-  snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", dir);
-  CC_CALL(cc_gas_params_check(&gp));
-  struct stat st;
-  while (stat(dir, &st) != 0) cc_path_to_parent(dir, sizeof dir); /* "." and "/" exist */
-  cc_err local = cc_gas_probe_dir(dir, gp.fallback), global;
-  CC_CALL(cc_error_agree(comm, local, &global));
-  if (global && !local) /* the failing rank has the reason on its chain */
-    CC_FAIL(CC_ERR_ARG, "--checkpoint gas: %s cannot hold the store's page files on another rank",
-            dir);
-  if (global) CC_FAIL(CC_ERR_ARG, "--checkpoint gas: %s cannot hold the store's page files", dir);
-  /* capacity against the largest rank's share of the mesh (the exact check follows the mesh) */
-  int ranks;
-  CC_MPI(MPI_Comm_size(comm, &ranks));
-  int64_t nodes = (int64_t)opts->mesh.nx * opts->mesh.ny * opts->mesh.nz;
-  snprintf(gp.ssd_dir, sizeof gp.ssd_dir, "%s", dir);
-  CC_CALL(cc_gas_check_capacity(comm, &gp, gas_state_bytes((nodes + ranks - 1) / ranks)));
-  return CC_OK;
-}
-
 cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
                              const char *solver, const char *subdir, int start_iteration,
                              cc_driver_ckpt **out)
@@ -146,7 +97,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   params.start_iteration = start_iteration;
   cc_io_metadata meta;
   metadata_fill(opts, mesh, ord, solver, &meta);
-  gas_params_of(opts, &dc->gas); /* owned by dc: the checkpointer reads it while it lives */
+  cc_options_gas_params(opts, &dc->gas); /* owned by dc: the checkpointer reads it while it lives */
   params.gas = &dc->gas;
   DC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
   if (cc_options_checkpoint(opts) &&
@@ -155,7 +106,8 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
     cc_gas_params cap = dc->gas;
     snprintf(cap.ssd_dir, sizeof cap.ssd_dir, "%s",
              dc->gas.ssd_dir[0] ? dc->gas.ssd_dir : params.dir);
-    DC_CALL(cc_gas_check_capacity(mesh->comm.comm, &cap, gas_state_bytes(mesh->n_internal)));
+    DC_CALL(cc_gas_check_capacity(mesh->comm.comm, &cap,
+                                  cc_options_gas_state_bytes(mesh->n_internal)));
   }
   snprintf(dc->dir, sizeof dc->dir, "%s", params.dir);
   snprintf(dc->backend, sizeof dc->backend, "%s", cc_options_checkpoint(opts));
@@ -301,7 +253,7 @@ static cc_err restart_load(const cc_options *opts, const cc_mesh *mesh, const cc
   cc_io_checkpoint_params_default(&params);
   params.io_buffer_bytes = (size_t)opts->io_buffer;
   params.fallback        = opts->io_fallback != 0;
-  gas_params_of(opts, &dc->gas); /* a gas checkpoint's pages (--gas-ssd-dir) */
+  cc_options_gas_params(opts, &dc->gas); /* a gas checkpoint's pages (--gas-ssd-dir) */
   params.gas  = &dc->gas;
   params.keep = opts->checkpoint_keep;
   cc_io_restart_info info;

@@ -1,0 +1,135 @@
+/* spectrum.c: the spectrum of M^-1 A for p(l)-CG's shifts and s-step's basis (krylov_impl.h,
+ * cc_krylov_spectrum): the option's bounds, or the Ritz values of the Lanczos tridiagonal built
+ * from the coefficients of a few PCG iterations. */
+#include "krylov_impl.h"
+
+#include <float.h>
+#include <math.h>
+
+/* ------------------------------------------------------------------------------------------------
+ * Spectrum of M^-1 A (p(l)-CG's shifts, s-step's basis)
+ * ---------------------------------------------------------------------------------------------- */
+/* Eigenvalues of the symmetric tridiagonal (diag d, off-diagonal e) below x: Sturm count. */
+static int tridiag_count_below(int n, const double *d, const double *e, double x)
+{
+  int count = 0;
+  double q  = 1.0;
+  for (int i = 0; i < n; i++) {
+    q = d[i] - x - (i ? e[i - 1] * e[i - 1] / q : 0.0);
+    if (q == 0.0) q = -DBL_EPSILON * (fabs(d[i]) + fabs(x) + DBL_MIN);
+    if (q < 0.0) count++;
+  }
+  return count;
+}
+
+/* All n eigenvalues (ascending) by bisection inside the Gershgorin interval. */
+static void tridiag_eigenvalues(int n, const double *d, const double *e, double *lambda)
+{
+  double lo = INFINITY, hi = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    double radius = (i ? fabs(e[i - 1]) : 0.0) + (i < n - 1 ? fabs(e[i]) : 0.0);
+    lo            = fmin(lo, d[i] - radius);
+    hi            = fmax(hi, d[i] + radius);
+  }
+  for (int j = 0; j < n; j++) { /* the (j+1)-th smallest: count_below(x) <= j < count_below(y) */
+    double a = lo, c = hi;
+    for (int it = 0; it < 200 && c - a > 1e-14 * fmax(fabs(a), fabs(c)); it++) {
+      double mid = 0.5 * (a + c);
+      if (tridiag_count_below(n, d, e, mid) <= j)
+        a = mid;
+      else
+        c = mid;
+    }
+    lambda[j] = 0.5 * (a + c);
+  }
+}
+
+cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lmax, double ritz[],
+                          int *n_ritz)
+{
+  const cc_krylov_opts *o = k->opts;
+  cc_solve_result *res    = k->result;
+  const double started    = MPI_Wtime();
+  const int64_t blocking0 = k->reducer.blocking;
+  if (o->spectrum_max > 0.0) {
+    *lmin = o->spectrum_min, *lmax = o->spectrum_max;
+    ritz[0] = *lmin, ritz[1] = *lmax, *n_ritz = 2;
+    snprintf(res->spectrum_source, sizeof res->spectrum_source, "option");
+  } else {
+    /* PCG from x = 0 on scratch vectors: alpha_j, beta_j give the Lanczos tridiagonal of M^-1 A
+     * (T_jj = 1/alpha_j + beta_j/alpha_{j-1}, T_j,j+1 = sqrt(beta_{j+1})/alpha_j) */
+    double *r = NULL, *u = NULL, *p = NULL, *s = NULL;
+    cc_err err = CC_OK;
+    double alpha[CC_SPECTRUM_LANCZOS_STEPS + 1], beta[CC_SPECTRUM_LANCZOS_STEPS + 1];
+    int steps = 0;
+    for (int i = 0; i < 4 && !err; i++)
+      err = cc_malloc((size_t)k->n_alloc + 1, sizeof(double),
+                      i == 0   ? &r
+                      : i == 1 ? &u
+                      : i == 2 ? &p
+                               : &s);
+    if (!err) {
+      memcpy(r, b, (size_t)k->n * sizeof(double));   /* r0 = b (x0 = 0) */
+      err = cc_precond_apply(k->pc, &k->exec, r, u); /* u0 = M^-1 r0 */
+    }
+    double rho = 0.0;
+    if (!err) {
+      memcpy(p, u, (size_t)k->n * sizeof(double)); /* p0 = u0 */
+      cc_krylov_dots(k, 1, (const double *const[]){r}, (const double *const[]){u}, &rho);
+      err = cc_reduce_blocking(&k->reducer, &rho, 1);
+    }
+    while (!err && steps < CC_SPECTRUM_LANCZOS_STEPS && rho > DBL_MIN) {
+      err       = cc_spmv(&k->exec, k->a, k->comm, p, s); /* s = A p */
+      double sp = 0.0;
+      if (!err) {
+        cc_krylov_dots(k, 1, (const double *const[]){s}, (const double *const[]){p}, &sp);
+        err = cc_reduce_blocking(&k->reducer, &sp, 1);
+      }
+      if (err || !(sp > DBL_MIN)) break;
+      alpha[steps] = rho / sp;                                   /* alpha_j = (r,u) / (A p, p) */
+      cc_vec_axpy(&k->exec, k->n, -alpha[steps], s, r);          /* r <- r - alpha s */
+      err             = cc_precond_apply(k->pc, &k->exec, r, u); /* u = M^-1 r */
+      double rho_next = 0.0;
+      if (!err) {
+        cc_krylov_dots(k, 1, (const double *const[]){r}, (const double *const[]){u}, &rho_next);
+        err = cc_reduce_blocking(&k->reducer, &rho_next, 1);
+      }
+      if (err) break;
+      beta[steps + 1] = rho_next / rho; /* beta_{j+1} = (r,u)_{j+1} / (r,u)_j */
+      rho             = rho_next;
+      cc_vec_xpby(&k->exec, k->n, u, beta[steps + 1], p); /* p <- u + beta p */
+      steps++;
+      if (!(rho_next > 1e-30 * beta[1])) break; /* converged: the Krylov space is exhausted */
+    }
+    cc_free(&r), cc_free(&u), cc_free(&p), cc_free(&s);
+    CC_CALL(err);
+    if (steps < 1) { /* A or M^-1 not SPD: a breakdown of the solve, like CG's own */
+      res->converged = 0, res->breakdown = 1;
+      snprintf(res->failure, sizeof res->failure,
+               "breakdown at iteration %d: Lanczos spectrum estimate: (r,u) or (Ap,p) is not "
+               "positive",
+               k->start);
+      *lmin = *lmax = 0.0, *n_ritz = 0;
+      return CC_OK;
+    }
+    double d[CC_SPECTRUM_LANCZOS_STEPS], e[CC_SPECTRUM_LANCZOS_STEPS];
+    for (int j = 0; j < steps; j++) {
+      d[j] = 1.0 / alpha[j] + (j ? beta[j] / alpha[j - 1] : 0.0);
+      e[j] = j + 1 < steps ? sqrt(beta[j + 1]) / alpha[j] : 0.0;
+    }
+    tridiag_eigenvalues(steps, d, e, ritz);
+    *n_ritz = steps;
+    /* Ritz values lie inside the spectrum: the largest grows toward lambda_max from below, so
+     * the interval is widened by 10 % on that side (a shift past lambda_max is harmless; a
+     * spectrum past the interval's end makes the Chebyshev basis grow) */
+    *lmin               = ritz[0];
+    *lmax               = 1.1 * ritz[steps - 1];
+    res->spectrum_steps = steps;
+    snprintf(res->spectrum_source, sizeof res->spectrum_source, "lanczos");
+  }
+  res->spectrum_seconds    = MPI_Wtime() - started;
+  res->spectrum_reductions = (int)(k->reducer.blocking - blocking0);
+  res->spectrum_min = *lmin, res->spectrum_max = *lmax;
+  res->ritz_min = ritz[0], res->ritz_max = ritz[*n_ritz - 1];
+  return CC_OK;
+}

@@ -1,0 +1,55 @@
+/* options_impl.h: the option table (options.c) as its readers see it: options_parse.c applies
+ * words to it, options_check.c asks which options were given. Private to the options files. */
+#ifndef CC_OPTIONS_IMPL_H
+#define CC_OPTIONS_IMPL_H
+
+#include "options.h"
+
+typedef enum { OPT_INT, OPT_DOUBLE, OPT_STRING, OPT_CHOICE, OPT_SIZE, OPT_FLAG } opt_type;
+
+/* Where an OPT_CHOICE option takes its names from: the registries of solvers/ and io/ (and two
+ * lists of the driver's own). The option holds the index of the name chosen (an enum value). */
+typedef enum {
+  CHOICES_NONE,
+  CHOICES_PARTITION,  /* cc_partition_kind */
+  CHOICES_SOLVER,     /* cc_krylov_list, or CC_CHOICE_ALL */
+  CHOICES_REDUCTION,  /* cc_reduction_list (cc_reduction_mode), or CC_CHOICE_ALL */
+  CHOICES_PROGRESS,   /* cc_progress_list (cc_progress_mode) */
+  CHOICES_PRECOND,    /* cc_precond_list */
+  CHOICES_ORDERING,   /* cc_ordering_list */
+  CHOICES_CHECKPOINT, /* cc_io_backend_name() (built backends only), or CC_CHOICE_NONE */
+  CHOICES_TIMING,     /* CC_TIMING_OFF, CC_TIMING_ON */
+  CHOICES_OVERLAP,    /* CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON */
+  CHOICES_LEVELS,     /* CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON */
+  CHOICES_PRECISION,  /* cc_precision_list (cc_precision) */
+  CHOICES_SSTEP_BASIS /* cc_sstep_basis_list (cc_sstep_basis) */
+} choice_list;
+
+typedef struct {
+  const char *name;
+  opt_type type;
+  size_t offset;
+  const char *default_value; /* parsed like user input at start-up */
+  choice_list choices;       /* OPT_CHOICE only */
+  const char *help;
+} opt_spec;
+
+extern const opt_spec cc_option_table[];
+extern const int cc_option_count;
+
+/* Where a value came from (the report's "parameter_sources"); later sources win. */
+enum { ORIGIN_DEFAULT, ORIGIN_FILE, ORIGIN_ENV, ORIGIN_CMDLINE };
+
+/* "a|b|c" of a choice list, for messages and --help. Returns the length the whole text needs:
+ * cc_options_parse refuses a registry whose names do not fit (never a silent cut). */
+#define CC_CHOICES_TEXT_MAX 256
+size_t cc_option_choice_names(choice_list list, char *out, size_t size);
+/* The option named by key[0..length), NULL if none. */
+const opt_spec *cc_option_find(const char *key, size_t length);
+/* Parse text into the option's field of opts; messages start with where ("FILE:LINE: ", ...). */
+CC_WUR cc_err cc_option_set(const opt_spec *spec, const char *text, const char *where,
+                            cc_options *opts);
+/* Whether option name was given (command line, options file or CUBECG_OPTIONS), not defaulted. */
+int cc_option_given(const cc_options *opts, const char *name);
+
+#endif
