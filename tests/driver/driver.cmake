@@ -292,7 +292,7 @@ foreach(case "zero|nan@0" "kind|nul@5" "solver|nan@5:" "text|bogus")
   list(GET parts 1 value)
   add_test(NAME driver_breakdown_bad_inject_${tag}
            COMMAND ${CMAKE_COMMAND} -E env "CUBECG_KRYLOV_INJECT=${value}" OMP_NUM_THREADS=1
-                   ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh 2
+                   ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_exit.sh 2
                    "CUBECG_KRYLOV_INJECT='${value}': expected nan@N or inf@N with N >= 1"
                    -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 5 --nz 4)
   set_tests_properties(driver_breakdown_bad_inject_${tag} PROPERTIES PROCESSORS 2)

@@ -33,7 +33,7 @@ cflags=(-std=c17 -D_GNU_SOURCE -fopenmp -g -O1 -fno-omit-frame-pointer -fsanitiz
     rm -f "$OUT"/obj/*.o "$OUT"/libcore.a "$OUT"/libcore_norank.a
     # the option parser takes its choices from the solvers' registries and validates gas options
     # through the gas store of io/, so the solvers and the options' files are in the archive too
-    for f in "$SRC"/common/*.c "$BUILD_INFO" "$SRC"/mesh/*.c "$SRC"/solvers/*.c "$SRC"/io/*.c \
+    for f in "$SRC"/common/*.c "$BUILD_INFO" "$SRC"/mesh/*.c "$SRC"/solvers/*.c "$SRC"/io/*.c "$SRC"/io/gas/*.c \
              "$SRC"/src/options*.c; do
       "$clang" "${cflags[@]}" -c "$f" -o "$OUT/obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
     done
