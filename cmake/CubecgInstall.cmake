@@ -22,7 +22,7 @@ install(TARGETS cubecg cubecg-bench cubecg-iobench RUNTIME DESTINATION ${CMAKE_I
 install(TARGETS ${CUBECG_LIBRARIES} cubecg_hdf5 EXPORT cubecgTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CUBECG_INSTALL_INCLUDEDIR})
-install(FILES common/cc_common.h mesh/cc_mesh.h solvers/cc_solvers.h io/cc_io.h
+install(FILES common/cc_common.h common/cc_error.h mesh/cc_mesh.h solvers/cc_solvers.h io/cc_io.h
         DESTINATION ${CUBECG_INSTALL_INCLUDEDIR})
 install(EXPORT cubecgTargets NAMESPACE cubecg:: DESTINATION ${CUBECG_INSTALL_CMAKEDIR})
 configure_package_config_file(cmake/cubecgConfig.cmake.in
