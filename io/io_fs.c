@@ -162,15 +162,13 @@ bool io_inject_enospc(size_t n)
   return before + (int64_t)n > limit;
 }
 
+static bool inject_at(const char *what, int checkpoint_number);
+
 void io_inject_kill_point(void)
 {
-  if (!cc_io_inject("kill-during-write")) return;
-  const char *env = strstr(inject_spec, "kill-during-write");
-  int nth         = 1;
-  if (env[strlen("kill-during-write")] == ':') nth = atoi(env + strlen("kill-during-write") + 1);
   /* outside a checkpoint (benchmark, direct backend use) counts as the first */
   int current = inject_checkpoint_number > 0 ? inject_checkpoint_number : 1;
-  if (current != nth) return;
+  if (!inject_at("kill-during-write", current)) return;
   fprintf(stderr, "cubecg: CUBECG_IO_INJECT=kill-during-write: raising SIGKILL (checkpoint %d)\n",
           current);
   fflush(stderr);
