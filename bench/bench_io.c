@@ -99,6 +99,7 @@ static cc_err write_report(const bench_params *p, const bench_row *rows, int n, 
   if (!dropped) cc_json_string(&js, "page_cache_not_dropped_because", why);
   cc_json_int(&js, "repeat", p->repeat);
   cc_json_int(&js, "queue_depth", p->queue_depth);
+  cc_json_int(&js, "writeback_bytes", (int64_t)p->writeback);
   cc_json_bool(&js, "checksum", p->checksum);
   cc_json_string(&js, "fio", fio_state);
   cc_json_string(&js, "skipped_sizes", skipped);

@@ -34,6 +34,7 @@ typedef struct {
   size_t buffers[MAX_LIST];
   int n_buffers;
   int repeat, queue_depth;
+  size_t writeback; /* posix, durable rows: the backend's writeback_bytes (0 = off) */
   bool durable, checksum, fallback;
   char report[CC_IO_PATH_MAX];
 } bench_params;

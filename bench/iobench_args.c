@@ -32,6 +32,8 @@ void usage(void)
       "  --repeat R            repetitions (default 10, as the seeds)\n"
       "  --queue-depth Q       uring requests in flight (default 4)\n"
       "  --durable | --no-durable  fsync inside the IOR-style timing (default durable)\n"
+      "  --writeback SIZE      posix, durable: start the writeback every SIZE bytes written\n"
+      "                        (sync_file_range; as cubecg --io-writeback; default 16M, 0 off)\n"
       "  --checksum            CRC32C while writing/reading, as checkpoints do (default off)\n"
       "  --fallback            allow the uring fallback chain\n"
       "  --report FILE         JSON report (kind \"iobench\", docs/report-schema.md)\n",
@@ -82,6 +84,7 @@ cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
   p->repeat      = 10;
   p->queue_depth = CC_IO_QUEUE_DEPTH;
   p->durable     = true;
+  p->writeback   = CC_IO_WRITEBACK_DEFAULT;
   *help          = false;
   for (int i = 1; i < argc; i++) {
     char key[64], *value = NULL;
@@ -130,7 +133,11 @@ cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
       backends = value;
     else if (!strcmp(key, "--repeat"))
       CC_CALL(parse_int(key, value, &p->repeat));
-    else if (!strcmp(key, "--queue-depth"))
+    else if (!strcmp(key, "--writeback")) {
+      CC_CALL(cc_io_parse_bytes(value, &p->writeback));
+      CC_CHECK(p->writeback == 0 || p->writeback >= 4096, CC_ERR_ARG,
+               "--writeback %s: 0 (off) or at least 4 KiB", value);
+    } else if (!strcmp(key, "--queue-depth"))
       CC_CALL(parse_int(key, value, &p->queue_depth));
     else if (!strcmp(key, "--report"))
       snprintf(p->report, sizeof p->report, "%s", value);

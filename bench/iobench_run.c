@@ -369,6 +369,7 @@ cc_err run_config(const bench_params *p, const char *backend, size_t bytes, size
   CC_CHECK(cc_io_backend_find(backend, &opt), CC_ERR_ARG, "unknown backend '%s'", backend);
   opt.buffer_bytes = buffer;
   opt.queue_depth  = p->queue_depth;
+  opt.writeback_bytes = p->durable ? p->writeback : 0; /* the fsync is timed: as a checkpoint's */
   opt.fallback     = p->fallback;
   opt.checksum     = p->checksum;
   bool offload     = !strncmp(backend, "offload", 7);

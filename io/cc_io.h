@@ -157,6 +157,10 @@ typedef struct {
   int queue_depth;         /* uring: requests in flight (default 4); registered bytes =
                               queue_depth * buffer_bytes, reduced to fit RLIMIT_MEMLOCK (reported) */
   bool durable;            /* fsync files when committed */
+  size_t writeback_bytes;  /* posix writes: start the kernel's writeback of the file every this
+                              many bytes written (sync_file_range, not waiting), so a durable
+                              commit's fsync has only the tail left; 0 = off. Default
+                              CC_IO_WRITEBACK_DEFAULT (the checkpointer: 0 when not durable) */
   bool fallback;           /* uring: allow the fallback chain instead of failing */
   bool checksum;           /* compute CRC32C of each per-rank file while writing/reading */
   char inner[16];          /* offload: "posix" (default) or "uring" */
@@ -170,7 +174,9 @@ typedef struct {
                   backends write a viewer's description beside their file when nx*ny*nz equals
                   n_global_nodes (hdf5: state.xmf, XDMF) */
 } cc_io_options;
-void cc_io_options_default(cc_io_options *opt); /* 0, 4, durable, no fallback, checksum, posix */
+#define CC_IO_WRITEBACK_DEFAULT ((size_t)16 << 20)
+/* 0, 4, durable, writeback 16 MiB, no fallback, checksum, posix */
+void cc_io_options_default(cc_io_options *opt);
 
 /* What a handle wrote on this rank (after commit) or read (after read_vectors). */
 typedef struct {
@@ -248,6 +254,8 @@ typedef struct {
   int keep;                /* committed checkpoints kept (default 2, >= 1) */
   bool durable;            /* default true */
   size_t io_buffer_bytes;  /* 0 = backend default */
+  size_t io_writeback_bytes; /* posix: cc_io_options.writeback_bytes (default
+                                CC_IO_WRITEBACK_DEFAULT, 0 = off) */
   int queue_depth;         /* uring; default 4 */
   bool fallback;           /* uring fallback chain allowed (default false) */
   int n_vectors_hint;      /* offload: allocate + touch staging for this many vectors at create */

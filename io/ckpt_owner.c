@@ -18,6 +18,7 @@ void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
   snprintf(params->backend, sizeof params->backend, "posix");
   params->keep            = 2;
   params->durable         = true;
+  params->io_writeback_bytes = CC_IO_WRITEBACK_DEFAULT;
   params->queue_depth     = IO_QUEUE_DEPTH;
   params->start_iteration = -1; /* not known: newer checkpoints are not looked for */
 }
@@ -488,6 +489,7 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   if (meta) ck->meta = *meta;
   cc_io_options_default(&ck->opt);
   ck->opt.buffer_bytes = params->io_buffer_bytes;
+  ck->opt.writeback_bytes = params->durable ? params->io_writeback_bytes : 0;
   ck->opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
   ck->opt.durable      = params->durable;
   ck->opt.fallback     = params->fallback;

@@ -7,6 +7,7 @@ void cc_io_options_default(cc_io_options *opt)
   memset(opt, 0, sizeof *opt);
   opt->queue_depth = IO_QUEUE_DEPTH;
   opt->durable     = true;
+  opt->writeback_bytes = CC_IO_WRITEBACK_DEFAULT;
   opt->checksum    = true;
   snprintf(opt->inner, sizeof opt->inner, "posix");
 }

@@ -91,6 +91,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   params.keep            = opts->checkpoint_keep;
   params.durable         = opts->durable != 0;
   params.io_buffer_bytes = (size_t)opts->io_buffer;
+  params.io_writeback_bytes = (size_t)opts->io_writeback;
   params.fallback        = opts->io_fallback != 0;
   params.n_vectors_hint  = CC_STATE_MAX_VECTORS;
   params.overwrite       = opts->checkpoint_overwrite != 0;

@@ -187,6 +187,9 @@ const opt_spec cc_option_table[] = {
      "fsync checkpoint files and directories (0|1)"},
     {"io-buffer", OPT_SIZE, OFF(io_buffer), "512k", CHOICES_NONE,
      "stdio buffer of the posix backend (setvbuf)"},
+    {"io-writeback", OPT_SIZE, OFF(io_writeback), "16M", CHOICES_NONE,
+     "posix, durable checkpoints: start the kernel's writeback every SIZE bytes written "
+     "(sync_file_range), so the final fsync waits for less (0: off)"},
     {"io-fallback", OPT_FLAG, OFF(io_fallback), "0", CHOICES_NONE,
      "allow the uring backend's explicit fallback chain (else a clear error)"},
     {"checkpoint-overwrite", OPT_FLAG, OFF(checkpoint_overwrite), "0", CHOICES_NONE,

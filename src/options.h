@@ -61,6 +61,7 @@ typedef struct {
   int checkpoint_keep;
   int durable;
   int64_t io_buffer;
+  int64_t io_writeback;
   int io_fallback;
   int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
   int64_t gas_page;              /* --checkpoint gas: store page size */

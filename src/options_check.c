@@ -245,6 +245,10 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   CC_CALL(check_omp_num_threads());
   CC_CHECK(opts->checkpoint_keep >= 1, CC_ERR_ARG, "--checkpoint-keep %d must be >= 1",
            opts->checkpoint_keep);
+  CC_CHECK(opts->io_writeback == 0 ||
+               (opts->io_writeback >= 4096 && opts->io_writeback <= (1LL << 40)),
+           CC_ERR_ARG, "--io-writeback %lld must be 0 (off) or between 4 KiB and 1 TiB",
+           (long long)opts->io_writeback);
   CC_CHECK(opts->io_buffer >= 512 && opts->io_buffer <= (1LL << 30), CC_ERR_ARG,
            "--io-buffer %lld must be between 512 bytes and 1 GiB", (long long)opts->io_buffer);
   CC_CHECK(opts->monitor >= -1, CC_ERR_ARG, "--monitor %d must be >= -1", opts->monitor);

@@ -18,6 +18,8 @@ set(CONV_BAD_CASES
     "io_buffer_fraction|2|--io-buffer: '600.7'|--io-buffer 600.7"
     "io_buffer_hex|2|--io-buffer: '0x1000'|--io-buffer 0x1000"
     "io_buffer_overflow|2|--io-buffer: '99999999999999999999k'|--io-buffer 99999999999999999999k"
+    "io_writeback_small|2|--io-writeback 1024 must be 0 \\(off\\) or between 4 KiB|--io-writeback 1k"
+    "io_writeback_word|2|--io-writeback: 'soon'|--io-writeback soon"
     "memory_fraction_tiny|2|--memory-fraction 1e-300|--memory-fraction 1e-300"
     "memory_fraction_zero|2|--memory-fraction 0|--memory-fraction 0"
     "memory_refused|2|GiB per rank.*--memory-fraction 0.001|--nx 300 --ny 300 --nz 300 --memory-fraction 0.001"
