@@ -14,6 +14,13 @@
  * x is formed by D-Lanczos (T = L D L^T): eta, zeta, p; |zeta| is the natural residual norm
  * sqrt(r^T B r). The stopping test is |r|/|b| < tol on the true residual b - A x, computed once
  * the natural estimate sqrt(r^T B r)/sqrt(b^T B b) falls below tol (and every iteration after).
+ *
+ * Reductions: besides |b| (every solver's), none is blocking. b^T B b rides in the first cycle's
+ * column 0; the true residual |b - A x_j|^2 of every iteration j of the test phase rides as one
+ * more value in the column posted that iteration and is read l - 1 iterations later, when that
+ * column completes; x_j is kept (a ring of l copies) until then. The solve returns the first x_j
+ * whose true residual passes and reports iteration j; the pipeline's iterations past j are
+ * discarded work. A drain (restart, checkpoint, maxit) reads every test still in flight first.
  */
 #include "krylov_impl.h"
 
@@ -43,6 +50,11 @@ typedef struct {
   double gamma[2 * CC_PLCG_MAX_DEPTH + 2], delta[2 * CC_PLCG_MAX_DEPTH + 2];
   cc_reduction red[CC_PLCG_MAX_DEPTH + 1]; /* column j in red[j % (l + 1)] */
   int posted[CC_PLCG_MAX_DEPTH + 1];
+  int count[CC_PLCG_MAX_DEPTH + 1];     /* values in each slot's reduction */
+  int test_iter[CC_PLCG_MAX_DEPTH + 1]; /* iteration whose |b - A x|^2 is its last value, or -1 */
+  double *xs[CC_PLCG_MAX_DEPTH];        /* x_j of a test in flight: xs[j % l] */
+  double bb_nat;                        /* b^T B b once column 0 of the first cycle is read */
+  int bnat_pending;                     /* b^T B b's local part rides in column 0 */
 } plcg_ctx;
 
 static double *plcg_g(plcg_ctx *c, int k, int j)
@@ -108,44 +120,78 @@ static void plcg_dots(cc_krylov_ctx *k, const double *u, int count, double *cons
   }
 }
 
-/* Complete every reduction still in flight (end of a cycle: convergence, restart, stop). */
-static cc_err plcg_drain(plcg_ctx *c)
+/* A true-residual test read from its column: records |r_j|/|b| for iteration j; when it passes
+ * (or the residual breaks down), x <- x_j and *stop = 1. */
+static void plcg_test_read(plcg_ctx *c, int j, double tt, double *x, int *stop)
 {
+  if (*stop) return;
+  if (cc_krylov_converged(c->k, j, tt)) {
+    const double *xj = c->xs[j % c->l];
+    if (xj != x) memcpy(x, xj, (size_t)c->k->n * sizeof(double));
+    *stop = 1;
+  }
+}
+
+/* Complete every reduction still in flight (end of a cycle: convergence, restart, stop), oldest
+ * column first; the true-residual tests among them are read (*stop = 1 and x = x_j when one
+ * passes; stop may be NULL when no test can be in flight). */
+static cc_err plcg_drain(plcg_ctx *c, double *x, int *stop)
+{
+  int order[CC_PLCG_MAX_DEPTH + 1], n = 0;
   for (int i = 0; i <= c->l; i++)
-    if (c->posted[i]) {
-      double scratch[CC_REDUCE_MAX];
-      c->posted[i] = 0;
-      CC_CALL(cc_krylov_wait(c->k, scratch, 1, &c->red[i]));
+    if (c->posted[i] || c->test_iter[i] >= 0) order[n++] = i;
+  for (int a = 1; a < n; a++) /* tests by iteration: the oldest decides */
+    for (int b = a; b > 0 && c->test_iter[order[b]] < c->test_iter[order[b - 1]]; b--) {
+      int t = order[b];
+      order[b] = order[b - 1], order[b - 1] = t;
     }
+  for (int q = 0; q < n; q++) {
+    const int i = order[q];
+    double scratch[CC_REDUCE_MAX];
+    if (c->posted[i]) {
+      c->posted[i] = 0;
+      CC_CALL(cc_krylov_wait(c->k, scratch, c->count[i], &c->red[i]));
+    } else {
+      memcpy(scratch, c->red[i].buffer, (size_t)c->count[i] * sizeof(double));
+    }
+    if (c->test_iter[i] >= 0 && stop)
+      plcg_test_read(c, c->test_iter[i], scratch[c->count[i] - 1], x, stop);
+    c->test_iter[i] = -1;
+  }
   return CC_OK;
 }
 
-static cc_err plcg_post(plcg_ctx *c, int column, double *values, int n)
+static cc_err plcg_post(plcg_ctx *c, int column, double *values, int n, int test_iter)
 {
   const int slot = column % (c->l + 1);
   CC_CALL(cc_krylov_post(c->k, values, n, &c->red[slot]));
-  c->posted[slot] = c->k->opts->reduction == CC_REDUCTION_IAR;
+  c->count[slot]     = n;
+  c->test_iter[slot] = test_iter;
+  c->posted[slot]    = c->k->opts->reduction == CC_REDUCTION_IAR;
   if (!c->posted[slot]) memcpy(c->red[slot].buffer, values, (size_t)n * sizeof(double));
   return CC_OK;
 }
 
-static cc_err plcg_wait(plcg_ctx *c, int column, double *values, int n)
+/* the column's values; *test_iter (may be NULL) the iteration of the test in its last value or -1 */
+static cc_err plcg_wait(plcg_ctx *c, int column, double *values, int *test_iter)
 {
-  const int slot = column % (c->l + 1);
+  const int slot = column % (c->l + 1), n = c->count[slot];
   if (c->posted[slot]) {
     c->posted[slot] = 0;
     CC_CALL(cc_krylov_wait(c->k, values, n, &c->red[slot]));
   } else {
     memcpy(values, c->red[slot].buffer, (size_t)n * sizeof(double));
   }
+  if (test_iter) *test_iter = c->test_iter[slot];
+  c->test_iter[slot] = -1;
   return CC_OK;
 }
 
 typedef enum { CYCLE_DONE, CYCLE_RESTART } plcg_outcome;
 
 /* One cycle of p(l)-CG from the current x (global iteration *done on entry and exit). */
-static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *done, int *confirm,
-                         plcg_outcome *outcome)
+static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int *done,
+                         int *confirm, plcg_outcome *outcome)
 {
   cc_krylov_ctx *k          = c->k;
   const int l               = c->l;
@@ -154,8 +200,9 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
   const cc_comm_table *comm = k->comm;
   const int maxit           = k->opts->maxit;
   const int base            = *done;
-  double beta = 0.0, eta = 0.0, zeta = 0.0;
-  double col[CC_PLCG_MAX_DEPTH + 2];
+  double beta = 0.0, eta = 0.0, zeta = 0.0, bnat = *bnat_io;
+  double col[CC_PLCG_MAX_DEPTH + 3];
+  int stop = 0;
   *outcome = CYCLE_DONE;
   memset(c->g, 0, sizeof c->g);
   memset(c->gamma, 0, sizeof c->gamma);
@@ -165,13 +212,16 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
   CC_CALL(cc_krylov_residual(k, b, x, c->zu[0]));
   CC_CALL(cc_precond_apply(k->pc, &k->exec, c->zu[0], c->z[0]));
   plcg_dots(k, c->zu[0], 1, (double *const[]){c->z[0]}, col);
-  CC_CALL(plcg_post(c, 0, col, 1));
+  col[1] = c->bb_nat; /* the first cycle: b^T B b's local part beside it */
+  CC_CALL(plcg_post(c, 0, col, c->bnat_pending ? 2 : 1, -1));
 
   for (int it = 0;; it++) {
     double *z_new = c->z[(it + 1) % nz], *z_cur = c->z[it % nz];
     double *z_old = it >= 1 ? c->z[(it - 1) % nz] : NULL;
     double *u_new = c->zu[(it + 1) % 3], *u_cur = c->zu[it % 3];
     double *u_old = it >= 1 ? c->zu[(it - 1) % 3] : NULL;
+    int iteration = -1, test_iter = -1;
+    double tt = 0.0;
     /* SpMV and M^-1 of this iteration: overlapped with the reductions of the l columns before */
     CC_CALL(cc_spmv(&k->exec, a_mat, comm, z_cur, u_new)); /* zu_{i+1} = A z_i (- sigma_i zu_i) */
     if (it < l) cc_vec_axpy(&k->exec, k->n, -c->sigma[it], u_cur, u_new);
@@ -183,9 +233,21 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
       const int a = it - l, cc = a + 1; /* column cc of G completes: T's row a */
       if (it == l) {
         /* beta = sqrt(r^T B r): v_0 = z_0 / beta, and every vector made so far scales by 1/beta */
-        double g00;
-        CC_CALL(plcg_wait(c, 0, &g00, 1));
-        if (cc_krylov_breakdown(k, base, "(r, M^-1 r)", g00)) return CC_OK;
+        double c0[2];
+        CC_CALL(plcg_wait(c, 0, c0, NULL));
+        if (c->bnat_pending) { /* sqrt(b^T B b): the natural norm the estimate is relative to */
+          c->bnat_pending = 0;
+          if (cc_krylov_breakdown(k, k->start, "(b, M^-1 b)", c0[1])) {
+            CC_CALL(plcg_drain(c, x, NULL));
+            return CC_OK;
+          }
+          bnat = *bnat_io = sqrt(c0[1]);
+        }
+        const double g00 = c0[0];
+        if (cc_krylov_breakdown(k, base, "(r, M^-1 r)", g00)) {
+          CC_CALL(plcg_drain(c, x, NULL));
+          return CC_OK;
+        }
         beta = sqrt(g00);
         for (int j = 0; j < nz; j++) plcg_scale(k, 1.0 / beta, c->z[j]);
         for (int j = 0; j < 3; j++) plcg_scale(k, 1.0 / beta, c->zu[j]);
@@ -198,13 +260,22 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
           *confirm                     = 1;
           k->result->natural_iteration = base;
         } else if (!*confirm && cc_krylov_converged(k, base, rel0 * rel0 * k->bnorm * k->bnorm)) {
-          CC_CALL(plcg_drain(c));
+          CC_CALL(plcg_drain(c, x, NULL));
           return CC_OK; /* a breakdown of the recorded |r| */
         }
       }
       /* the column posted l iterations ago: rows max(0, cc - l) .. cc */
       const int first_row = cc - l > 0 ? cc - l : 0;
-      CC_CALL(plcg_wait(c, cc, col, cc - first_row + 1));
+      int tested = -1;
+      CC_CALL(plcg_wait(c, cc, col, &tested));
+      if (tested >= 0) { /* the true residual of x_tested, posted l - 1 iterations ago */
+        plcg_test_read(c, tested, col[cc - first_row + 1], x, &stop);
+        if (stop) {
+          CC_CALL(plcg_drain(c, x, NULL));
+          *done = tested;
+          return CC_OK;
+        }
+      }
       for (int r = first_row; r <= cc; r++) G(r, cc) = col[r - first_row];
       if (cc <= l) /* posted before the normalisation: dots of vectors scaled by beta each */
         for (int r = first_row; r <= cc; r++) G(r, cc) /= beta * beta;
@@ -221,8 +292,13 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
       for (int q = low; q < cc; q++) sum += G(q, cc) * G(q, cc);
       const double diag2 = G(cc, cc) - sum; /* |z_cc - sum_q G(q,cc) v_q|_M^2 */
       if (!(diag2 > 0.0) || !isfinite(diag2)) {
-        /* square-root breakdown: restart from x (x_a holds every step taken) */
-        CC_CALL(plcg_drain(c));
+        /* square-root breakdown: restart from x (x_a holds every step taken) unless a test in
+         * flight passes */
+        CC_CALL(plcg_drain(c, x, &stop));
+        if (stop) {
+          *done = k->result->iterations;
+          return CC_OK;
+        }
         k->result->sqrt_breakdowns++;
         *done    = base + a;
         *outcome = CYCLE_RESTART;
@@ -276,46 +352,26 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
       plcg_combine(k, u_new, 1.0 / del, u_new, -gam, u_cur, -dprev, a > 0 ? u_old : NULL);
 
       /* the iterate x_{a+1}: natural residual |zeta_{a+1}| = |zeta_a| delta_a / |eta_a| */
-      const int iteration = base + a + 1;
-      double rel          = fabs(zeta) * del / fabs(eta) / bnat;
+      iteration  = base + a + 1;
+      double rel = fabs(zeta) * del / fabs(eta) / bnat;
       if (rel < k->opts->tol && !*confirm) {
         *confirm                     = 1;
         k->result->natural_iteration = iteration;
       }
-      if (*confirm) { /* the stopping test on the true residual */
-        double tt;
+      if (*confirm) { /* the stopping test on the true residual: posted with this column */
         CC_CALL(cc_krylov_residual(k, b, x, c->t));
         cc_krylov_dots(k, 1, (const double *const[]){c->t}, (const double *const[]){c->t}, &tt);
-        CC_CALL(cc_reduce_blocking(&k->reducer, &tt, 1));
-        rel = sqrt(tt) / k->bnorm;
-      }
-      const double rr = rel * rel * k->bnorm * k->bnorm; /* the recorded |r|^2 */
-      if (cc_krylov_converged(k, iteration, rr)) {
-        CC_CALL(plcg_drain(c));
+        memcpy(c->xs[iteration % l], x, (size_t)k->n * sizeof(double));
+        test_iter = iteration;
+      } else if (cc_krylov_converged(k, iteration, rel * rel * k->bnorm * k->bnorm)) {
+        CC_CALL(plcg_drain(c, x, NULL)); /* a breakdown of the recorded |r| */
         *done = iteration;
-        return CC_OK;
-      }
-      if (iteration >= maxit) {
-        CC_CALL(plcg_drain(c));
-        *done = iteration;
-        cc_krylov_maxit(k, iteration);
-        return CC_OK;
-      }
-      double confirm_state = *confirm;
-      CC_CALL(cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x},
-                                      &confirm_state));
-      if (k->opts->checkpoint && k->opts->checkpoint_exact &&
-          iteration % k->opts->checkpoint_every == 0) {
-        /* checkpointed: a new cycle from x, as a restart from this checkpoint begins one */
-        CC_CALL(plcg_drain(c));
-        *done    = iteration;
-        *outcome = CYCLE_RESTART;
         return CC_OK;
       }
     }
 
     /* column it+1 of G: <z_{i+1}, v_{a+1}>_M and <z_{i+1}, z_j>_M, j = a+2 .. i+1 (before the
-     * first cycle's v exist: <z_{i+1}, z_j>_M, j = 0 .. i+1) */
+     * first cycle's v exist: <z_{i+1}, z_j>_M, j = 0 .. i+1); the true-residual test last */
     double *partners[CC_PLCG_MAX_DEPTH + 2];
     int count = 0;
     if (it < l) {
@@ -326,7 +382,35 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
       for (int j = a + 2; j <= it + 1; j++) partners[count++] = c->z[j % nz];
     }
     plcg_dots(k, u_new, count, partners, col);
-    CC_CALL(plcg_post(c, it + 1, col, count));
+    if (test_iter >= 0) col[count++] = tt;
+    CC_CALL(plcg_post(c, it + 1, col, count, test_iter));
+
+    if (it >= l) {
+      if (iteration >= maxit) { /* the tests in flight first: the oldest passing one decides */
+        CC_CALL(plcg_drain(c, x, &stop));
+        *done = stop ? k->result->iterations : iteration;
+        if (!stop) cc_krylov_maxit(k, iteration);
+        return CC_OK;
+      }
+      const int exact_due = k->opts->checkpoint && k->opts->checkpoint_exact &&
+                            iteration % k->opts->checkpoint_every == 0;
+      if (exact_due) { /* tests in flight read before the checkpoint: a restart sees the same */
+        CC_CALL(plcg_drain(c, x, &stop));
+        if (stop) {
+          *done = k->result->iterations;
+          return CC_OK;
+        }
+      }
+      double confirm_state = *confirm;
+      CC_CALL(cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x},
+                                      &confirm_state));
+      if (exact_due) {
+        /* checkpointed: a new cycle from x, as a restart from this checkpoint begins one */
+        *done    = iteration;
+        *outcome = CYCLE_RESTART;
+        return CC_OK;
+      }
+    }
   }
 }
 
@@ -348,7 +432,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
                         "plcg: spectrum bounds [%g, %g] must satisfy 0 <= min < max",
                         o->spectrum_min, o->spectrum_max);
-  /* vectors: z (l + 2), zu, v (3 each), y (3 (l - 1)), p, t */
+  /* vectors: z (l + 2), zu, v (3 each), y (3 (l - 1)), p, t, xs (l) */
   double **slots[CC_KRYLOV_MAX_VECTORS];
   int n_slots = 0;
   if (!err) { /* l is in range only now */
@@ -358,6 +442,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
       for (int j = 0; j < 3; j++) slots[n_slots++] = &c->y[m][j];
     slots[n_slots++] = &c->p;
     slots[n_slots++] = &c->t;
+    for (int j = 0; j < l; j++) slots[n_slots++] = &c->xs[j];
     err              = cc_krylov_vectors(k, n_slots, slots);
   }
   double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
@@ -372,18 +457,15 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   for (int i = 0; i < l && !err; i++)
     c->sigma[i] =
         0.5 * (lmax + lmin) + 0.5 * (lmax - lmin) * cos(acos(-1.0) * (2.0 * i + 1.0) / (2.0 * l));
-  /* sqrt(b^T B b): the natural norm the estimate is relative to */
+  /* b^T B b's local part: reduced with the first cycle's column 0 (sqrt: the natural norm the
+   * estimate is relative to) */
   double bnat = 0.0;
+  for (int i = 0; i <= CC_PLCG_MAX_DEPTH; i++) c->test_iter[i] = -1;
   if (!err) err = cc_precond_apply(k->pc, &k->exec, b, c->t);
   if (!err) {
-    cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){c->t}, &bnat);
-    err = cc_reduce_blocking(&k->reducer, &bnat, 1);
+    cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){c->t}, &c->bb_nat);
+    c->bnat_pending = 1;
   }
-  if (!err && cc_krylov_breakdown(k, k->start, "(b, M^-1 b)", bnat)) {
-    cc_free(&c);
-    return CC_OK;
-  }
-  bnat = sqrt(bnat);
   double confirm_state = 0.0;
   if (!err) {
     int exact;
@@ -395,7 +477,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   while (!err) {
     plcg_outcome outcome;
     const int before = done;
-    err              = plcg_cycle(c, b, x, bnat, &done, &confirm, &outcome);
+    err              = plcg_cycle(c, b, x, &bnat, &done, &confirm, &outcome);
     if (err || outcome == CYCLE_DONE) break;
     stalled = done == before ? stalled + 1 : 0;
     if (stalled >= 3) { /* three restarts without a step: the shifts do not fit the spectrum */
@@ -408,7 +490,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
       break;
     }
   }
-  if (err == CC_ERR_INTERRUPTED) (void)plcg_drain(c); /* every rank stops here: collective */
+  if (err == CC_ERR_INTERRUPTED) (void)plcg_drain(c, x, NULL); /* every rank stops: collective */
   cc_free(&c);
   return err;
 }
