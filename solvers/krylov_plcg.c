@@ -52,7 +52,11 @@ typedef struct {
   int posted[CC_PLCG_MAX_DEPTH + 1];
   int count[CC_PLCG_MAX_DEPTH + 1];     /* values in each slot's reduction */
   int test_iter[CC_PLCG_MAX_DEPTH + 1]; /* iteration whose |b - A x|^2 is its last value, or -1 */
-  double *xs[CC_PLCG_MAX_DEPTH];        /* x_j of a test in flight: xs[j % l] */
+  double *xs[CC_PLCG_MAX_DEPTH + 1];    /* x_j of a test in flight: xs[j % (l + 1)] */
+  int tested_upto;                      /* the last iteration whose true residual was taken */
+  /* the D-Lanczos step of x and p deferred to the next iteration's SpMV-to-wait window */
+  int xp_pending, xp_v, xp_first;
+  double xp_d, xp_eta, xp_zeta;
   double bb_nat;                        /* b^T B b once column 0 of the first cycle is read */
   int bnat_pending;                     /* b^T B b's local part rides in column 0 */
 } plcg_ctx;
@@ -126,7 +130,7 @@ static void plcg_test_read(plcg_ctx *c, int j, double tt, double *x, int *stop)
 {
   if (*stop) return;
   if (cc_krylov_converged(c->k, j, tt)) {
-    const double *xj = c->xs[j % c->l];
+    const double *xj = c->xs[j % (c->l + 1)];
     if (xj != x) memcpy(x, xj, (size_t)c->k->n * sizeof(double));
     *stop = 1;
   }
@@ -172,8 +176,9 @@ static cc_err plcg_post(plcg_ctx *c, int column, double *values, int n, int test
   return CC_OK;
 }
 
-/* the column's values; *test_iter (may be NULL) the iteration of the test in its last value or -1 */
-static cc_err plcg_wait(plcg_ctx *c, int column, double *values, int *test_iter)
+/* the column's values; *test_iter (may be NULL) the iteration of the test in its last value or -1,
+ * *test_value that value */
+static cc_err plcg_wait(plcg_ctx *c, int column, double *values, int *test_iter, double *test_value)
 {
   const int slot = column % (c->l + 1), n = c->count[slot];
   if (c->posted[slot]) {
@@ -183,7 +188,27 @@ static cc_err plcg_wait(plcg_ctx *c, int column, double *values, int *test_iter)
     memcpy(values, c->red[slot].buffer, (size_t)n * sizeof(double));
   }
   if (test_iter) *test_iter = c->test_iter[slot];
+  if (test_value) *test_value = c->test_iter[slot] >= 0 ? values[n - 1] : 0.0;
   c->test_iter[slot] = -1;
+  return CC_OK;
+}
+
+/* x <- x_{a+1}: the deferred D-Lanczos step (done before anything reads x) */
+static void plcg_flush_x(plcg_ctx *c, double *x)
+{
+  if (!c->xp_pending) return;
+  c->xp_pending = 0;
+  plcg_update_xp(c->k, c->v[c->xp_v], c->xp_d, c->xp_eta, c->xp_zeta, c->p, x, c->xp_first);
+}
+
+/* the local |b - A x_j|^2 of the true-residual test; x_j kept until the test is read */
+static cc_err plcg_test_local(plcg_ctx *c, double *b, double *x, int j, double *tt)
+{
+  cc_krylov_ctx *k = c->k;
+  CC_CALL(cc_krylov_residual(k, b, x, c->t));
+  cc_krylov_dots(k, 1, (const double *const[]){c->t}, (const double *const[]){c->t}, tt);
+  memcpy(c->xs[j % (c->l + 1)], x, (size_t)k->n * sizeof(double));
+  c->tested_upto = j;
   return CC_OK;
 }
 
@@ -212,8 +237,15 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
   CC_CALL(cc_krylov_residual(k, b, x, c->zu[0]));
   CC_CALL(cc_precond_apply(k->pc, &k->exec, c->zu[0], c->z[0]));
   plcg_dots(k, c->zu[0], 1, (double *const[]){c->z[0]}, col);
-  col[1] = c->bb_nat; /* the first cycle: b^T B b's local part beside it */
-  CC_CALL(plcg_post(c, 0, col, c->bnat_pending ? 2 : 1, -1));
+  int n0 = 1, test0 = -1;
+  if (c->bnat_pending) col[n0++] = c->bb_nat; /* the first cycle: b^T B b's local part */
+  if (*confirm && c->tested_upto < base) { /* x's true residual r = zu_0, not taken yet */
+    cc_krylov_dots(k, 1, (const double *const[]){c->zu[0]}, (const double *const[]){c->zu[0]},
+                   &col[n0++]);
+    memcpy(c->xs[base % (l + 1)], x, (size_t)k->n * sizeof(double));
+    c->tested_upto = test0 = base;
+  }
+  CC_CALL(plcg_post(c, 0, col, n0, test0));
 
   for (int it = 0;; it++) {
     double *z_new = c->z[(it + 1) % nz], *z_cur = c->z[it % nz];
@@ -228,13 +260,31 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
     CC_CALL(cc_precond_apply(k->pc, &k->exec, u_new, z_new)); /* z_{i+1} = B zu_{i+1} */
     if (it < l - 1) /* y^m_0 = z_{l-m}: the first cycle's bases between v and z */
       memcpy(c->y[l - 1 - it][0], z_new, (size_t)k->n * sizeof(double));
+    if (it > l) { /* before the wait: x_a's step (its coefficients are known) and its test */
+      plcg_flush_x(c, x);
+      const int x_iter = base + it - l;
+      if (*confirm && c->tested_upto < x_iter) {
+        CC_CALL(plcg_test_local(c, b, x, x_iter, &tt));
+        test_iter = x_iter;
+      }
+    }
 
     if (it >= l) {
       const int a = it - l, cc = a + 1; /* column cc of G completes: T's row a */
       if (it == l) {
         /* beta = sqrt(r^T B r): v_0 = z_0 / beta, and every vector made so far scales by 1/beta */
-        double c0[2];
-        CC_CALL(plcg_wait(c, 0, c0, NULL));
+        double c0[3], t0v;
+        int tested0;
+        CC_CALL(plcg_wait(c, 0, c0, &tested0, &t0v));
+        if (tested0 >= 0) { /* x_base's true residual, taken at the cycle's start */
+          plcg_test_read(c, tested0, t0v, x, &stop);
+          if (stop) {
+            c->bnat_pending = 0;
+            CC_CALL(plcg_drain(c, x, NULL));
+            *done = tested0;
+            return CC_OK;
+          }
+        }
         if (c->bnat_pending) { /* sqrt(b^T B b): the natural norm the estimate is relative to */
           c->bnat_pending = 0;
           if (cc_krylov_breakdown(k, k->start, "(b, M^-1 b)", c0[1])) {
@@ -267,10 +317,12 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
       /* the column posted l iterations ago: rows max(0, cc - l) .. cc */
       const int first_row = cc - l > 0 ? cc - l : 0;
       int tested = -1;
-      CC_CALL(plcg_wait(c, cc, col, &tested));
-      if (tested >= 0) { /* the true residual of x_tested, posted l - 1 iterations ago */
-        plcg_test_read(c, tested, col[cc - first_row + 1], x, &stop);
+      double tv  = 0.0;
+      CC_CALL(plcg_wait(c, cc, col, &tested, &tv));
+      if (tested >= 0) { /* the true residual of x_tested, posted l iterations ago */
+        plcg_test_read(c, tested, tv, x, &stop);
         if (stop) {
+          c->xp_pending = 0; /* x = x_tested */
           CC_CALL(plcg_drain(c, x, NULL));
           *done = tested;
           return CC_OK;
@@ -300,6 +352,7 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
           return CC_OK;
         }
         k->result->sqrt_breakdowns++;
+        if (test_iter >= 0) c->tested_upto = test_iter - 1; /* the new cycle's column 0 takes it */
         *done    = base + a;
         *outcome = CYCLE_RESTART;
         return CC_OK;
@@ -334,7 +387,9 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
         zeta                = -lambda * zeta;
       }
       if (cc_krylov_breakdown(k, base + a, "eta (D-Lanczos pivot)", eta)) return CC_OK;
-      plcg_update_xp(k, c->v[a % 3], dprev, eta, zeta, c->p, x, a == 0);
+      /* x_{a+1} = x_a + zeta_a p_a: in the next iteration's window (plcg_flush_x) */
+      c->xp_pending = 1, c->xp_v = a % 3, c->xp_first = a == 0;
+      c->xp_d = dprev, c->xp_eta = eta, c->xp_zeta = zeta;
 
       /* v_{a+1} = (y^{l-1}_a + (sigma_0 - gamma_a) v_a - delta_{a-1} v_{a-1}) / delta_a */
       const double *ytop = l > 1 ? c->y[l - 1][a % 3] : z_cur;
@@ -358,12 +413,9 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
         *confirm                     = 1;
         k->result->natural_iteration = iteration;
       }
-      if (*confirm) { /* the stopping test on the true residual: posted with this column */
-        CC_CALL(cc_krylov_residual(k, b, x, c->t));
-        cc_krylov_dots(k, 1, (const double *const[]){c->t}, (const double *const[]){c->t}, &tt);
-        memcpy(c->xs[iteration % l], x, (size_t)k->n * sizeof(double));
-        test_iter = iteration;
-      } else if (cc_krylov_converged(k, iteration, rel * rel * k->bnorm * k->bnorm)) {
+      /* from here on, the stopping test on the true residual (taken before the next wait) */
+      if (!*confirm && cc_krylov_converged(k, iteration, rel * rel * k->bnorm * k->bnorm)) {
+        plcg_flush_x(c, x);
         CC_CALL(plcg_drain(c, x, NULL)); /* a breakdown of the recorded |r| */
         *done = iteration;
         return CC_OK;
@@ -387,13 +439,21 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
 
     if (it >= l) {
       if (iteration >= maxit) { /* the tests in flight first: the oldest passing one decides */
+        plcg_flush_x(c, x);
         CC_CALL(plcg_drain(c, x, &stop));
+        if (!stop && *confirm && c->tested_upto < iteration) { /* x_maxit's own: blocking */
+          double tt_last;
+          CC_CALL(plcg_test_local(c, b, x, iteration, &tt_last));
+          CC_CALL(cc_reduce_blocking(&k->reducer, &tt_last, 1));
+          plcg_test_read(c, iteration, tt_last, x, &stop);
+        }
         *done = stop ? k->result->iterations : iteration;
         if (!stop) cc_krylov_maxit(k, iteration);
         return CC_OK;
       }
       const int exact_due = k->opts->checkpoint && k->opts->checkpoint_exact &&
                             iteration % k->opts->checkpoint_every == 0;
+      if (k->opts->checkpoint) plcg_flush_x(c, x); /* a checkpoint (due or on a signal) holds x */
       if (exact_due) { /* tests in flight read before the checkpoint: a restart sees the same */
         CC_CALL(plcg_drain(c, x, &stop));
         if (stop) {
@@ -402,8 +462,10 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
         }
       }
       double confirm_state = *confirm;
-      CC_CALL(cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x},
-                                      &confirm_state));
+      cc_err ended = cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x},
+                                             &confirm_state);
+      if (ended == CC_ERR_INTERRUPTED) plcg_flush_x(c, x); /* the solve stops at x_iteration */
+      CC_CALL(ended);
       if (exact_due) {
         /* checkpointed: a new cycle from x, as a restart from this checkpoint begins one */
         *done    = iteration;
@@ -432,7 +494,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
                         "plcg: spectrum bounds [%g, %g] must satisfy 0 <= min < max",
                         o->spectrum_min, o->spectrum_max);
-  /* vectors: z (l + 2), zu, v (3 each), y (3 (l - 1)), p, t, xs (l) */
+  /* vectors: z (l + 2), zu, v (3 each), y (3 (l - 1)), p, t, xs (l + 1) */
   double **slots[CC_KRYLOV_MAX_VECTORS];
   int n_slots = 0;
   if (!err) { /* l is in range only now */
@@ -442,7 +504,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
       for (int j = 0; j < 3; j++) slots[n_slots++] = &c->y[m][j];
     slots[n_slots++] = &c->p;
     slots[n_slots++] = &c->t;
-    for (int j = 0; j < l; j++) slots[n_slots++] = &c->xs[j];
+    for (int j = 0; j <= l; j++) slots[n_slots++] = &c->xs[j];
     err              = cc_krylov_vectors(k, n_slots, slots);
   }
   double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
@@ -461,6 +523,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
    * estimate is relative to) */
   double bnat = 0.0;
   for (int i = 0; i <= CC_PLCG_MAX_DEPTH; i++) c->test_iter[i] = -1;
+  c->tested_upto = k->start - 1;
   if (!err) err = cc_precond_apply(k->pc, &k->exec, b, c->t);
   if (!err) {
     cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){c->t}, &c->bb_nat);
