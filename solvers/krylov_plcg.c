@@ -19,6 +19,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
 #define PLCG_DEFAULT_DEPTH 2
 
@@ -43,6 +44,7 @@ typedef struct {
   double gamma[2 * CC_PLCG_MAX_DEPTH + 2], delta[2 * CC_PLCG_MAX_DEPTH + 2];
   cc_reduction red[CC_PLCG_MAX_DEPTH + 1]; /* column j in red[j % (l + 1)] */
   int posted[CC_PLCG_MAX_DEPTH + 1];
+  int trace; /* CUBECG_PLCG_TRACE set: rank 0 prints each column's numbers to stderr */
 } plcg_ctx;
 
 static double *plcg_g(plcg_ctx *c, int k, int j)
@@ -52,6 +54,15 @@ static double *plcg_g(plcg_ctx *c, int k, int j)
 }
 #define G(k, j) (*plcg_g(c, (k), (j)))
 #define RING(j) ((j) % (2 * c->l + 2))
+
+/* Debugging aid (CUBECG_PLCG_TRACE=1): rank 0 prints, per completed column of G, the global
+ * iteration, the square-root argument of G's diagonal and, once T's row is known, the natural
+ * residual norm |zeta| of the new iterate (absolute, as KSPPIPELCG's monitor prints it). */
+static void plcg_trace(const plcg_ctx *c, const char *what, int iteration, double value)
+{
+  if (c->trace && c->k->comm->rank == 0)
+    fprintf(stderr, "plcg-trace %s %d %.17g\n", what, iteration, value);
+}
 
 /* y <- s (w + c1 y1 + c2 y2): one pass, one AXPY-type update; y2 NULL when c2 = 0. y may be w
  * (z and zu are corrected in place), element by element, hence no restrict. */
@@ -194,6 +205,7 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
         G(0, 0) = 1.0;
         /* the cycle's start: natural residual beta of x (iteration `base` in the history) */
         const double rel0 = beta / bnat;
+        plcg_trace(c, "natural-norm", base, beta);
         if (rel0 < k->opts->tol && !*confirm) { /* below tol already: the true test decides */
           *confirm                     = 1;
           k->result->natural_iteration = base;
@@ -220,6 +232,7 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
       double sum = 0.0;
       for (int q = low; q < cc; q++) sum += G(q, cc) * G(q, cc);
       const double diag2 = G(cc, cc) - sum; /* |z_cc - sum_q G(q,cc) v_q|_M^2 */
+      plcg_trace(c, "sqrt-argument", base + a, diag2);
       if (!(diag2 > 0.0) || !isfinite(diag2)) {
         /* square-root breakdown: restart from x (x_a holds every step taken) */
         CC_CALL(plcg_drain(c));
@@ -278,6 +291,7 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double bnat, int *do
       /* the iterate x_{a+1}: natural residual |zeta_{a+1}| = |zeta_a| delta_a / |eta_a| */
       const int iteration = base + a + 1;
       double rel          = fabs(zeta) * del / fabs(eta) / bnat;
+      plcg_trace(c, "natural-norm", iteration, rel * bnat);
       if (rel < k->opts->tol && !*confirm) {
         *confirm                     = 1;
         k->result->natural_iteration = iteration;
@@ -337,6 +351,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   CC_CALL(cc_calloc(1, sizeof *c, &c));
   cc_err err  = CC_OK;
   c->k        = k;
+  c->trace    = getenv("CUBECG_PLCG_TRACE") != NULL;
   c->l        = o->pipeline_depth ? o->pipeline_depth : PLCG_DEFAULT_DEPTH;
   const int l = c->l;
   cc_krylov_label(k, l, 0, NULL);
