@@ -292,6 +292,9 @@ typedef struct {
   int iteration;
   double value;    /* NAN or INFINITY */
   char solver[32]; /* a variant's name, "" = every variant */
+  /* debugging aid, not a fault: p(l)-CG's rank 0 prints each iteration's natural residual norm
+   * and G's square-root argument to stderr (CUBECG_PLCG_TRACE set and not empty) */
+  int plcg_trace;
 } cc_krylov_inject;
 
 typedef struct {

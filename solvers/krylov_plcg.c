@@ -19,7 +19,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 
 #define PLCG_DEFAULT_DEPTH 2
 
@@ -44,7 +43,7 @@ typedef struct {
   double gamma[2 * CC_PLCG_MAX_DEPTH + 2], delta[2 * CC_PLCG_MAX_DEPTH + 2];
   cc_reduction red[CC_PLCG_MAX_DEPTH + 1]; /* column j in red[j % (l + 1)] */
   int posted[CC_PLCG_MAX_DEPTH + 1];
-  int trace; /* CUBECG_PLCG_TRACE set: rank 0 prints each column's numbers to stderr */
+  int trace; /* the plcg_trace seam: rank 0 prints each column's numbers to stderr */
 } plcg_ctx;
 
 static double *plcg_g(plcg_ctx *c, int k, int j)
@@ -55,8 +54,8 @@ static double *plcg_g(plcg_ctx *c, int k, int j)
 #define G(k, j) (*plcg_g(c, (k), (j)))
 #define RING(j) ((j) % (2 * c->l + 2))
 
-/* Debugging aid (CUBECG_PLCG_TRACE=1): rank 0 prints, per completed column of G, the global
- * iteration, the square-root argument of G's diagonal and, once T's row is known, the natural
+/* Debugging aid (opts->inject->plcg_trace, from CUBECG_PLCG_TRACE=1 in the driver): rank 0
+ * prints, per completed column of G, the global iteration, the square-root argument of G's diagonal and, once T's row is known, the natural
  * residual norm |zeta| of the new iterate (absolute, as KSPPIPELCG's monitor prints it). */
 static void plcg_trace(const plcg_ctx *c, const char *what, int iteration, double value)
 {
@@ -351,7 +350,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   CC_CALL(cc_calloc(1, sizeof *c, &c));
   cc_err err  = CC_OK;
   c->k        = k;
-  c->trace    = getenv("CUBECG_PLCG_TRACE") != NULL;
+  c->trace    = o->inject && o->inject->plcg_trace;
   c->l        = o->pipeline_depth ? o->pipeline_depth : PLCG_DEFAULT_DEPTH;
   const int l = c->l;
   cc_krylov_label(k, l, 0, NULL);
