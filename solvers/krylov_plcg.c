@@ -55,8 +55,9 @@ static double *plcg_g(plcg_ctx *c, int k, int j)
 #define RING(j) ((j) % (2 * c->l + 2))
 
 /* Debugging aid (opts->inject->plcg_trace, from CUBECG_PLCG_TRACE=1 in the driver): rank 0
- * prints, per completed column of G, the global iteration, the square-root argument of G's diagonal and, once T's row is known, the natural
- * residual norm |zeta| of the new iterate (absolute, as KSPPIPELCG's monitor prints it). */
+ * prints, per completed column of G, the global iteration, the square-root argument of G's
+ * diagonal and, once T's row is known, the natural residual norm |zeta| of the new iterate
+ * (absolute, as KSPPIPELCG's monitor prints it). */
 static void plcg_trace(const plcg_ctx *c, const char *what, int iteration, double value)
 {
   if (c->trace && c->k->comm->rank == 0)
