@@ -101,6 +101,13 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
       local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
                             "--report %s: its summary %s is a directory", opts->report, summary);
     if (!local) local = check_output_file("export-matrix", opts->export_matrix, 0);
+    if (!local && opts->export_matrix[0] && /* its siblings PATH.rhs.mtx, PATH.pbjacobi.mtx */
+        strlen(opts->export_matrix) + sizeof ".pbjacobi.mtx" > CC_PATH_MAX)
+      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                            "--export-matrix %s: too long for its sibling %s.pbjacobi.mtx "
+                            "(%d characters at most)",
+                            opts->export_matrix, opts->export_matrix,
+                            (int)(CC_PATH_MAX - sizeof ".pbjacobi.mtx"));
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
     if (!local && opts->checkpoint != CC_CHOICE_NONE)
       local = check_output_dir("checkpoint-dir", opts->checkpoint_dir);
