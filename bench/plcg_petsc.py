@@ -37,16 +37,21 @@ import tempfile
 SKIP = 77
 
 
+def read_header(f, path, kind):
+    """The size line of an open Matrix Market 'KIND real' file (KIND: coordinate or array)."""
+    header = f.readline()
+    if kind not in header or "real" not in header:
+        raise SystemExit(f"{path}: not a real {kind} Matrix Market file: {header.strip()}")
+    line = f.readline()
+    while line.startswith("%"):
+        line = f.readline()
+    return [int(v) for v in line.split()]
+
+
 def read_matrix_market(path):
     """rows, cols, values (0-based) and n of a 'coordinate real general' file."""
     with open(path, encoding="ascii") as f:
-        header = f.readline()
-        if "coordinate" not in header or "real" not in header:
-            raise SystemExit(f"{path}: not a real coordinate Matrix Market file: {header.strip()}")
-        line = f.readline()
-        while line.startswith("%"):
-            line = f.readline()
-        n, m, nnz = (int(v) for v in line.split())
+        n, m, nnz = read_header(f, path, "coordinate")
         rows, cols, vals = [], [], []
         for _ in range(nnz):
             i, j, v = f.readline().split()
@@ -61,13 +66,7 @@ def read_matrix_market(path):
 def read_array(path):
     """The column of a Matrix Market 'array real general' file (n x 1)."""
     with open(path, encoding="ascii") as f:
-        header = f.readline()
-        if "array" not in header or "real" not in header:
-            raise SystemExit(f"{path}: not a real array Matrix Market file: {header.strip()}")
-        line = f.readline()
-        while line.startswith("%"):
-            line = f.readline()
-        n, m = (int(v) for v in line.split())
+        n, m = read_header(f, path, "array")
         values = [float(f.readline()) for _ in range(n * m)]
     if m != 1:
         raise SystemExit(f"{path}: {n} x {m} is not a column")
