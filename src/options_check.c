@@ -36,9 +36,11 @@ static cc_err check_output_file(const char *option, const char *path, int allow_
     }
   }
   /* the names written: the path itself, its temporary (PATH.tmp) or, for an export, PATH.h5, .xmf,
-   * -deformed.xmf; each must fit the file system's limits, and no directory may sit there */
+   * -deformed.xmf, .rhs.mtx, .pbjacobi.mtx (no longer than -deformed.xmf); each must fit the file
+   * system's limits, and no directory may sit there */
   const char *base            = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   const size_t longest_suffix = sizeof "-deformed.xmf" - 1;
+  _Static_assert(sizeof ".pbjacobi.mtx" <= sizeof "-deformed.xmf", "a longer companion name");
   CC_CHECK(strlen(path) + longest_suffix < CC_PATH_MAX && strlen(base) + longest_suffix <= NAME_MAX,
            CC_ERR_ARG,
            "--%s %.80s...: too long (the file and its temporary or companion names "
@@ -101,13 +103,6 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
       local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
                             "--report %s: its summary %s is a directory", opts->report, summary);
     if (!local) local = check_output_file("export-matrix", opts->export_matrix, 0);
-    if (!local && opts->export_matrix[0] && /* its siblings PATH.rhs.mtx, PATH.pbjacobi.mtx */
-        strlen(opts->export_matrix) + sizeof ".pbjacobi.mtx" > CC_PATH_MAX)
-      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                            "--export-matrix %s: too long for its sibling %s.pbjacobi.mtx "
-                            "(%d characters at most)",
-                            opts->export_matrix, opts->export_matrix,
-                            (int)(CC_PATH_MAX - sizeof ".pbjacobi.mtx"));
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
     if (!local && opts->checkpoint != CC_CHOICE_NONE)
       local = check_output_dir("checkpoint-dir", opts->checkpoint_dir);
