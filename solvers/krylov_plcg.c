@@ -128,7 +128,7 @@ static void plcg_dot2(cc_krylov_ctx *k, const double *restrict u, int m, double 
     (e) += ((s) - (t_ - z_)) + (p_ - z_) + fma(u[i], (wi), -p_);                                   \
     (s) = t_;                                                                                      \
   } while (0)
-#pragma omp parallel for schedule(static) reduction(+ : s0, s1, s2, s3, e0, e1, e2, e3)            \
+#pragma omp parallel for simd schedule(static) reduction(+ : s0, s1, s2, s3, e0, e1, e2, e3)       \
     if (n > CC_OMP_CHUNK)
   for (int64_t i = 0; i < n; i++) {
     PLCG_DOT2_STEP(s0, e0, w0[i]);
