@@ -98,4 +98,8 @@ CC_WUR cc_err cc_mesh_analytic_error(const cc_mesh *mesh, const cc_mesh_params *
  * 1-based, global DOF numbering, whatever the partition (collective; rank 0 writes). */
 CC_WUR cc_err cc_mesh_export_matrix(const cc_mesh *mesh, const cc_bcrs *a, const char *path);
 
+/* Write a vector over the DOFs (3 per internal node, x[3 i + c]) as a Matrix Market array real
+ * general column, global DOF order, every entry (collective; rank 0 writes). */
+CC_WUR cc_err cc_mesh_export_vector(const cc_mesh *mesh, const double *x, const char *path);
+
 #endif

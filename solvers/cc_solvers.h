@@ -246,6 +246,9 @@ CC_WUR cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *
  * not timed: its caller times the set-up (CC_T_SETUP). */
 CC_WUR cc_err cc_precond_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z);
 void cc_precond_destroy(cc_precond **pc);
+/* dinv[9 i] = the inverse of row i's 3x3 diagonal block, as the point-block Jacobi preconditioner
+ * ("jacobi") computes and applies it (a singular block is an error naming the node). */
+CC_WUR cc_err cc_precond_jacobi_blocks(const cc_bcrs *a, const cc_comm_table *comm, double *dinv);
 
 /* ------------------------------------------------------------------------------------------------
  * Krylov solvers (Alg.1-4) behind one signature, chosen by name.
@@ -289,6 +292,9 @@ typedef struct {
   int iteration;
   double value;    /* NAN or INFINITY */
   char solver[32]; /* a variant's name, "" = every variant */
+  /* debugging aid, not a fault: p(l)-CG's rank 0 prints each iteration's natural residual norm
+   * and G's square-root argument to stderr (CUBECG_PLCG_TRACE set and not empty) */
+  int plcg_trace;
 } cc_krylov_inject;
 
 typedef struct {

@@ -59,6 +59,7 @@ typedef struct {
   double xp_d, xp_eta, xp_zeta;
   double bb_nat;                        /* b^T B b once column 0 of the first cycle is read */
   int bnat_pending;                     /* b^T B b's local part rides in column 0 */
+  int trace; /* the plcg_trace seam: rank 0 prints each column's numbers to stderr */
 } plcg_ctx;
 
 static double *plcg_g(plcg_ctx *c, int k, int j)
@@ -68,6 +69,16 @@ static double *plcg_g(plcg_ctx *c, int k, int j)
 }
 #define G(k, j) (*plcg_g(c, (k), (j)))
 #define RING(j) ((j) % (2 * c->l + 2))
+
+/* Debugging aid (opts->inject->plcg_trace, from CUBECG_PLCG_TRACE=1 in the driver): rank 0
+ * prints, per completed column of G, the global iteration, the square-root argument of G's
+ * diagonal and, once T's row is known, the natural residual norm |zeta| of the new iterate
+ * (absolute, as KSPPIPELCG's monitor prints it). */
+static void plcg_trace(const plcg_ctx *c, const char *what, int iteration, double value)
+{
+  if (c->trace && c->k->comm->rank == 0)
+    fprintf(stderr, "plcg-trace %s %d %.17g\n", what, iteration, value);
+}
 
 /* y <- s (w + c1 y1 + c2 y2): one pass, one AXPY-type update; y2 NULL when c2 = 0. y may be w
  * (z and zu are corrected in place), element by element, hence no restrict. */
@@ -113,15 +124,51 @@ static void plcg_update_xp(cc_krylov_ctx *k, const double *restrict v, double d,
   cc_krylov_traffic_add(k, 1, 3, 2);
 }
 
-/* Local dots out[j] = (u, w[j]), j < count, four per pass (cc_krylov_dots). */
+/* Local dots out[j] = (u, w[j]), j < m <= 4, in one pass, each compensated (Ogita, Rump & Oishi's
+ * Dot2: the product's error by fma, the sum's by TwoSum, carried beside it): nearly as accurate
+ * as if computed in twice the precision. G's column enters the square-root argument of the Gram
+ * factor, where p(l)-CG amplifies rounding by about 2x per iteration until a breakdown; a smaller
+ * seed puts the breakdowns later. Measured (10^3 nodes, point-block Jacobi, 41 bounds 1e-7
+ * apart, docs/deep-pipelines.md): L = 3 restarts 1.93 -> 1.32 per solve, L = 5 2.61 -> 2.46. */
+static void plcg_dot2(cc_krylov_ctx *k, const double *restrict u, int m, double *const w[],
+                      double out[])
+{
+  const int64_t n = k->n;
+  /* unused pairs point at the first one; their sums are discarded */
+  const double *restrict w0 = w[0], *restrict w1 = m > 1 ? w[1] : w0;
+  const double *restrict w2 = m > 2 ? w[2] : w0, *restrict w3 = m > 3 ? w[3] : w0;
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, e0 = 0.0, e1 = 0.0, e2 = 0.0, e3 = 0.0;
+#define PLCG_DOT2_STEP(s, e, wi)                                                                   \
+  do {                                                                                             \
+    const double p_ = u[i] * (wi), t_ = (s) + p_, z_ = t_ - (s);                                   \
+    (e) += ((s) - (t_ - z_)) + (p_ - z_) + fma(u[i], (wi), -p_);                                   \
+    (s) = t_;                                                                                      \
+  } while (0)
+#pragma omp parallel for simd schedule(static) reduction(+ : s0, s1, s2, s3, e0, e1, e2, e3)       \
+    if (n > CC_OMP_CHUNK)
+  for (int64_t i = 0; i < n; i++) {
+    PLCG_DOT2_STEP(s0, e0, w0[i]);
+    PLCG_DOT2_STEP(s1, e1, w1[i]);
+    PLCG_DOT2_STEP(s2, e2, w2[i]);
+    PLCG_DOT2_STEP(s3, e3, w3[i]);
+  }
+#undef PLCG_DOT2_STEP
+  const double sums[4] = {s0 + e0, s1 + e1, s2 + e2, s3 + e3};
+  for (int j = 0; j < m; j++) out[j] = sums[j];
+}
+
+/* Local dots out[j] = (u, w[j]), j < count, four per pass, compensated (plcg_dot2); counted
+ * and timed as cc_krylov_dots counts its fused dots (u is never one of w). */
 static void plcg_dots(cc_krylov_ctx *k, const double *u, int count, double *const w[], double out[])
 {
+  cc_timer_token t0 = cc_timer_start_n(k->timers, CC_T_DOT, 0);
   for (int j = 0; j < count; j += 4) {
     int m = count - j < 4 ? count - j : 4;
-    const double *xs[4], *ys[4];
-    for (int i = 0; i < m; i++) xs[i] = u, ys[i] = w[j + i];
-    cc_krylov_dots(k, m, xs, ys, out + j);
+    plcg_dot2(k, u, m, w + j, out + j);
+    cc_count_op(cc_exec_timers(&k->exec), CC_T_DOT, m);
+    cc_krylov_traffic_add(k, 1, m + 1, 0);
   }
+  cc_timer_stop(k->timers, t0);
 }
 
 /* A true-residual test read from its column: records |r_j|/|b| for iteration j; when it passes
@@ -306,6 +353,7 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
         G(0, 0) = 1.0;
         /* the cycle's start: natural residual beta of x (iteration `base` in the history) */
         const double rel0 = beta / bnat;
+        plcg_trace(c, "natural-norm", base, beta);
         if (rel0 < k->opts->tol && !*confirm) { /* below tol already: the true test decides */
           *confirm                     = 1;
           k->result->natural_iteration = base;
@@ -343,6 +391,7 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
       double sum = 0.0;
       for (int q = low; q < cc; q++) sum += G(q, cc) * G(q, cc);
       const double diag2 = G(cc, cc) - sum; /* |z_cc - sum_q G(q,cc) v_q|_M^2 */
+      plcg_trace(c, "sqrt-argument", base + a, diag2);
       if (!(diag2 > 0.0) || !isfinite(diag2)) {
         /* square-root breakdown: restart from x (x_a holds every step taken) unless a test in
          * flight passes */
@@ -409,6 +458,7 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
       /* the iterate x_{a+1}: natural residual |zeta_{a+1}| = |zeta_a| delta_a / |eta_a| */
       iteration  = base + a + 1;
       double rel = fabs(zeta) * del / fabs(eta) / bnat;
+      plcg_trace(c, "natural-norm", iteration, rel * bnat);
       if (rel < k->opts->tol && !*confirm) {
         *confirm                     = 1;
         k->result->natural_iteration = iteration;
@@ -483,6 +533,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   CC_CALL(cc_calloc(1, sizeof *c, &c));
   cc_err err  = CC_OK;
   c->k        = k;
+  c->trace    = o->inject && o->inject->plcg_trace;
   c->l        = o->pipeline_depth ? o->pipeline_depth : PLCG_DEFAULT_DEPTH;
   const int l = c->l;
   cc_krylov_label(k, l, 0, NULL);

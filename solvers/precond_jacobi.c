@@ -50,3 +50,8 @@ cc_err cc_precond_create_jacobi(const cc_precond_params *params, const cc_bcrs *
   pc->bytes = pc->bytes_double = 9 * (int64_t)a->n_rows * (int64_t)sizeof(double);
   return CC_OK;
 }
+
+cc_err cc_precond_jacobi_blocks(const cc_bcrs *a, const cc_comm_table *comm, double *dinv)
+{
+  return cc_block3_invert_diagonal(a, 1, NULL, NULL, comm, dinv);
+}

@@ -361,8 +361,9 @@ void cc_options_help(FILE *out)
       "MPICH MPICH_ASYNC_PROGRESS=1 with MPICH_MAX_THREAD_SAFETY=multiple, MVAPICH\n"
       "MV2_ASYNC_PROGRESS=1; Open MPI has none (a knob set there is refused: --progress poll);\n"
       "CUBECG_IO_INJECT (I/O test seams),\n"
-      "CUBECG_KRYLOV_INJECT (solver test seam), CUBECG_SIGNAL_CHECK_EVERY (iterations between\n"
-      "signal checks, default 10), CUBECG_OPTIONS (options as on the command line; the command\n"
+      "CUBECG_KRYLOV_INJECT (solver test seam), CUBECG_PLCG_TRACE=1 (p(l)-CG prints each\n"
+      "iteration's natural norm and square-root argument), CUBECG_SIGNAL_CHECK_EVERY\n"
+      "(iterations between signal checks, default 10), CUBECG_OPTIONS (options as on the command line; the command\n"
       "line wins), CUBECG_TRACE=1 (print the file:line trace of an error)\n"
       "signals: SIGTERM, SIGINT, SIGUSR1 stop after the current iteration (last checkpoint,\n"
       "report marked interrupted, exit code 4); a second one kills at once\n");

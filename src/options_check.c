@@ -36,9 +36,11 @@ static cc_err check_output_file(const char *option, const char *path, int allow_
     }
   }
   /* the names written: the path itself, its temporary (PATH.tmp) or, for an export, PATH.h5, .xmf,
-   * -deformed.xmf; each must fit the file system's limits, and no directory may sit there */
+   * -deformed.xmf, .rhs.mtx, .pbjacobi.mtx (no longer than -deformed.xmf); each must fit the file
+   * system's limits, and no directory may sit there */
   const char *base            = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   const size_t longest_suffix = sizeof "-deformed.xmf" - 1;
+  _Static_assert(sizeof ".pbjacobi.mtx" <= sizeof "-deformed.xmf", "a longer companion name");
   CC_CHECK(strlen(path) + longest_suffix < CC_PATH_MAX && strlen(base) + longest_suffix <= NAME_MAX,
            CC_ERR_ARG,
            "--%s %.80s...: too long (the file and its temporary or companion names "

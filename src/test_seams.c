@@ -35,5 +35,7 @@ cc_err cc_driver_test_seams_from_env(cc_test_seams *seams)
 {
   cc_io_set_inject(getenv("CUBECG_IO_INJECT")); /* the environment outlives the run */
   CC_CALL(krylov_inject_from_env(&seams->krylov));
+  const char *trace        = getenv("CUBECG_PLCG_TRACE");
+  seams->krylov.plcg_trace = trace && trace[0];
   return CC_OK;
 }

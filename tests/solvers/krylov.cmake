@@ -85,13 +85,18 @@ cc_add_mpi_test(NAME krylov_deep_guard_restores_accuracy RANKS 1 2 COMMAND ${KRY
 cc_add_mpi_test(NAME krylov_deep_checkpoint_restart RANKS 1 2 COMMAND ${KRYLOV_DEEP}
                 --mode restart)
 cc_add_mpi_test(NAME krylov_deep_refuses_bad_input RANKS 1 COMMAND ${KRYLOV_DEEP} --mode refuse)
-# cubecg's p(l)-CG against PETSc's KSPPIPELCG on the exported matrix (same L, bounds, point-block
-# Jacobi, natural-norm tolerance): iterations within 5 % for L = 1, 2 (deeper pipelines restart
-# where rounding puts it: docs/deep-pipelines.md). Debian's petsc4py is visible to
-# /usr/bin/python3 only; without it the script exits 77 and the test is skipped.
+# cubecg's p(l)-CG against PETSc's KSPPIPELCG on the exported problem (cubecg's matrix, right-hand
+# side and point-block Jacobi inverse, same L and bounds, natural-norm tolerance): the natural-norm
+# histories agree to 1e-10 relative over their first 6 entries at L = 1, 2, 3, 5 (the same
+# algorithm; rounding differences grow from there, fastest at the deepest pipeline) and the
+# iterations are within 5 % at L = 1, 2; at L = 3, 5, where a square-root breakdown falls is
+# chaotic in rounding on both sides, the mean iterations over 41 bounds 1e-7 apart are within 5 %
+# (the counts cluster by restarts, and a median jumps between clusters: docs/deep-pipelines.md). Debian's petsc4py is visible to /usr/bin/python3 only; without it the
+# script exits 77 and the test is skipped.
 add_test(NAME plcg_petsc_iterations
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/bench/plcg_petsc.py --cubecg
-                 $<TARGET_FILE:cubecg> --nx 8 --ny 8 --nz 8 --depths 1,2
+                 $<TARGET_FILE:cubecg> --nx 8 --ny 8 --nz 8 --depths 1,2,3,5 --count-depths 1,2
+                 --pc exported --agree 6 --perturb 40 --median-depths 3,5 --statistic mean
                  --out ${CMAKE_CURRENT_BINARY_DIR}/plcg_petsc)
 set_tests_properties(plcg_petsc_iterations PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
                      ENVIRONMENT OMP_NUM_THREADS=1)
