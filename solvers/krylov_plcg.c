@@ -16,11 +16,13 @@
  * the natural estimate sqrt(r^T B r)/sqrt(b^T B b) falls below tol (and every iteration after).
  *
  * Reductions: besides |b| (every solver's), none is blocking. b^T B b rides in the first cycle's
- * column 0; the true residual |b - A x_j|^2 of every iteration j of the test phase rides as one
- * more value in the column posted that iteration and is read l - 1 iterations later, when that
- * column completes; x_j is kept (a ring of l copies) until then. The solve returns the first x_j
- * whose true residual passes and reports iteration j; the pipeline's iterations past j are
- * discarded work. A drain (restart, checkpoint, maxit) reads every test still in flight first.
+ * column 0. x_j's D-Lanczos step and, in the test phase, its true residual |b - A x_j|^2 are
+ * taken in iteration j + 1 before the wait (they need no value of it); the residual rides as one
+ * more value in the column posted in iteration j + 1 and is read l iterations later, when that
+ * column completes; x_j is kept (a ring of l + 1 copies) until then. The solve returns the first
+ * x_j whose true residual passes and reports iteration j; the pipeline's iterations past j are
+ * discarded work. A drain (restart, checkpoint, maxit) reads every test still in flight first;
+ * maxit takes x_maxit's own test with one blocking reduction.
  */
 #include "krylov_impl.h"
 
