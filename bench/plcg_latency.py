@@ -17,8 +17,8 @@ cost per iteration is lat / S (hidden = 1 - exposed for R = 1/S; "per_iteration"
       [--k 1,2,3] [--depths 1,2,3,5] [--steps 2,4,8] [--repeat 3] [--out DIR]
 
 p(l)-CG and s-step CG get the spectrum bounds of a first run's Lanczos estimate through
---spectrum-bounds (the same bounds, so the same iterations): the estimate (1 + 2 per step blocking
-reductions, 41 at its 20 steps) is set-up, paid once per solve, not per iteration; the line before
+--spectrum-bounds (the same bounds, so the same iterations): the estimate (1 blocking reduction
+per step plus the first, 21 at its 20 steps) is set-up, paid once per solve, not per iteration; the line before
 the table gives its cost in latencies.
 
 Reduction counts are exact at any load: every row prints the loop's blocking, posted and

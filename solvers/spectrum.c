@@ -56,51 +56,56 @@ cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lma
     ritz[0] = *lmin, ritz[1] = *lmax, *n_ritz = 2;
     snprintf(res->spectrum_source, sizeof res->spectrum_source, "option");
   } else {
-    /* PCG from x = 0 on scratch vectors: alpha_j, beta_j give the Lanczos tridiagonal of M^-1 A
-     * (T_jj = 1/alpha_j + beta_j/alpha_{j-1}, T_j,j+1 = sqrt(beta_{j+1})/alpha_j) */
-    double *r = NULL, *u = NULL, *p = NULL, *s = NULL;
+    /* PCG from x = 0 on scratch vectors in Chronopoulos & Gear's form (one reduction of
+     * (r,u) and (Au,u) per step; alpha_j, beta_j are CG's): they give the Lanczos tridiagonal of
+     * M^-1 A (T_jj = 1/alpha_j + beta_j/alpha_{j-1}, T_j,j+1 = sqrt(beta_{j+1})/alpha_j) */
+    double *r = NULL, *u = NULL, *p = NULL, *s = NULL, *w = NULL;
     cc_err err = CC_OK;
     double alpha[CC_SPECTRUM_LANCZOS_STEPS + 1], beta[CC_SPECTRUM_LANCZOS_STEPS + 1];
     int steps = 0;
-    for (int i = 0; i < 4 && !err; i++)
+    for (int i = 0; i < 5 && !err; i++)
       err = cc_malloc((size_t)k->n_alloc + 1, sizeof(double),
                       i == 0   ? &r
                       : i == 1 ? &u
                       : i == 2 ? &p
-                               : &s);
+                      : i == 3 ? &s
+                               : &w);
     if (!err) {
       memcpy(r, b, (size_t)k->n * sizeof(double));   /* r0 = b (x0 = 0) */
       err = cc_precond_apply(k->pc, &k->exec, r, u); /* u0 = M^-1 r0 */
     }
-    double rho = 0.0;
+    if (!err) err = cc_spmv(&k->exec, k->a, k->comm, u, w); /* w0 = A u0 */
+    double rho = 0.0, ap = 0.0; /* (r,u) and (A p, p) */
     if (!err) {
+      double dots[2];
+      cc_krylov_dots(k, 2, (const double *const[]){r, w}, (const double *const[]){u, u}, dots);
+      err = cc_reduce_blocking(&k->reducer, dots, 2);
+      rho = dots[0], ap = dots[1];
       memcpy(p, u, (size_t)k->n * sizeof(double)); /* p0 = u0 */
-      cc_krylov_dots(k, 1, (const double *const[]){r}, (const double *const[]){u}, &rho);
-      err = cc_reduce_blocking(&k->reducer, &rho, 1);
+      memcpy(s, w, (size_t)k->n * sizeof(double)); /* s0 = A p0 */
     }
     while (!err && steps < CC_SPECTRUM_LANCZOS_STEPS && rho > DBL_MIN) {
-      err       = cc_spmv(&k->exec, k->a, k->comm, p, s); /* s = A p */
-      double sp = 0.0;
-      if (!err) {
-        cc_krylov_dots(k, 1, (const double *const[]){s}, (const double *const[]){p}, &sp);
-        err = cc_reduce_blocking(&k->reducer, &sp, 1);
-      }
-      if (err || !(sp > DBL_MIN)) break;
-      alpha[steps] = rho / sp;                                   /* alpha_j = (r,u) / (A p, p) */
-      cc_vec_axpy(&k->exec, k->n, -alpha[steps], s, r);          /* r <- r - alpha s */
-      err             = cc_precond_apply(k->pc, &k->exec, r, u); /* u = M^-1 r */
-      double rho_next = 0.0;
-      if (!err) {
-        cc_krylov_dots(k, 1, (const double *const[]){r}, (const double *const[]){u}, &rho_next);
-        err = cc_reduce_blocking(&k->reducer, &rho_next, 1);
-      }
+      if (!(ap > DBL_MIN)) break;
+      alpha[steps] = rho / ap;                                   /* alpha_j = (r,u) / (A p, p) */
+      cc_vec_axpy(&k->exec, k->n, -alpha[steps], s, r);          /* r <- r - alpha A p */
+      err = cc_precond_apply(k->pc, &k->exec, r, u);             /* u = M^-1 r */
+      if (!err) err = cc_spmv(&k->exec, k->a, k->comm, u, w);    /* w = A u */
       if (err) break;
-      beta[steps + 1] = rho_next / rho; /* beta_{j+1} = (r,u)_{j+1} / (r,u)_j */
-      rho             = rho_next;
+      double dots[2];
+      cc_krylov_dots(k, 2, (const double *const[]){r, w}, (const double *const[]){u, u}, dots);
+      err = cc_reduce_blocking(&k->reducer, dots, 2);
+      if (err) break;
+      const double rho_next = dots[0];
+      beta[steps + 1]       = rho_next / rho; /* beta_{j+1} = (r,u)_{j+1} / (r,u)_j */
+      /* (A p_{j+1}, p_{j+1}) = (A u, u) - beta_{j+1} (r,u)_{j+1} / alpha_j */
+      ap  = dots[1] - beta[steps + 1] * rho_next / alpha[steps];
+      rho = rho_next;
       cc_vec_xpby(&k->exec, k->n, u, beta[steps + 1], p); /* p <- u + beta p */
+      cc_vec_xpby(&k->exec, k->n, w, beta[steps + 1], s); /* s <- A u + beta s = A p */
       steps++;
       if (!(rho_next > 1e-30 * beta[1])) break; /* converged: the Krylov space is exhausted */
     }
+    cc_free(&w);
     cc_free(&r), cc_free(&u), cc_free(&p), cc_free(&s);
     CC_CALL(err);
     if (steps < 1) { /* A or M^-1 not SPD: a breakdown of the solve, like CG's own */
