@@ -100,6 +100,13 @@ add_test(NAME plcg_petsc_iterations
                  --out ${CMAKE_CURRENT_BINARY_DIR}/plcg_petsc)
 set_tests_properties(plcg_petsc_iterations PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
                      ENVIRONMENT OMP_NUM_THREADS=1)
+# p(l)-CG with its own Lanczos bounds within 1.1 x Alg.1's iterations at L = 1, 2, 3, 5
+add_test(NAME plcg_estimate_iterations
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/solvers/plcg_estimate_iterations.sh
+                 ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:cubecg>
+                 ${CMAKE_CURRENT_BINARY_DIR}/plcg_estimate_iterations)
+set_tests_properties(plcg_estimate_iterations PROPERTIES PROCESSORS 2 TIMEOUT 300
+                     ENVIRONMENT OMP_NUM_THREADS=1)
 # the reductions each deep variant posts, exact at any load (bench/plcg_latency.py checks the
 # blocking and posted counts of pipecg, p(l)-CG, s-step CG and pcg-AR; timings are only printed)
 add_test(NAME plcg_latency_reduction_counts
