@@ -32,7 +32,9 @@ cc_err cc_plan_solves(const cc_options *opts, cc_solve_plan plan[CC_MAX_SOLVES],
   return CC_OK;
 }
 
-/* Split this rank's timers into disjoint parts, then reduce max and mean over ranks. */
+/* Split this rank's timers into disjoint parts, then reduce max, mean and min over ranks: a part
+ * whose max and min differ by much more than their iterations' jitter is a systematic imbalance
+ * (one rank waits in `reduction` for the other's work every iteration). */
 static cc_err record_breakdown(MPI_Comm comm, const cc_solve_result *res, cc_solve_record *rec)
 {
   const double *t = res->seconds;
@@ -55,6 +57,7 @@ static cc_err record_breakdown(MPI_Comm comm, const cc_solve_result *res, cc_sol
     CC_CALL(cc_stat_reduce(comm, part[i], &stat));
     rec->breakdown_max[i]  = stat.max;
     rec->breakdown_mean[i] = stat.mean;
+    rec->breakdown_min[i]  = stat.min;
   }
   /* measured by the solver between the first and last completed iterations: Table 1, exactly */
   for (int i = 0; i < CC_T_COUNT; i++) rec->ops_per_iteration[i] = res->ops_per_iteration[i];

@@ -250,6 +250,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   }
   write_breakdown(js, "breakdown", rec->breakdown_max);
   write_breakdown(js, "breakdown_mean", rec->breakdown_mean);
+  write_breakdown(js, "breakdown_min", rec->breakdown_min);
   cc_json_begin_object(js, "ops_per_iteration");
   cc_json_double(js, "spmv", rec->ops_per_iteration[CC_T_SPMV]);
   cc_json_double(js, "precond", rec->ops_per_iteration[CC_T_PRECOND]);

@@ -31,7 +31,7 @@ typedef enum { CC_RL_ARRAYS, CC_RL_MATRIX, CC_RL_KINDS } cc_rl_kind;
 typedef struct {
   cc_solve_result result;
   double analytic_error;
-  double breakdown_max[CC_BRK_COUNT], breakdown_mean[CC_BRK_COUNT];
+  double breakdown_max[CC_BRK_COUNT], breakdown_mean[CC_BRK_COUNT], breakdown_min[CC_BRK_COUNT];
   double ops_per_iteration[CC_T_COUNT]; /* counts / iterations */
   int ckpt_enabled;
   char ckpt_backend[CC_NAME_MAX];

@@ -47,7 +47,8 @@ foreach(part box metis)
              COMMAND ${OVERLAP_CHECK} expect ${OVERLAP_OUT}/overlap_${tag}_on.json
                      "r['parameters']['halo-overlap'] == 'on' and r['checks']['passed']"
                      "0 < r['problem']['boundary_rows_fraction'] < 1"
-                     "all(s[b][k] >= 0 for s in r['solves'] for b in ('breakdown', 'breakdown_mean') for k in ('halo', 'halo_wait', 'precond_halo', 'precond_halo_wait'))")
+                     "all(s[b][k] >= 0 for s in r['solves'] for b in ('breakdown', 'breakdown_mean', 'breakdown_min') for k in ('halo', 'halo_wait', 'precond_halo', 'precond_halo_wait'))"
+                     "all(s['breakdown_min'][k] <= s['breakdown_mean'][k] + 1e-12 * e and s['breakdown_mean'][k] <= s['breakdown'][k] + 1e-12 * e for s in r['solves'] for k in s['breakdown'] for e in [max(abs(s['breakdown_min'][k]), abs(s['breakdown'][k]))])")
     set_tests_properties(overlap_driver_${tag}_same overlap_driver_${tag}_report PROPERTIES
                          FIXTURES_REQUIRED overlap_${tag})
   endforeach()
