@@ -103,6 +103,81 @@ CC_WUR cc_err cc_sgs_schedule(cc_sgs *s, const cc_ordering *ord, int chunk_rows)
  * residual, as SpMV's POLL_ROWS. */
 #define CC_SGS_POLL_ROWS 4096
 
+/* First block of row i's external columns (ids >= n, sorted last in the row storage), or
+ * row_ptr[i + 1] when the row has none (an interior row). */
+static inline int64_t cc_sgs_external_begin(const cc_sgs *s, int64_t i)
+{
+  const cc_bcrs *a = s->a;
+  int64_t k        = a->row_ptr[i + 1];
+  while (k > a->diag_pos[i] + 1 && a->col_idx[k - 1] >= s->n) k--;
+  return k;
+}
+
+/* CC_SGS_SWEEP_STMTS(s, ex, FWD, BWD): the sweep pair's loops with the row statements FWD and BWD
+ * (each naming the row as i): over s's steps with colors (as CC_SGS_SWEEP_DEFINE), else
+ * sequentially, forward ascending and backward descending. For ASDD's fused steps, whose row
+ * kernels take other vectors than the sweep's. */
+#define CC_SGS_SWEEP_STMTS(s, ex, FWD, BWD)                                                        \
+  do {                                                                                             \
+    if ((s)->n_colors) {                                                                           \
+      const int ns_ = (s)->n_steps, *st_ = (s)->steps;                                             \
+      _Pragma("omp parallel")                                                                      \
+      {                                                                                            \
+        for (int k_ = 0; k_ < ns_; k_++) {                                                         \
+          _Pragma("omp for schedule(static)")                                                      \
+          for (int i = st_[2 * k_]; i < st_[2 * k_ + 1]; i++) {                                    \
+            FWD;                                                                                   \
+          }                                                                                        \
+          _Pragma("omp master")                                                                    \
+          cc_exec_poll(ex);                                                                        \
+        }                                                                                          \
+        for (int k_ = ns_ - 1; k_ >= 0; k_--) {                                                    \
+          _Pragma("omp for schedule(static)")                                                      \
+          for (int i = st_[2 * k_]; i < st_[2 * k_ + 1]; i++) {                                    \
+            BWD;                                                                                   \
+          }                                                                                        \
+          _Pragma("omp master")                                                                    \
+          cc_exec_poll(ex);                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+    } else {                                                                                       \
+      const int n_ = (s)->n;                                                                       \
+      for (int lo_ = 0; lo_ < n_; lo_ += CC_SGS_POLL_ROWS) {                                       \
+        const int hi_ = lo_ + CC_SGS_POLL_ROWS < n_ ? lo_ + CC_SGS_POLL_ROWS : n_;                 \
+        for (int64_t i = lo_; i < hi_; i++) {                                                      \
+          FWD;                                                                                     \
+        }                                                                                          \
+        cc_exec_poll(ex);                                                                          \
+      }                                                                                            \
+      for (int hi_ = n_; hi_ > 0; hi_ -= CC_SGS_POLL_ROWS) {                                       \
+        const int lo_ = hi_ - CC_SGS_POLL_ROWS > 0 ? hi_ - CC_SGS_POLL_ROWS : 0;                   \
+        for (int64_t i = hi_ - 1; i >= lo_; i--) {                                                 \
+          BWD;                                                                                     \
+        }                                                                                          \
+        cc_exec_poll(ex);                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
+
+/* CC_SGS_FUSED_DEFINE(P, name_u, name_fused) defines, from the row kernels P##_forward_row,
+ * P##_backward_row, P##_backward_row_u and P##_fused_forward_row, ASDD's two fused sweeps
+ * (cc_sgs_apply_u and cc_sgs_asdd_step below) for one precision. */
+#define CC_SGS_FUSED_DEFINE(P, name_u, name_fused)                                                 \
+  void name_u(const cc_sgs *s, const cc_exec *ex, const double *r, double *z, double *u)           \
+  {                                                                                                \
+    CC_SGS_SWEEP_STMTS(s, ex, P##_forward_row(s, i, r, z), P##_backward_row_u(s, i, z, u));        \
+  }                                                                                                \
+  void name_fused(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh, double *w,      \
+                  int want_u)                                                                      \
+  {                                                                                                \
+    if (want_u)                                                                                    \
+      CC_SGS_SWEEP_STMTS(s, ex, P##_fused_forward_row(s, i, u, wh, w),                             \
+                         P##_backward_row_u(s, i, w, u));                                          \
+    else                                                                                           \
+      CC_SGS_SWEEP_STMTS(s, ex, P##_fused_forward_row(s, i, u, wh, w),                             \
+                         P##_backward_row(s, i, w));                                               \
+  }
+
 /* CC_SGS_SWEEP_DEFINE(name, seq_fwd, seq_bwd, fwd, bwd) defines static void name(s, ex, r, z),
  * the sweep pair of every precision. Without colors (s->n_colors 0): sequential in the current
  * numbering with the row kernels seq_fwd and seq_bwd, forward ascending, backward descending, the
@@ -235,6 +310,40 @@ CC_WUR cc_err cc_sgs_schedule(cc_sgs *s, const cc_ordering *ord, int chunk_rows)
       const double ua = (UA);                                                                      \
       for (int c = 0; c < 3; c++) t[3 * i + c] = r[3 * i + c] - ua * (lo[c] + up[c]);             \
     }                                                                                              \
+  }                                                                                                \
+  static inline void P##_backward_row_u(const cc_sgs *s, int64_t i, double *restrict z,            \
+                                        double *restrict u)                                        \
+  {                                                                                                \
+    const cc_bcrs *a = s->a;                                                                       \
+    double sum[3], q[3];                                                                           \
+    P##_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, s->VAL, s->n, z, sum);        \
+    P##_block_diag(s->DINV + 9 * i, sum, q);                                                       \
+    const double uu = (UA) * (UD);                                                                 \
+    for (int c = 0; c < 3; c++) {                                                                  \
+      const double d = uu * q[c];                                                                  \
+      z[3 * i + c] -= d, u[3 * i + c] = d; /* u_i = y_i - z_i */                                   \
+    }                                                                                              \
+  }                                                                                                \
+  static inline void P##_fused_forward_row(const cc_sgs *s, int64_t i, double *restrict u,         \
+                                           const double *restrict wh, double *restrict w)          \
+  {                                                                                                \
+    const cc_bcrs *a = s->a;                                                                       \
+    const int split  = a->l_ptr != NULL;                                                           \
+    const int64_t k0 = split ? a->l_ptr[i] : a->row_ptr[i];                                        \
+    const int64_t k1 = split ? a->l_ptr[i + 1] : a->diag_pos[i];                                   \
+    double lo[3], ext[3] = {0.0, 0.0, 0.0}, q[3];                                                  \
+    P##_block_row(k0, k1, split ? a->l_col : a->col_idx, split ? s->L_VAL : s->VAL, INT32_MAX, u,  \
+                  lo);                                                                             \
+    const int64_t ke = cc_sgs_external_begin(s, i);                                                \
+    if (ke < a->row_ptr[i + 1])                                                                    \
+      P##_block_row(ke, a->row_ptr[i + 1], a->col_idx, s->VAL, INT32_MAX, wh, ext);               \
+    const double ua = (UA), ud = (UD);                                                             \
+    const double acc[3] = {ua * (lo[0] - ext[0]), ua * (lo[1] - ext[1]), ua * (lo[2] - ext[2])};  \
+    P##_block_diag(s->DINV + 9 * i, acc, q);                                                       \
+    for (int c = 0; c < 3; c++) {                                                                  \
+      const double y = ud * q[c];                                                                  \
+      w[3 * i + c] = y, u[3 * i + c] -= y;                                                         \
+    }                                                                                              \
   }
 
 /* ord may be NULL (natural, sequential); a must already be permuted by ord (cc_ordering_apply). */
@@ -279,6 +388,25 @@ void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, doub
 int cc_sgs_residual_half_rows(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
                               double *t, const int32_t *rows, int begin, int end,
                               const cc_comm_table *halo);
+/* ASDD with the fused residual (precond_asdd.c). cc_sgs_apply_u: z = B r as cc_sgs_apply, and
+ * u = y - z (y the forward sweep's result; written by the backward sweep, where it is D_i^-1
+ * sum_{j>i} U_ij z_j). cc_sgs_asdd_step: the next correction w = B t for the residual
+ * t = r - A (z + w_prev) = L u - E_ext w_prev, in one forward sweep that reads L once: row i
+ * gathers u_j of the rows before it (already u_j - y'_j) and the external blocks times wh's halo
+ * (w_prev's halo, exchanged by the caller; its internal part may be w itself), writes y'_i to w
+ * and u_i - y'_i to u; then the backward sweep on w, writing u = y' - w again when want_u (another
+ * step follows). Every precision; its own blocks (A_f, A_h for single and half). */
+void cc_sgs_apply_u(const cc_sgs *s, const cc_exec *ex, const double *r, double *z, double *u);
+void cc_sgs_asdd_step(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh, double *w,
+                      int want_u);
+void cc_sgs_apply_u_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
+                           double *u);
+void cc_sgs_asdd_step_single(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh,
+                             double *w, int want_u);
+void cc_sgs_apply_u_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
+                         double *u);
+void cc_sgs_asdd_step_half(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh,
+                           double *w, int want_u);
 /* The assembly's rounding noise relative to a row's largest entry (as CC_BLOCK3_PIVOT_TOL): an
  * entry below it that rounds to 0 in binary16 loses no digit it had. */
 #define CC_HALF_NOISE (64 * DBL_EPSILON)

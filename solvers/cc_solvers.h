@@ -216,6 +216,10 @@ typedef struct {
   /* CM-RCM sweeps (sgs_schedule.c): rows per chunk of levels; 0 = CC_SGS_CHUNK_ROWS, -1 = color
    * by color (Nakajima's order; the same bits either way) */
   int sweep_chunk_rows;
+  /* ASDD's residual t = r - A (z + w) (--asdd-residual): 0 = fused into the next forward sweep
+   * (default: t = L u - E_ext w, L read once, U, D and r not at all; precond_asdd.c), 1 = full
+   * (its own pass over every block, as the study's ASDD) */
+  int asdd_full_residual;
 } cc_precond_params;
 
 typedef struct cc_precond cc_precond;

@@ -1,8 +1,24 @@
 /* precond_asdd.c: additive Schwarz domain decomposition (GeoFEM ASDD, Nakajima 2003) around the
  * localized SGS B = M_loc^-1: z = B r; then (asdd_iters - 1) times: exchange z's halo,
- * t = r - A z (all local columns, halo included; the interior rows while z's halo is in flight),
- * z <- z + B t. With asdd_iters = 1 it is the
+ * t = r - A z (all local columns, halo included), z <- z + B t. With asdd_iters = 1 it is the
  * localized SGS; in general z = sum_{k<N} (I - B A)^k B r, symmetric since B is.
+ *
+ * The residual, two ways (--asdd-residual):
+ *  - full (the study's): t = r - A z in a pass of its own over every block (the interior rows
+ *    while z's halo is in flight), then the sweep pair on t;
+ *  - fused (default): no pass of its own. The SGS of the correction w just computed,
+ *    (E + L) y = t, (E + U) w = E y (E = (D^-1)^-1, the inverse of the stored D^-1), gives
+ *    A w = L w + E y + E_ext w with E y = t - L y, so the next residual is
+ *      t' = t - A w = L (y - w) - E_ext w,
+ *    which needs L and the external blocks only. The backward sweep writes u = y - w (the
+ *    D_i^-1 sum U z it subtracts anyway); the next forward sweep, which reads L anyway, takes
+ *    L u into the same block loop (row i gathers u_j - y'_j of the rows before it), adds
+ *    -E_ext w for the boundary rows after w's halo exchange, and U, D, r and t are not read.
+ *    A differs from E + L + U in the diagonal blocks only by the rounding of D^-1 (double: a few
+ *    eps; single and half: the rounding of the stored D^-1, where the full residual has that of
+ *    the stored D instead), so the operator is z = sum_k (I - B A')^k B r with
+ *    A' = E + L + U + E_ext: symmetric, and for N = 2, B (2 B^-1 - A') B with
+ *    2 B^-1 - A' = A' + 2 L E^-1 U: SPD whenever A' is.
  */
 #include "cc_precond_impl.h"
 
@@ -13,6 +29,7 @@ typedef struct {
   const cc_comm_table *comm;
   double *t; /* [3 n_cols] residual r - A z */
   double *w; /* [3 n_cols] correction B t */
+  int fused; /* residual fused into the next forward sweep (t holds u = y - w) */
 } asdd_ctx;
 
 /* t = r - A_f z with the float (or binary16: A_h) blocks, in cc_spmv_halo's order: begin z's halo
@@ -53,9 +70,34 @@ static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const
   return CC_OK;
 }
 
+/* the fused residual: z = B r, u = y - z; then w = B (L u - E_ext w_prev), z += w */
+static cc_err asdd_apply_fused(asdd_ctx *ctx, const cc_exec *ex, const double *r, double *z)
+{
+  const int64_t n = 3 * (int64_t)ctx->a->n_rows;
+  double *u = ctx->t, *w = ctx->w;
+  cc_timers *tm   = cc_exec_timers(ex);
+  cc_sgs_apply_u(&ctx->sgs, ex, r, z, u); /* z <- B r, u <- y - z */
+  for (int it = 1; it < ctx->iters; it++) {
+    double *prev = it == 1 ? z : w; /* the last correction: its halo for -E_ext w */
+    if (ctx->comm->n_neighbors > 0) {
+      cc_timer_token tok = cc_timer_start(tm, CC_T_PRECOND_HALO);
+      cc_err err         = cc_halo_begin(ctx->comm, prev);
+      if (err == CC_OK) err = cc_halo_end(ctx->comm, prev, tm, CC_T_PRECOND_HALO_WAIT);
+      cc_timer_stop(tm, tok);
+      CC_CHECK(err == CC_OK, err, "ASDD iteration %d: halo exchange of the correction", it);
+    }
+    /* w <- B (L u - E_ext prev) (prev's internal part may be w itself: only its halo is read) */
+    cc_sgs_asdd_step(&ctx->sgs, ex, u, prev, w, it + 1 < ctx->iters);
+#pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
+    for (int64_t i = 0; i < n; i++) z[i] += w[i]; /* z <- z + w */
+  }
+  return CC_OK;
+}
+
 static cc_err asdd_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z)
 {
   asdd_ctx *ctx      = pc->ctx;
+  if (ctx->fused && ctx->iters > 1) return asdd_apply_fused(ctx, ex, r, z);
   const int64_t n    = 3 * (int64_t)ctx->a->n_rows;
   double *restrict t = ctx->t, *restrict w = ctx->w;
   cc_sgs_apply(&ctx->sgs, ex, r, z); /* z <- B r */
@@ -103,6 +145,7 @@ cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
   ctx->iters          = params->asdd_iters;
   ctx->a              = a;
   ctx->comm           = comm;
+  ctx->fused          = !params->asdd_full_residual;
   const int64_t n_all = 3 * (int64_t)a->n_cols, n = 3 * (int64_t)a->n_rows;
   CC_CALL(cc_malloc((size_t)n_all, sizeof(double), &ctx->t));
   CC_CALL(cc_malloc((size_t)n_all, sizeof(double), &ctx->w));

@@ -120,6 +120,71 @@ static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *
   sgs_block_diag(s->dinv + 9 * i, acc, 1, z + 3 * i); /* z_i = y_i - D_i^-1 sum */
 }
 
+/* ASDD's fused sweeps (cc_precond_impl.h: cc_sgs_apply_u, cc_sgs_asdd_step) on the matrix in
+ * place, in either order (the sequential one too: L = the blocks before the diagonal). */
+static inline void sgsd_backward_row_u(const cc_sgs *s, int64_t i, double *restrict z,
+                                      double *restrict u)
+{
+  const cc_bcrs *a = s->a;
+  double acc[3]    = {0.0, 0.0, 0.0};
+  sgs_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, a->val, s->n, z, 0, acc);
+  double q[3] = {0.0, 0.0, 0.0};
+  sgs_block_diag(s->dinv + 9 * i, acc, 1, q); /* q = -D_i^-1 sum */
+  for (int c = 0; c < 3; c++) z[3 * i + c] += q[c], u[3 * i + c] = -q[c]; /* u_i = y_i - z_i */
+}
+
+static inline void sgsd_fused_forward_row(const cc_sgs *s, int64_t i, double *restrict u,
+                                         const double *restrict wh, double *restrict w)
+{
+  const cc_bcrs *a = s->a;
+  int64_t k0, k1;
+  const int32_t *col;
+  const double *val;
+  cc_bcrs_lower(a, i, &k0, &k1, &col, &val);
+  double acc[3] = {0.0, 0.0, 0.0};
+  sgs_block_row(k0, k1, col, val, INT32_MAX, u, 0, acc); /* + L_ij (u_j - y'_j) */
+  const int64_t ke = cc_sgs_external_begin(s, i);
+  if (ke < a->row_ptr[i + 1])
+    sgs_block_row(ke, a->row_ptr[i + 1], a->col_idx, a->val, INT32_MAX, wh, 1, acc); /* - E w */
+  double y[3];
+  sgs_block_diag(s->dinv + 9 * i, acc, 0, y);
+  for (int c = 0; c < 3; c++) w[3 * i + c] = y[c], u[3 * i + c] -= y[c];
+}
+
+static inline void sgsd_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
+                                    double *restrict z)
+{
+  sgs_forward_row_inplace(s, i, r, z);
+}
+
+static inline void sgsd_backward_row(const cc_sgs *s, int64_t i, double *restrict z)
+{
+  sgs_backward_row_inplace(s, i, z);
+}
+
+CC_SGS_FUSED_DEFINE(sgsd, sgs_apply_u_double, sgs_asdd_step_double)
+
+void cc_sgs_apply_u(const cc_sgs *s, const cc_exec *ex, const double *r, double *z, double *u)
+{
+  if (s->precision == CC_PRECISION_SINGLE)
+    cc_sgs_apply_u_single(s, ex, r, z, u);
+  else if (s->precision == CC_PRECISION_HALF)
+    cc_sgs_apply_u_half(s, ex, r, z, u);
+  else
+    sgs_apply_u_double(s, ex, r, z, u);
+}
+
+void cc_sgs_asdd_step(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh, double *w,
+                      int want_u)
+{
+  if (s->precision == CC_PRECISION_SINGLE)
+    cc_sgs_asdd_step_single(s, ex, u, wh, w, want_u);
+  else if (s->precision == CC_PRECISION_HALF)
+    cc_sgs_asdd_step_half(s, ex, u, wh, w, want_u);
+  else
+    sgs_asdd_step_double(s, ex, u, wh, w, want_u);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Sweeps
  * ---------------------------------------------------------------------------------------------- */
@@ -238,10 +303,10 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
   s->color_ptr[0] = 0;
   for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
 
+  s->a = a; /* the multicolor sweeps and ASDD's fused steps read it in place */
   if (s->n_colors > 0) {
     /* multicolor: the sweeps read a in place; only D^-1, first-touched per color (the sweeps'
      * steps lie inside colors; one NUMA domain per rank keeps it local either way) */
-    s->a = a;
     CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
     CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
     CC_CALL(cc_block3_invert_diagonal(a, s->n_colors, s->color_ptr, ord, comm, s->dinv));

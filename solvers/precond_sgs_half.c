@@ -187,6 +187,9 @@ void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, doub
   sgsh_sweep(s, ex, r, z);
 }
 
+/* ASDD's fused sweeps (cc_precond_impl.h) */
+CC_SGS_FUSED_DEFINE(sgsh, cc_sgs_apply_u_half, cc_sgs_asdd_step_half)
+
 CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_half_rows, sgsh_residual_rows)
 
 /* ------------------------------------------------------------------------------------------------

@@ -116,6 +116,9 @@ void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, do
   sgsf_sweep(s, ex, r, z);
 }
 
+/* ASDD's fused sweeps (cc_precond_impl.h) */
+CC_SGS_FUSED_DEFINE(sgsf, cc_sgs_apply_u_single, cc_sgs_asdd_step_single)
+
 CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_single_rows, sgsf_residual_rows)
 
 void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,

@@ -134,6 +134,18 @@ static void sgs_reference(const cc_bcrs *ah, const double *dh, const double *r, 
   }
 }
 
+/* A' = A_h with each diagonal block replaced by E_i = (D_h,i^-1)^-1: the matrix whose residual
+ * ASDD's fused steps compute (precond_asdd.c) */
+static void fused_matrix(const cc_bcrs *ah, const double *dh, cc_bcrs *ae)
+{
+  *ae = *ah;
+  TEST_CALL(cc_malloc(9 * (size_t)ah->n_blocks, sizeof(double), &ae->val));
+  memcpy(ae->val, ah->val, 9 * (size_t)ah->n_blocks * sizeof(double));
+  for (int i = 0; i < ah->n_rows; i++)
+    TEST_EXPECT(cc_block3_inverse(dh + 9 * (int64_t)i, ae->val + 9 * ah->diag_pos[i]) == 0,
+                "row %d: D_h^-1 not invertible", i);
+}
+
 /* ASDD(iters) of the reference: z = B r; then z += B (r - A_h z), z's halo exchanged */
 static void asdd_reference(const cc_bcrs *ah, const double *dh, const cc_comm_table *comm,
                            int iters, const double *r, double *z, double *t, double *w)
@@ -169,19 +181,34 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
   long asym = asymmetric_blocks(&ah);
   TEST_EXPECT(asym == 0, "%s: %ld entries of A_h not symmetric bitwise", tag, asym);
 
+  cc_bcrs ae; /* the fused residual's matrix */
+  fused_matrix(&ah, dh, &ae);
+
   const struct {
     const char *name;
-    int iters;
-  } cases[] = {{"sgs", 1}, {"asdd", 1}, {"asdd", 2}, {"asdd", 3}};
-  for (int c = 0; c < 4; c++) {
+    int iters, full; /* full: ASDD's residual in its own pass (else fused) */
+  } cases[] = {{"sgs", 1, 0},  {"asdd", 1, 0}, {"asdd", 2, 0},
+               {"asdd", 3, 0}, {"asdd", 2, 1}, {"asdd", 3, 1}};
+  for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
     char what[128];
-    snprintf(what, sizeof what, "%s %s(%d)", tag, cases[c].name, cases[c].iters);
+    snprintf(what, sizeof what, "%s %s(%d)%s", tag, cases[c].name, cases[c].iters,
+             cases[c].full ? " full residual" : "");
+    tp_full_residual = cases[c].full;
     cc_precond *pd = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_DOUBLE, a, comm, ord);
     cc_precond *ph = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_HALF, a, comm, ord);
     tp_apply_with(pd, x, zd, omp_get_max_threads());
     tp_apply_with(ph, x, zh, omp_get_max_threads());
     tp_apply_with(ph, y, yh, omp_get_max_threads());
-    asdd_reference(&ah, dh, comm, cases[c].iters, x, zr, t, w);
+    asdd_reference(cases[c].full ? &ah : &ae, dh, comm, cases[c].iters, x, zr, t, w);
+    if (cases[c].full) { /* double: the fused and the full residual agree to rounding */
+      tp_full_residual = 0;
+      cc_precond *pf   = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_DOUBLE, a, comm, ord);
+      tp_apply_with(pf, x, z2, omp_get_max_threads());
+      const double dfused = tp_rel_diff(nd, z2, zd);
+      TEST_EXPECT(dfused <= 1e-13, "%s: double fused vs full residual %.3g > 1e-13", what, dfused);
+      cc_precond_destroy(&pf);
+      tp_full_residual = 1;
+    }
     double dref = tp_rel_diff(nd, zh, zr), ddbl = tp_rel_diff(nd, zh, zd);
     TEST_EXPECT(dref <= HALF_VS_REFERENCE_TOL, "%s: |z_half - z_reference| / |z_ref| = %.3g > %.3g",
                 what, dref, HALF_VS_REFERENCE_TOL);
@@ -213,7 +240,9 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
     cc_precond_destroy(&pd);
     cc_precond_destroy(&ph);
   }
+  tp_full_residual = 0;
   cc_sgs_free(&s);
+  cc_free(&ae.val);
   cc_free(&ah.val);
   cc_free(&ah.l_val);
   cc_free(&zd);
