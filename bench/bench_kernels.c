@@ -204,18 +204,20 @@ static cc_err bench_model_stream(const bench_opts *o, const cc_bcrs *a, const cc
                             .sweep_chunk_rows = chunk,
                             .precision        = prec[p]};
     CC_CALL(cc_precond_create(&pp, a, comm, &pc[p]));
-    pp.name       = "asdd";
-    pp.asdd_iters = o->asdd_iters;
+    pp.name               = "asdd";
+    pp.asdd_iters         = o->asdd_iters;
+    pp.asdd_full_residual = o->asdd_full_residual;
     CC_CALL(cc_precond_create(&pp, a, comm, &pc[3 + p]));
     CC_CALL(cc_traffic_model(a, &pp, &tm[p]));
     double *t, *w;
-    ms[MR_SGS_D + p] = (model_stream){a, cc_precond_sgs(pc[p], NULL, NULL), 0, x, z, r, NULL, NULL};
+    ms[MR_SGS_D + p] = (model_stream){a, cc_precond_sgs(pc[p], NULL, NULL), 0, x, z, r, NULL, NULL, 0};
     const cc_sgs *sa           = cc_precond_sgs(pc[3 + p], &t, &w);
-    ms[MR_ASDD_D + p]          = (model_stream){a, sa, o->asdd_iters, x, z, r, t, w};
+    ms[MR_ASDD_D + p] =
+        (model_stream){a, sa, o->asdd_iters, x, z, r, t, w, o->asdd_full_residual};
     local_model[MR_SGS_D + p]  = tm[p].sgs;
     local_model[MR_ASDD_D + p] = tm[p].asdd;
   }
-  ms[MR_SPMV] = ms[MR_DOT] = ms[MR_AXPY] = (model_stream){a, NULL, 0, x, y, r, NULL, NULL};
+  ms[MR_SPMV] = ms[MR_DOT] = ms[MR_AXPY] = (model_stream){a, NULL, 0, x, y, r, NULL, NULL, 0};
   local_model[MR_SPMV] = tm[0].spmv, local_model[MR_DOT] = tm[0].dot;
   local_model[MR_AXPY] = tm[0].axpy;
   const int kind[MR_KERNELS] = {MS_SPMV,  MS_SWEEP, MS_SWEEP, MS_SWEEP, MS_SWEEP,
@@ -343,7 +345,11 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   cc_precond_params pp_sgs = {
       .name = "sgs", .asdd_iters = 1, .ordering = &ord, .sweep_chunk_rows = chunk};
   cc_precond_params pp_asdd = {
-      .name = "asdd", .asdd_iters = o->asdd_iters, .ordering = &ord, .sweep_chunk_rows = chunk};
+      .name               = "asdd",
+      .asdd_iters         = o->asdd_iters,
+      .ordering           = &ord,
+      .sweep_chunk_rows   = chunk,
+      .asdd_full_residual = o->asdd_full_residual};
   CC_CALL(cc_traffic_model(&a, &pp_sgs, &ts));
   cc_precond_params pp_single = pp_asdd;
   pp_single.precision         = CC_PRECISION_SINGLE;

@@ -21,6 +21,7 @@ typedef struct {
   cc_mesh_params mesh;
   char ordering[16];
   int colors, asdd_iters, repeat;
+  int asdd_full_residual; /* --asdd-residual full (1) | fused (0, default), as cubecg's */
   double stream_mb; /* total of the three triad arrays over all ranks, MiB; 0 = auto */
   int allow_cached; /* run a mesh whose matrix is below 4x the LLC (warning instead of refusal) */
   int mesh_auto;    /* --nx/--ny/--nz not given: the default DRAM-sized cube */

@@ -12,6 +12,8 @@ void bench_usage(void)
       "  --ordering KIND          natural, rcm, mc, cm-rcm (default cm-rcm)\n"
       "  --colors K               colors for mc, cm-rcm (default 10)\n"
       "  --asdd-iters N           ASDD iterations (default 2)\n"
+      "  --asdd-residual fused|full  ASDD's residual fused into the next forward sweep or in\n"
+      "                           a pass of its own, as cubecg's option (default fused)\n"
       "  --level-order on|off     cm-rcm: rows level by level where the order is free, as the\n"
       "                           driver's --level-order (default on)\n"
       "  --repeat R               timed runs per kernel, each after a triad (default 20)\n"
@@ -90,6 +92,11 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       CC_CALL(parse_int(key, val, 2, &o->colors));
     else if (!strcmp(key, "asdd-iters"))
       CC_CALL(parse_int(key, val, 1, &o->asdd_iters));
+    else if (!strcmp(key, "asdd-residual")) {
+      CC_CHECK(!strcmp(val, "fused") || !strcmp(val, "full"), CC_ERR_ARG,
+               "--asdd-residual %s: expected fused or full", val);
+      o->asdd_full_residual = !strcmp(val, "full");
+    }
     else if (!strcmp(key, "repeat"))
       CC_CALL(parse_int(key, val, 1, &o->repeat));
     else if (!strcmp(key, "triad-placement")) {

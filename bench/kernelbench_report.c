@@ -100,9 +100,9 @@ void bench_print(const bench_opts *o, const bench_result *res, int size, int thr
 {
   double stream = res->bytes[K_TRIAD] / res->seconds[K_TRIAD];
   printf("cubecg-bench: %dx%dx%d nodes, %d ranks x %d threads, ordering %s (K = %d, colors used "
-         "%d..%d), asdd-iters %d, median of %d runs\n",
+         "%d..%d), asdd-iters %d (residual %s), median of %d runs\n",
          o->mesh.nx, o->mesh.ny, o->mesh.nz, size, threads, o->ordering, o->colors, res->colors_min,
-         res->colors_max, o->asdd_iters, o->repeat);
+         res->colors_max, o->asdd_iters, o->asdd_full_residual ? "full" : "fused", o->repeat);
   printf("STREAM triad arrays: 3 x %.1f MiB per rank (LLC %.0f MiB); 24 B/element, write-allocate "
          "not counted\n",
          res->stream_bytes_per_array / 1048576.0, res->llc_bytes / 1048576.0);
@@ -172,6 +172,7 @@ cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int 
   cc_json_int(&js, "colors_used_max", res->colors_max);
   cc_json_int(&js, "levels_max", res->levels_max);
   cc_json_int(&js, "asdd_iters", o->asdd_iters);
+  cc_json_string(&js, "asdd_residual", o->asdd_full_residual ? "full" : "fused");
   cc_json_string(&js, "level_order", o->level_order ? "on" : "off");
   cc_json_int(&js, "repeat", o->repeat);
   cc_json_double(&js, "stream_array_bytes_per_rank", res->stream_bytes_per_array);

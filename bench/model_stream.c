@@ -102,6 +102,33 @@ static int64_t rd_segments(const cc_bcrs *a, const unsigned char *val, int p, in
   return got;
 }
 
+/* ASDD's fused forward sweep beyond a sweep's forward (solvers/traffic.c): per row of the slice
+ * the last column index (4 B: external blocks?), and the external blocks' values and columns */
+static int64_t rd_external(const cc_bcrs *a, const unsigned char *val, int p, int t, int nt,
+                           uint64_t *sum)
+{
+  int64_t lo, hi, got = 0;
+  slice(a->n_rows, t, nt, &lo, &hi);
+  const int32_t n = a->n_rows;
+  uint64_t s      = 0;
+  for (int64_t i = lo; i < hi; i++) {
+    int64_t k0 = a->row_ptr[i + 1];
+    s += (uint64_t)a->col_idx[k0 - 1];
+    got += 4;
+    while (k0 > a->diag_pos[i] + 1 && a->col_idx[k0 - 1] >= n) k0--;
+    for (int64_t k = k0; k < a->row_ptr[i + 1]; k++) s += (uint64_t)a->col_idx[k];
+    const int64_t b0 = 9 * (int64_t)p * k0, b1 = 9 * (int64_t)p * a->row_ptr[i + 1];
+    for (int64_t e = b0 / 8; b1 > b0 && e < (b1 + 7) / 8; e++) {
+      uint64_t w;
+      memcpy(&w, val + 8 * e, 8);
+      s += w;
+    }
+    got += b1 - b0 + 4 * (a->row_ptr[i + 1] - k0);
+  }
+  *sum += s;
+  return got;
+}
+
 /* SpMV's pass: blocks (9 P + 4 B), row_ptr (+ l_ptr) 8 B/row, row classes 4 B/row, x over every
  * local node, y written. With vals NULL: a's double blocks (SpMV), else the preconditioner's
  * (ASDD's residual t = r - A z: x = z, y = t). */
@@ -172,7 +199,23 @@ int64_t model_stream_run(int kind, const model_stream *m)
     if (kind == MS_DOT) bytes += rd(m->x, 24 * n, t, nt, &sum) + rd(m->r, 24 * n, t, nt, &sum);
     if (kind == MS_AXPY) bytes += rd(m->x, 24 * n, t, nt, &sum) + rw(m->y, 3 * n, t, nt);
     if (kind == MS_SWEEP && m->asdd_iters == 0) bytes += sweep_pair(m->s, m->r, m->y, t, nt, &sum);
-    if (kind == MS_SWEEP && m->asdd_iters > 0) {
+    if (kind == MS_SWEEP && m->asdd_iters > 1 && !m->full_residual) {
+      /* ASDD(N), fused: z = B r with u (in t) written by the backward sweep; N - 1 times: the
+       * sweep pair with u read in r's place, u written back and w written by the forward sweep,
+       * which also reads the last column index and the external blocks of every row and the
+       * correction's halo; u written by the backward sweep but the last; z += w */
+      const ms_values v = values_of(m->s);
+      const int64_t nh  = 24 * ((int64_t)a->n_cols - n);
+      bytes += sweep_pair(m->s, m->r, m->y, t, nt, &sum) + wr(m->t, 3 * n, t, nt);
+      for (int it = 1; it < m->asdd_iters; it++) {
+#pragma omp barrier
+        bytes += sweep_pair(m->s, m->t, m->w, t, nt, &sum) + wr(m->t, 3 * n, t, nt);
+        bytes += rd_external(a, v.val, v.p, t, nt, &sum);
+        if (t == 0) bytes += rd(m->w + 3 * n, nh, 0, 1, &sum);
+        if (it + 1 < m->asdd_iters) bytes += wr(m->t, 3 * n, t, nt);
+        bytes += rd(m->w, 24 * n, t, nt, &sum) + rw(m->y, 3 * n, t, nt);
+      }
+    } else if (kind == MS_SWEEP && m->asdd_iters > 0) {
       /* ASDD(N): z = B r; N - 1 times: t = r - A z (one pass with the preconditioner's blocks, r
        * read), w = B t, z += w (72 B/row); half: the residual's row scale, 8 B/row */
       const ms_values v = values_of(m->s);

@@ -25,6 +25,7 @@ typedef struct {
   /* vectors: x [3 n_cols] (SpMV's input, the residual's z), y [3 n_cols] (output), r [3 n] (the
    * sweeps' input), t, w [3 n_cols] (ASDD's residual and correction; NULL outside ASDD) */
   double *x, *y, *r, *t, *w;
+  int full_residual; /* ASDD's residual: 0 fused into the forward sweep (t holds u), 1 full pass */
 } model_stream;
 
 /* one of the streams: MS_SPMV (SpMV), MS_SWEEP (the preconditioner s: a sweep pair, or ASDD(N)

@@ -132,6 +132,9 @@ typedef struct {
   double E, nu, traction;
   char precond[16];
   int colors, asdd_iters;
+  /* ASDD's residual ("fused" | "full", --asdd-residual) when precond is ASDD with >= 2
+   * iterations, else ""; a manifest without it was written with the full residual */
+  char asdd_residual[8];
 } cc_io_metadata;
 
 /* Named vectors (n_local_nodes * values_per_node doubles each, the layout's node order) and named

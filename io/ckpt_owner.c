@@ -277,6 +277,12 @@ bool ckpt_problem_differs(const io_manifest *m, const cc_io_metadata *meta, char
              meta->asdd_iters, m->asdd_iters);
     return true;
   }
+  if (strcmp(m->asdd_residual, meta->asdd_residual)) {
+    snprintf(msg, n, "--asdd-residual %s differs from the checkpoint's asdd_residual = %s",
+             meta->asdd_residual[0] ? meta->asdd_residual : "(none)",
+             m->asdd_residual[0] ? m->asdd_residual : "(none)");
+    return true;
+  }
   return false;
 }
 

@@ -222,6 +222,7 @@ cc_err cc_io_checkpoint_describe(const char *dir, MPI_Comm comm, cc_io_metadata 
       snprintf(meta->precond, sizeof meta->precond, "%s", m.precond);
       meta->colors     = m.colors;
       meta->asdd_iters = m.asdd_iters;
+      snprintf(meta->asdd_residual, sizeof meta->asdd_residual, "%s", m.asdd_residual);
       io_manifest_free(&m);
     }
   }

@@ -181,6 +181,7 @@ typedef struct {
   double E, nu, traction;
   char precond[16];
   int colors, asdd_iters;
+  char asdd_residual[8]; /* as cc_io_metadata's */
   bool durable;
   int n_vectors;
   char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];

@@ -73,6 +73,7 @@ cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable)
       add_string(pb, "precond", m->precond, &ok);
       add_number(pb, "colors", m->colors, &ok);
       add_number(pb, "asdd_iterations", m->asdd_iters, &ok);
+      if (m->asdd_residual[0]) add_string(pb, "asdd_residual", m->asdd_residual, &ok);
     }
   }
   ok &= cJSON_AddBoolToObject(top, "durable", m->durable) != NULL;
@@ -191,6 +192,12 @@ static cc_err parse_problem(const cJSON *top, const char *path, io_manifest *m)
   CC_CALL(get_string(pb, "problem.", "precond", path, m->precond, sizeof m->precond));
   CC_CALL(get_int32(pb, "problem.", "colors", path, 0, &m->colors));
   CC_CALL(get_int32(pb, "problem.", "asdd_iterations", path, 0, &m->asdd_iters));
+  if (cJSON_GetObjectItemCaseSensitive(pb, "asdd_residual"))
+    CC_CALL(get_string(pb, "problem.", "asdd_residual", path, m->asdd_residual,
+                       sizeof m->asdd_residual));
+  else /* written before --asdd-residual: ASDD's residual was the full pass */
+    snprintf(m->asdd_residual, sizeof m->asdd_residual, "%s",
+             !strncmp(m->precond, "asdd", 4) && m->asdd_iters >= 2 ? "full" : "");
   m->has_problem = true;
   return CC_OK;
 }

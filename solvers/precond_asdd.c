@@ -79,13 +79,11 @@ static cc_err asdd_apply_fused(asdd_ctx *ctx, const cc_exec *ex, const double *r
   cc_sgs_apply_u(&ctx->sgs, ex, r, z, u); /* z <- B r, u <- y - z */
   for (int it = 1; it < ctx->iters; it++) {
     double *prev = it == 1 ? z : w; /* the last correction: its halo for -E_ext w */
-    if (ctx->comm->n_neighbors > 0) {
-      cc_timer_token tok = cc_timer_start(tm, CC_T_PRECOND_HALO);
-      cc_err err         = cc_halo_begin(ctx->comm, prev);
-      if (err == CC_OK) err = cc_halo_end(ctx->comm, prev, tm, CC_T_PRECOND_HALO_WAIT);
-      cc_timer_stop(tm, tok);
-      CC_CHECK(err == CC_OK, err, "ASDD iteration %d: halo exchange of the correction", it);
-    }
+    cc_timer_token tok = cc_timer_start(tm, CC_T_PRECOND_HALO);
+    cc_err err         = cc_halo_begin(ctx->comm, prev);
+    if (err == CC_OK) err = cc_halo_end(ctx->comm, prev, tm, CC_T_PRECOND_HALO_WAIT);
+    cc_timer_stop(tm, tok);
+    CC_CHECK(err == CC_OK, err, "ASDD iteration %d: halo exchange of the correction", it);
     /* w <- B (L u - E_ext prev) (prev's internal part may be w itself: only its halo is read) */
     cc_sgs_asdd_step(&ctx->sgs, ex, u, prev, w, it + 1 < ctx->iters);
 #pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)

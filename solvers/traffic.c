@@ -17,9 +17,15 @@
  *                  = (9 P + 4)(nL + nU) + 18 P + 96 + 16|32 B per row  (272 B/row double colored)
  *                  (L, U: the internal off-diagonal blocks; the sweep vectors stay double)
  *                  + half: 32 B/row (each sweep reads row i's two power-of-2 scales, 16 B)
- *   ASDD(N)      = N SGS pairs + (N-1) (residual t = r - A z in one pass with the
+ *   ASDD(N), --asdd-residual full:
+ *                = N SGS pairs + (N-1) (residual t = r - A z in one pass with the
  *                  preconditioner's blocks: an SpMV + 24 B/row r read; + 72 B/row z += w;
  *                  + half: 8 B/row, the row scale)
+ *   ASDD(N), fused (default; precond_asdd.c): no residual pass. N SGS pairs + 24 B/row u written
+ *                  by every backward sweep but the last + (N-1) (the fused forward sweep's extra:
+ *                  24 B/row u read and written instead of r read, 4 B/row the row's last column
+ *                  index (are there external blocks?), the external blocks (9 P + 4 each) and
+ *                  24 B per halo node of the correction; + 72 B/row z += w)
  *   jacobi       = D^-1 (72 B) + 48 B/row;  none = 48 B/row (z = r)
  *   dot          = 48 B per row (two vectors of 3 doubles);  AXPY = 72 B per row
  *   vector pass  = 24 B per row (one vector of 3 doubles read or written once)
@@ -55,10 +61,12 @@ cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffi
   memset(t, 0, sizeof *t);
   const int n = a->n_rows;
   /* internal off-diagonal blocks: the split-off lower part, then those of row_ptr */
-  int64_t n_lu = a->l_ptr ? a->l_ptr[n] : 0;
+  int64_t n_lu = a->l_ptr ? a->l_ptr[n] : 0, n_ext = 0;
   for (int i = 0; i < n; i++)
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       n_lu += a->col_idx[k] != i && a->col_idx[k] < n;
+      n_ext += a->col_idx[k] >= n;
+    }
   const double p    = value_bytes(pc->precision);
   const int half    = pc->precision == CC_PRECISION_HALF; /* + per-row scales (16 B) */
   const int colored = pc->ordering && pc->ordering->n_colors > 0;
@@ -71,8 +79,13 @@ cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffi
            (18 * p + 96.0 + (colored ? 32.0 : 16.0) + (half ? 32.0 : 0.0)) *
                n; /* D^-1 twice, r y z, pointers, half's row scales */
   const int iters = pc->asdd_iters > 0 ? pc->asdd_iters : 1;
-  t->asdd =
-      iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + (96.0 + (half ? 8.0 : 0.0)) * n);
+  if (pc->asdd_full_residual || iters == 1)
+    t->asdd =
+        iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + (96.0 + (half ? 8.0 : 0.0)) * n);
+  else
+    t->asdd = iters * t->sgs + 24.0 * n * (iters - 1) +
+              (iters - 1) * ((24.0 + 4.0 + 72.0) * n + (9 * p + 4) * (double)n_ext +
+                             24.0 * (double)(a->n_cols - n));
   t->dot  = 2 * t->stream;
   t->axpy = 3 * t->stream;
   if (!strcmp(pc->name, "asdd"))

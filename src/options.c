@@ -23,6 +23,12 @@ static const cc_mode_kind halo_overlap_list[] = {
     [CC_HALO_OVERLAP_OFF] = {"off", "wait for the whole halo before any row"},
     [CC_HALO_OVERLAP_ON]  = {"on", "interior rows while the halo messages fly, then the others"},
 };
+static const cc_mode_kind asdd_residual_list[] = {
+    [CC_ASDD_RESIDUAL_FUSED] = {"fused", "t = r - A z fused into the next forward sweep (L and the "
+                                         "external blocks only; docs/performance.md)"},
+    [CC_ASDD_RESIDUAL_FULL]  = {"full", "t = r - A z in a pass of its own over every block (the "
+                                        "study's ASDD)"},
+};
 static const cc_mode_kind level_order_list[] = {
     [CC_LEVEL_ORDER_OFF] = {"off", "SpMV by ascending rows, SGS sweeps color by color (Nakajima)"},
     [CC_LEVEL_ORDER_ON]  = {"on", "cm-rcm: SpMV level by level, SGS sweeps in chunks of levels"},
@@ -79,6 +85,10 @@ static const char *choice_name(choice_list list, int i, const char **description
   case CHOICES_PRECISION:
     if (i < CC_PRECISION_COUNT)
       name = cc_precision_list[i].name, text = cc_precision_list[i].description;
+    break;
+  case CHOICES_ASDD_RESIDUAL:
+    if (i < LIST_LENGTH(asdd_residual_list))
+      name = asdd_residual_list[i].name, text = asdd_residual_list[i].description;
     break;
   case CHOICES_SSTEP_BASIS:
     if (i < CC_SSTEP_BASIS_COUNT)
@@ -165,6 +175,8 @@ const opt_spec cc_option_table[] = {
     {"colors", OPT_INT, OFF(colors), "10", CHOICES_NONE, "K of CM-RCM(K) / MC(K), >= 2"},
     {"asdd-iters", OPT_INT, OFF(asdd_iters), "2", CHOICES_NONE,
      "ASDD iterations (1 = localized block Jacobi SGS)"},
+    {"asdd-residual", OPT_CHOICE, OFF(asdd_residual), "fused", CHOICES_ASDD_RESIDUAL,
+     "ASDD's inner residual: fused into the next sweep, or a pass of its own"},
     {"precond-precision", OPT_CHOICE, OFF(precond_precision), "double", CHOICES_PRECISION,
      "precision of the preconditioner's stored blocks"},
     {"report", OPT_STRING, OFF(report), "", CHOICES_NONE, "JSON report file (rank 0 writes it)"},
@@ -343,10 +355,10 @@ void cc_options_help(FILE *out)
       fprintf(out, " {%s}", names);
     }
     fputc('\n', out);
-    const char *text;
-    for (int c = 0; spec->choices && choice_name(spec->choices, c, &text); c++)
+    const char *text, *name;
+    for (int c = 0; spec->choices && (name = choice_name(spec->choices, c, &text)) != NULL; c++)
       if (text[0])
-        fprintf(out, "  %33s%-14s %s%s\n", "", choice_name(spec->choices, c, NULL), text,
+        fprintf(out, "  %33s%-14s %s%s\n", "", name, text,
                 spec->choices == CHOICES_SOLVER && !cc_krylov_list[c]->supports_iar
                     ? " (reduction ar only)"
                     : "");

@@ -26,6 +26,8 @@
 #define CC_CHOICE_NONE (-1)
 enum { CC_TIMING_OFF, CC_TIMING_ON };
 enum { CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON };
+/* --asdd-residual: the value is cc_precond_params.asdd_full_residual */
+enum { CC_ASDD_RESIDUAL_FUSED, CC_ASDD_RESIDUAL_FULL };
 enum { CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON };
 #define CC_MAX_OPTIONS 96 /* entries of the option table (src/options.c) */
 
@@ -81,6 +83,7 @@ typedef struct {
   int roofline; /* triad before and after each solve; the solves report roofline_fraction */
   char options_file[CC_PATH_MAX];
   int halo_overlap; /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
+  int asdd_residual; /* CC_ASDD_RESIDUAL_FUSED | CC_ASDD_RESIDUAL_FULL */
   int level_order;  /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
   int sweep_chunk_rows; /* rows per chunk of CM-RCM levels in the SGS sweeps (0: built-in) */
   int pipeline_depth;   /* p(l)-CG's L */

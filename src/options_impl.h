@@ -22,7 +22,8 @@ typedef enum {
   CHOICES_OVERLAP,    /* CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON */
   CHOICES_LEVELS,     /* CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON */
   CHOICES_PRECISION,  /* cc_precision_list (cc_precision) */
-  CHOICES_SSTEP_BASIS /* cc_sstep_basis_list (cc_sstep_basis) */
+  CHOICES_SSTEP_BASIS, /* cc_sstep_basis_list (cc_sstep_basis) */
+  CHOICES_ASDD_RESIDUAL /* CC_ASDD_RESIDUAL_FUSED, CC_ASDD_RESIDUAL_FULL */
 } choice_list;
 
 typedef struct {

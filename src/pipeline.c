@@ -473,7 +473,8 @@ cc_err cc_run_pipeline(cc_run *run)
   cc_stage(run, "setup: preconditioner %s", cc_precond_list[opts->precond].name);
   cc_precond_params pparams = {
       .name             = cc_precond_list[opts->precond].name,
-      .asdd_iters       = opts->asdd_iters,
+      .asdd_iters         = opts->asdd_iters,
+      .asdd_full_residual = opts->asdd_residual == CC_ASDD_RESIDUAL_FULL,
       .ordering         = &ord,
       .precision        = (cc_precision)opts->precond_precision,
       .sweep_chunk_rows = opts->level_order == CC_LEVEL_ORDER_ON ? opts->sweep_chunk_rows : -1};

@@ -14,9 +14,12 @@ void cc_summary_print(const cc_run *run, FILE *out)
   fprintf(out, "  ranks x threads  %d x %d   partition %s (%d x %d x %d)\n", run->ranks,
           run->threads, cc_options_choice(o, "partition"), run->px, run->py, run->pz);
   fprintf(out,
-          "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d\n",
+          "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d%s\n",
           cc_precond_list[o->precond].name, run->ordering_used, o->colors, run->colors_used,
-          o->asdd_iters);
+          o->asdd_iters,
+          strcmp(cc_precond_list[o->precond].name, "asdd") || o->asdd_iters < 2 ? ""
+          : o->asdd_residual == CC_ASDD_RESIDUAL_FULL                            ? " (residual full)"
+                                                                                 : " (residual fused)");
   if (o->precond_precision != CC_PRECISION_DOUBLE)
     fprintf(out, "  precond blocks   %s precision: %+.0f bytes per DOF over double (matrix kept)\n",
             cc_precision_list[o->precond_precision].name,

@@ -106,7 +106,8 @@ set(CC_IO_MISMATCH
     "precision|--precond-precision single|--precond/--precond-precision asdd+single differs from the checkpoint's precond = asdd"
     "ordering|--ordering rcm|--ordering rcm differs from the checkpoint's ordering = cm-rcm"
     "colors|--colors 5|--colors 5 differs from the checkpoint's colors = 10"
-    "asdd_iters|--asdd-iters 3|--asdd-iters 3 differs from the checkpoint's asdd_iterations = 2")
+    "asdd_iters|--asdd-iters 3|--asdd-iters 3 differs from the checkpoint's asdd_iterations = 2"
+    "asdd_residual|--asdd-residual full|--asdd-residual full differs from the checkpoint's asdd_residual = fused")
 foreach(case ${CC_IO_MISMATCH})
   string(REPLACE "|" ";" fields "${case}")
   list(GET fields 0 name)

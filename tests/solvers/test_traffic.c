@@ -33,7 +33,8 @@ static void hand_model(void)
   cc_traffic t;
 
   /* SpMV: 76 B x 8 blocks + 8 B row_ptr x 3 + 24 B x over 4 local nodes + 24 B y x 3 = 800 */
-  cc_precond_params pp = {.name = "asdd", .asdd_iters = 2, .ordering = &colored};
+  cc_precond_params pp = {
+      .name = "asdd", .asdd_iters = 2, .ordering = &colored, .asdd_full_residual = 1};
   TEST_CALL(cc_traffic_model(&a, &pp, &t));
   TEST_EXPECT(t.blocks == 8 && t.blocks_lu == 4 && t.rows == 3, "blocks %lld, L+U %lld, rows %lld",
               (long long)t.blocks, (long long)t.blocks_lu, (long long)t.rows);
@@ -71,6 +72,30 @@ static void hand_model(void)
   EXPECT_BYTES(t.spmv, 800, "spmv stays double (half)");
   EXPECT_BYTES(t.sgs, 676, "sgs colored half");
   EXPECT_BYTES(t.asdd, 1352 + 368 + 312, "asdd(2) half");
+
+  /* ASDD(2) with the fused residual (the default): no residual pass; 2 SGS + u written by the
+   * first backward sweep 24 x 3 + the fused forward's u read and write instead of r (24) and
+   * last-column index (4) and z += w (72) per row, 100 x 3, + the one external block (row 0,
+   * column 3) + 24 B of the correction's halo node: double 2240 + 72 + 300 + 76 + 24 */
+  const double fused_rows = 72 + 300 + 24;
+  pp.asdd_full_residual   = 0;
+  const struct {
+    cc_precision p;
+    double sgs2, block;
+  } fused[] = {{CC_PRECISION_DOUBLE, 2240, 76}, {CC_PRECISION_SINGLE, 1520, 40},
+               {CC_PRECISION_HALF, 1352, 22}};
+  for (int f = 0; f < 3; f++) {
+    pp.precision = fused[f].p;
+    TEST_CALL(cc_traffic_model(&a, &pp, &t));
+    EXPECT_BYTES(t.asdd, fused[f].sgs2 + fused_rows + fused[f].block,
+                 cc_precision_list[fused[f].p].name);
+  }
+  pp.precision = CC_PRECISION_DOUBLE;
+  TEST_CALL(cc_traffic_model(&a, &pp, &t));
+  if (pcg) EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 0, 1, 1), 800 + 2712 + 864, "pcg fused");
+  pp.asdd_iters = 3; /* two fused steps: u written by the first two backward sweeps */
+  TEST_CALL(cc_traffic_model(&a, &pp, &t));
+  EXPECT_BYTES(t.asdd, 3 * 1120 + 2 * 72 + 2 * (300 + 76 + 24), "asdd(3) double fused");
 
   /* sequential sweep (no colors): pointers 16 B/row: 76 x 4 + 256 x 3 = 1072 */
   pp = (cc_precond_params){.name = "sgs", .asdd_iters = 1, .ordering = NULL};
