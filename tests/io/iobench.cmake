@@ -8,19 +8,14 @@ if(TARGET cubecg-iobench)
                        ENVIRONMENT OMP_NUM_THREADS=1)
   set_tests_properties(iobench_rows PROPERTIES LABELS "iobench;jobs")
 endif()
-# The posix backend starts the writeback every --writeback bytes of a durable write (strace)
+# Under strace: the posix backend starts the writeback every --writeback bytes of a durable write
+# (iobench_writeback), and its write(2)/read(2) calls are shaped by --buffers (iobench_shape)
 if(TARGET cubecg-iobench)
-  add_test(NAME iobench_writeback
-           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/io/test_iobench_writeback.sh ${MPIEXEC_EXECUTABLE}
-                   $<TARGET_FILE:cubecg-iobench> ${CMAKE_CURRENT_BINARY_DIR}/iobench_writeback)
-  set_tests_properties(iobench_writeback PROPERTIES PROCESSORS 2 TIMEOUT 300 SKIP_RETURN_CODE 77
-                       ENVIRONMENT OMP_NUM_THREADS=1 LABELS "iobench;io")
-endif()
-# The posix backend's write(2)/read(2) calls are shaped by --buffers (strace)
-if(TARGET cubecg-iobench)
-  add_test(NAME iobench_shape
-           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/io/test_iobench_shape.sh ${MPIEXEC_EXECUTABLE}
-                   $<TARGET_FILE:cubecg-iobench> ${CMAKE_CURRENT_BINARY_DIR}/iobench_shape)
-  set_tests_properties(iobench_shape PROPERTIES PROCESSORS 2 TIMEOUT 300 SKIP_RETURN_CODE 77
-                       ENVIRONMENT OMP_NUM_THREADS=1 LABELS "iobench;io")
+  foreach(what writeback shape)
+    add_test(NAME iobench_${what}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/io/test_iobench_${what}.sh ${MPIEXEC_EXECUTABLE}
+                     $<TARGET_FILE:cubecg-iobench> ${CMAKE_CURRENT_BINARY_DIR}/iobench_${what})
+    set_tests_properties(iobench_${what} PROPERTIES PROCESSORS 2 TIMEOUT 300 SKIP_RETURN_CODE 77
+                         ENVIRONMENT OMP_NUM_THREADS=1 LABELS "iobench;io")
+  endforeach()
 endif()
