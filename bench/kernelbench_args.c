@@ -55,6 +55,7 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
   o->level_order                       = 1;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
   o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
+  o->asdd_full_residual = 0; /* fused, as cubecg's default */
   *help = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *val = NULL, *eq;

@@ -14,9 +14,10 @@
  *    D_i^-1 sum U z it subtracts anyway); the next forward sweep, which reads L anyway, takes
  *    L u into the same block loop (row i gathers u_j - y'_j of the rows before it), adds
  *    -E_ext w for the boundary rows after w's halo exchange, and U, D, r and t are not read.
- *    A differs from E + L + U in the diagonal blocks only by the rounding of D^-1 (double: a few
- *    eps; single and half: the rounding of the stored D^-1, where the full residual has that of
- *    the stored D instead), so the operator is z = sum_k (I - B A')^k B r with
+ *    The full residual's matrix (A, or the stored A_f / A_h) and A' = E + L + U + E_ext differ in
+ *    the diagonal blocks only: by the rounding of D^-1 (double: a few eps; single and half: the
+ *    rounding of the stored D^-1, where the full residual has that of the stored D instead), so
+ *    the operator is z = sum_k (I - B A')^k B r with
  *    A' = E + L + U + E_ext: symmetric, and for N = 2, B (2 B^-1 - A') B with
  *    2 B^-1 - A' = A' + 2 L E^-1 U: SPD whenever A' is.
  */

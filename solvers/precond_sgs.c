@@ -121,7 +121,12 @@ static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *
 }
 
 /* ASDD's fused sweeps (cc_precond_impl.h: cc_sgs_apply_u, cc_sgs_asdd_step) on the matrix in
- * place, in either order (the sequential one too: L = the blocks before the diagonal). */
+ * place, in either order: the sequential one too (L = the blocks before the diagonal), whose
+ * backward sweep then reads the matrix descending instead of through the ascending copies. */
+static void sgs_apply_u_double(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
+                               double *u);
+static void sgs_asdd_step_double(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh,
+                                 double *w, int want_u);
 static inline void sgsd_backward_row_u(const cc_sgs *s, int64_t i, double *restrict z,
                                       double *restrict u)
 {
