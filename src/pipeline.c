@@ -472,12 +472,12 @@ cc_err cc_run_pipeline(cc_run *run)
   if (run->interrupted) goto finish;
   cc_stage(run, "setup: preconditioner %s", cc_precond_list[opts->precond].name);
   cc_precond_params pparams = {
-      .name             = cc_precond_list[opts->precond].name,
+      .name               = cc_precond_list[opts->precond].name,
       .asdd_iters         = opts->asdd_iters,
       .asdd_full_residual = opts->asdd_residual == CC_ASDD_RESIDUAL_FULL,
-      .ordering         = &ord,
-      .precision        = (cc_precision)opts->precond_precision,
-      .sweep_chunk_rows = opts->level_order == CC_LEVEL_ORDER_ON ? opts->sweep_chunk_rows : -1};
+      .ordering           = &ord,
+      .precision          = (cc_precision)opts->precond_precision,
+      .sweep_chunk_rows   = opts->level_order == CC_LEVEL_ORDER_ON ? opts->sweep_chunk_rows : -1};
   tok = cc_timer_start(timers, CC_T_SETUP);
   PIPELINE_CALL(cc_precond_create(&pparams, &a, &mesh.comm, &pc)); /* timed as CC_T_SETUP */
   cc_timer_stop(timers, tok);
