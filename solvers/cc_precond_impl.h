@@ -113,11 +113,17 @@ static inline int64_t cc_sgs_external_begin(const cc_sgs *s, int64_t i)
   return k;
 }
 
-/* CC_SGS_SWEEP_STMTS(s, ex, FWD, BWD): the sweep pair's loops with the row statements FWD and BWD
- * (each naming the row as i): over s's steps with colors (as CC_SGS_SWEEP_DEFINE), else
- * sequentially, forward ascending and backward descending. For ASDD's fused steps, whose row
- * kernels take other vectors than the sweep's. */
-#define CC_SGS_SWEEP_STMTS(s, ex, FWD, BWD)                                                        \
+/* CC_SGS_SWEEP_STMTS(s, ex, SEQ_FWD, SEQ_BWD, FWD, BWD): the sweep pair's loops, the one
+ * schedule of every sweep; the row statements name the row as i. Without colors (s->n_colors 0):
+ * sequential in the current numbering with SEQ_FWD ascending, SEQ_BWD descending, the poll hook
+ * every CC_SGS_POLL_ROWS rows. With colors: FWD then BWD over s's steps (BWD in reverse); rows of
+ * one step are independent: a static worksharing loop, whose implied barrier orders the steps; the
+ * master thread (MPI's main thread under FUNNELED) polls a pending reduction between steps. A
+ * macro, not an inline function taking the row kernels as arguments: OpenMP outlines the parallel
+ * region into a function of its own, which received them as pointers and called them indirectly,
+ * once per row (a call, a prologue and the row's pointer loads again, every row); here the
+ * outlined body names them, so they are called directly and inlined. */
+#define CC_SGS_SWEEP_STMTS(s, ex, SEQ_FWD, SEQ_BWD, FWD, BWD)                                      \
   do {                                                                                             \
     if ((s)->n_colors) {                                                                           \
       const int ns_ = (s)->n_steps, *st_ = (s)->steps;                                             \
@@ -145,14 +151,14 @@ static inline int64_t cc_sgs_external_begin(const cc_sgs *s, int64_t i)
       for (int lo_ = 0; lo_ < n_; lo_ += CC_SGS_POLL_ROWS) {                                       \
         const int hi_ = lo_ + CC_SGS_POLL_ROWS < n_ ? lo_ + CC_SGS_POLL_ROWS : n_;                 \
         for (int64_t i = lo_; i < hi_; i++) {                                                      \
-          FWD;                                                                                     \
+          SEQ_FWD;                                                                                 \
         }                                                                                          \
         cc_exec_poll(ex);                                                                          \
       }                                                                                            \
       for (int hi_ = n_; hi_ > 0; hi_ -= CC_SGS_POLL_ROWS) {                                       \
         const int lo_ = hi_ - CC_SGS_POLL_ROWS > 0 ? hi_ - CC_SGS_POLL_ROWS : 0;                   \
         for (int64_t i = hi_ - 1; i >= lo_; i--) {                                                 \
-          BWD;                                                                                     \
+          SEQ_BWD;                                                                                 \
         }                                                                                          \
         cc_exec_poll(ex);                                                                          \
       }                                                                                            \
@@ -165,66 +171,29 @@ static inline int64_t cc_sgs_external_begin(const cc_sgs *s, int64_t i)
 #define CC_SGS_FUSED_DEFINE(P, name_u, name_fused)                                                 \
   void name_u(const cc_sgs *s, const cc_exec *ex, const double *r, double *z, double *u)           \
   {                                                                                                \
-    CC_SGS_SWEEP_STMTS(s, ex, P##_forward_row(s, i, r, z), P##_backward_row_u(s, i, z, u));        \
+    CC_SGS_SWEEP_STMTS(s, ex, P##_forward_row(s, i, r, z), P##_backward_row_u(s, i, z, u),         \
+                       P##_forward_row(s, i, r, z), P##_backward_row_u(s, i, z, u));               \
   }                                                                                                \
   void name_fused(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh, double *w,      \
                   int want_u)                                                                      \
   {                                                                                                \
     if (want_u)                                                                                    \
       CC_SGS_SWEEP_STMTS(s, ex, P##_fused_forward_row(s, i, u, wh, w),                             \
+                         P##_backward_row_u(s, i, w, u), P##_fused_forward_row(s, i, u, wh, w),    \
                          P##_backward_row_u(s, i, w, u));                                          \
     else                                                                                           \
-      CC_SGS_SWEEP_STMTS(s, ex, P##_fused_forward_row(s, i, u, wh, w),                             \
-                         P##_backward_row(s, i, w));                                               \
+      CC_SGS_SWEEP_STMTS(s, ex, P##_fused_forward_row(s, i, u, wh, w), P##_backward_row(s, i, w),  \
+                         P##_fused_forward_row(s, i, u, wh, w), P##_backward_row(s, i, w));        \
   }
 
 /* CC_SGS_SWEEP_DEFINE(name, seq_fwd, seq_bwd, fwd, bwd) defines static void name(s, ex, r, z),
- * the sweep pair of every precision. Without colors (s->n_colors 0): sequential in the current
- * numbering with the row kernels seq_fwd and seq_bwd, forward ascending, backward descending, the
- * poll hook every CC_SGS_POLL_ROWS rows. With colors: forward then backward over s's steps with
- * fwd and bwd; rows of one step are independent: a static worksharing loop, whose implied barrier
- * orders the steps; the master thread (MPI's main thread under FUNNELED) polls a pending reduction
- * between steps. A macro, not an inline function taking the row kernels as arguments: OpenMP
- * outlines the parallel region into a function of its own, which received them as pointers and
- * called them indirectly, once per row (a call, a prologue and the row's pointer loads again,
- * every row); here the outlined body names them, so they are called directly and inlined. */
+ * the sweep pair of every precision (y in z): the sequential row kernels seq_fwd(s, i, r, z),
+ * seq_bwd(s, i, z) without colors, fwd and bwd with colors, on CC_SGS_SWEEP_STMTS's schedule. */
 #define CC_SGS_SWEEP_DEFINE(name, seq_fwd, seq_bwd, fwd, bwd)                                      \
-  static void name##_colored(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)       \
-  {                                                                                                \
-    const int ns = s->n_steps, *st = s->steps;                                                     \
-    _Pragma("omp parallel")                                                                        \
-    {                                                                                              \
-      for (int k = 0; k < ns; k++) {                                                               \
-        _Pragma("omp for schedule(static)")                                                        \
-        for (int i = st[2 * k]; i < st[2 * k + 1]; i++) fwd(s, i, r, z);                           \
-        _Pragma("omp master")                                                                      \
-        cc_exec_poll(ex);                                                                          \
-      }                                                                                            \
-      for (int k = ns - 1; k >= 0; k--) {                                                          \
-        _Pragma("omp for schedule(static)")                                                        \
-        for (int i = st[2 * k]; i < st[2 * k + 1]; i++) bwd(s, i, z);                              \
-        _Pragma("omp master")                                                                      \
-        cc_exec_poll(ex);                                                                          \
-      }                                                                                            \
-    }                                                                                              \
-  }                                                                                                \
   static void name(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)                 \
   {                                                                                                \
-    const int n = s->n;                                                                            \
-    if (s->n_colors) {                                                                             \
-      name##_colored(s, ex, r, z);                                                                 \
-      return;                                                                                      \
-    }                                                                                              \
-    for (int lo = 0; lo < n; lo += CC_SGS_POLL_ROWS) {                                             \
-      const int hi = lo + CC_SGS_POLL_ROWS < n ? lo + CC_SGS_POLL_ROWS : n;                        \
-      for (int64_t i = lo; i < hi; i++) seq_fwd(s, i, r, z);                                       \
-      cc_exec_poll(ex);                                                                            \
-    }                                                                                              \
-    for (int hi = n; hi > 0; hi -= CC_SGS_POLL_ROWS) {                                             \
-      const int lo = hi - CC_SGS_POLL_ROWS > 0 ? hi - CC_SGS_POLL_ROWS : 0;                        \
-      for (int64_t i = hi - 1; i >= lo; i--) seq_bwd(s, i, z);                                     \
-      cc_exec_poll(ex);                                                                            \
-    }                                                                                              \
+    CC_SGS_SWEEP_STMTS(s, ex, seq_fwd(s, i, r, z), seq_bwd(s, i, z), fwd(s, i, r, z),              \
+                       bwd(s, i, z));                                                              \
   }
 
 /* CC_SGS_RESIDUAL_ROWS_DEFINE(name, rows_fn) defines int name(s, ex, r, z, t, rows, begin, end,
