@@ -59,10 +59,7 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
                                                           : "");
   meta->colors     = opts->colors;
   meta->asdd_iters = opts->asdd_iters;
-  snprintf(meta->asdd_residual, sizeof meta->asdd_residual, "%s",
-           strcmp(cc_precond_list[opts->precond].name, "asdd") || opts->asdd_iters < 2 ? ""
-           : opts->asdd_residual == CC_ASDD_RESIDUAL_FULL                           ? "full"
-                                                                                    : "fused");
+  snprintf(meta->asdd_residual, sizeof meta->asdd_residual, "%s", cc_options_asdd_residual(opts));
 }
 
 cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,

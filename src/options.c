@@ -419,6 +419,13 @@ const char *cc_options_choice(const cc_options *opts, const char *option)
   return "?";
 }
 
+const char *cc_options_asdd_residual(const cc_options *opts)
+{
+  const int has_residual = !strcmp(cc_precond_list[opts->precond].name, "asdd") &&
+                           opts->asdd_iters >= 2;
+  return has_residual ? cc_options_choice(opts, "asdd-residual") : "";
+}
+
 cc_err cc_options_spectrum_bounds(const cc_options *opts, double *lmin, double *lmax)
 {
   *lmin = *lmax    = 0.0;

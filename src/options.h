@@ -111,6 +111,9 @@ CC_WUR cc_err cc_options_from_checkpoint(cc_options *opts, MPI_Comm comm);
 CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
 /* The name a choice option holds ("all", "" for the extra value; "?" for no such option). */
 const char *cc_options_choice(const cc_options *opts, const char *option);
+/* --asdd-residual's name ("fused" | "full") when the preconditioner has an inner residual (ASDD
+ * with >= 2 iterations), else "": what the summary and the checkpoint manifest record. */
+const char *cc_options_asdd_residual(const cc_options *opts);
 /* --spectrum-bounds LMIN,LMAX into *lmin, *lmax (0, 0 when empty: estimate); bad text refused. */
 CC_WUR cc_err cc_options_spectrum_bounds(const cc_options *opts, double *lmin, double *lmax);
 /* The one variant --solver names, NULL for all. */

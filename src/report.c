@@ -422,8 +422,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_int(&js, "colors_requested", run->opts.colors);
   cc_json_int(&js, "colors_used", run->colors_used);
   cc_json_int(&js, "asdd_iters", run->opts.asdd_iters);
-  cc_json_string(&js, "asdd_residual",
-                 run->opts.asdd_residual == CC_ASDD_RESIDUAL_FULL ? "full" : "fused");
+  cc_json_string(&js, "asdd_residual", cc_options_choice(&run->opts, "asdd-residual"));
   /* --precond-precision: storage beyond the matrix per DOF, and what single adds over double
    * (float copies of the blocks, less the double D^-1 no longer held); the double matrix is kept
    * either way (SpMV, the true residual and the checks read it) */

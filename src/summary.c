@@ -13,13 +13,11 @@ void cc_summary_print(const cc_run *run, FILE *out)
           o->mesh.ny, o->mesh.nz, (long long)run->dof);
   fprintf(out, "  ranks x threads  %d x %d   partition %s (%d x %d x %d)\n", run->ranks,
           run->threads, cc_options_choice(o, "partition"), run->px, run->py, run->pz);
+  const char *residual = cc_options_asdd_residual(o); /* "" without an inner residual */
   fprintf(out,
-          "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d%s\n",
+          "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d%s%s%s\n",
           cc_precond_list[o->precond].name, run->ordering_used, o->colors, run->colors_used,
-          o->asdd_iters,
-          strcmp(cc_precond_list[o->precond].name, "asdd") || o->asdd_iters < 2 ? ""
-          : o->asdd_residual == CC_ASDD_RESIDUAL_FULL                            ? " (residual full)"
-                                                                                 : " (residual fused)");
+          o->asdd_iters, residual[0] ? " (residual " : "", residual, residual[0] ? ")" : "");
   if (o->precond_precision != CC_PRECISION_DOUBLE)
     fprintf(out, "  precond blocks   %s precision: %+.0f bytes per DOF over double (matrix kept)\n",
             cc_precision_list[o->precond_precision].name,
