@@ -193,21 +193,20 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
     char what[128];
     snprintf(what, sizeof what, "%s %s(%d)%s", tag, cases[c].name, cases[c].iters,
              cases[c].full ? " full residual" : "");
-    tp_full_residual = cases[c].full;
-    cc_precond *pd = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_DOUBLE, a, comm, ord);
-    cc_precond *ph = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_HALF, a, comm, ord);
+    const char *name = cases[c].name;
+    const int iters = cases[c].iters, full = cases[c].full;
+    cc_precond *pd = tp_make_residual(name, iters, CC_PRECISION_DOUBLE, full, a, comm, ord);
+    cc_precond *ph = tp_make_residual(name, iters, CC_PRECISION_HALF, full, a, comm, ord);
     tp_apply_with(pd, x, zd, omp_get_max_threads());
     tp_apply_with(ph, x, zh, omp_get_max_threads());
     tp_apply_with(ph, y, yh, omp_get_max_threads());
     asdd_reference(cases[c].full ? &ah : &ae, dh, comm, cases[c].iters, x, zr, t, w);
     if (cases[c].full) { /* double: the fused and the full residual agree to rounding */
-      tp_full_residual = 0;
-      cc_precond *pf   = tp_make(cases[c].name, cases[c].iters, CC_PRECISION_DOUBLE, a, comm, ord);
+      cc_precond *pf = tp_make(name, iters, CC_PRECISION_DOUBLE, a, comm, ord);
       tp_apply_with(pf, x, z2, omp_get_max_threads());
       const double dfused = tp_rel_diff(nd, z2, zd);
       TEST_EXPECT(dfused <= 1e-13, "%s: double fused vs full residual %.3g > 1e-13", what, dfused);
       cc_precond_destroy(&pf);
-      tp_full_residual = 1;
     }
     double dref = tp_rel_diff(nd, zh, zr), ddbl = tp_rel_diff(nd, zh, zd);
     TEST_EXPECT(dref <= HALF_VS_REFERENCE_TOL, "%s: |z_half - z_reference| / |z_ref| = %.3g > %.3g",
@@ -240,7 +239,6 @@ static void check_matrix(const char *tag, const cc_bcrs *a, const cc_comm_table 
     cc_precond_destroy(&pd);
     cc_precond_destroy(&ph);
   }
-  tp_full_residual = 0;
   cc_sgs_free(&s);
   cc_free(&ae.val);
   cc_free(&ah.val);

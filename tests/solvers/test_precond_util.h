@@ -101,23 +101,28 @@ static inline void tp_apply_with(cc_precond *pc, double *r, double *z, int threa
   omp_set_num_threads(saved);
 }
 
-/* ASDD's residual in tp_make: 0 fused (the default), 1 full (cc_precond_params) */
-static int tp_full_residual = 0;
+/* The preconditioner `name` (ASDD with iters iterations, its residual fused or, full_residual 1,
+ * in a pass of its own: cc_precond_params) in precision over a and ord */
+static inline cc_precond *tp_make_residual(const char *name, int iters, cc_precision precision,
+                                           int full_residual, const cc_bcrs *a,
+                                           const cc_comm_table *comm, const cc_ordering *ord)
+{
+  cc_precond_params pp = {.name               = name,
+                          .asdd_iters         = iters,
+                          .ordering           = ord,
+                          .precision          = precision,
+                          .asdd_full_residual = full_residual};
+  cc_precond *pc       = NULL;
+  TEST_CALL(cc_precond_create(&pp, a, comm, &pc));
+  return pc;
+}
 
-/* The preconditioner `name` (ASDD with iters iterations) in precision over a and ord */
+/* The same with the default (fused) residual */
 static inline cc_precond *tp_make(const char *name, int iters, cc_precision precision,
                                   const cc_bcrs *a, const cc_comm_table *comm,
                                   const cc_ordering *ord)
 {
-  cc_precond_params pp = {
-      .name               = name,
-      .asdd_iters         = iters,
-      .ordering           = ord,
-      .precision          = precision,
-      .asdd_full_residual = tp_full_residual};
-  cc_precond *pc = NULL;
-  TEST_CALL(cc_precond_create(&pp, a, comm, &pc));
-  return pc;
+  return tp_make_residual(name, iters, precision, 0, a, comm, ord);
 }
 
 #endif
