@@ -71,6 +71,13 @@ static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const
   return CC_OK;
 }
 
+/* z += w over the n internal values (both residuals' last step) */
+static void add_correction(double *restrict z, const double *restrict w, int64_t n)
+{
+#pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
+  for (int64_t i = 0; i < n; i++) z[i] += w[i];
+}
+
 /* the fused residual: z = B r, u = y - z; then w = B (L u - E_ext w_prev), z += w */
 static cc_err asdd_apply_fused(asdd_ctx *ctx, const cc_exec *ex, const double *r, double *z)
 {
@@ -87,8 +94,7 @@ static cc_err asdd_apply_fused(asdd_ctx *ctx, const cc_exec *ex, const double *r
     CC_CHECK(err == CC_OK, err, "ASDD iteration %d: halo exchange of the correction", it);
     /* w <- B (L u - E_ext prev) (prev's internal part may be w itself: only its halo is read) */
     cc_sgs_asdd_step(&ctx->sgs, ex, u, prev, w, it + 1 < ctx->iters);
-#pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
-    for (int64_t i = 0; i < n; i++) z[i] += w[i]; /* z <- z + w */
+    add_correction(z, w, n); /* z <- z + w */
   }
   return CC_OK;
 }
@@ -112,8 +118,7 @@ static cc_err asdd_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z
       CC_CHECK(err == CC_OK, err, "ASDD iteration %d: residual with the halo exchange of z", it);
     }
     cc_sgs_apply(&ctx->sgs, ex, t, w); /* w <- B t */
-#pragma omp parallel for schedule(static) if (n > CC_OMP_CHUNK)
-    for (int64_t i = 0; i < n; i++) z[i] += w[i]; /* z <- z + w */
+    add_correction(z, w, n); /* z <- z + w */
   }
   return CC_OK;
 }
