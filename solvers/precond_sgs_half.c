@@ -53,6 +53,12 @@ const char *const cc_half_conversion_path = CC_HALF_PATH;
 #define SGSH_AHEAD 256
 #define SGSH_PREFETCH(b) __builtin_prefetch((b) + 9 * SGSH_AHEAD, 0, 2)
 
+/* One part per thread and step in the colored sweeps (CC_SGS_STEP_ROWS), not the double sweeps'
+ * two: X1, 128^3, 2 x 1, cubecg-bench, ASDD(2) in half reached 36-46 % of the triad with two
+ * parts against 50-62 % with one (the half rows are bound by their conversions and gathers, not
+ * by one stream's bandwidth). */
+#define SGSH_WAYS 1
+
 /* ------------------------------------------------------------------------------------------------
  * binary16 <-> double, portable (the reference and the set-up's encoder of exact values)
  * ---------------------------------------------------------------------------------------------- */
@@ -179,7 +185,7 @@ static inline void sgsh_block_diag(const uint16_t *restrict d, const double s[3]
 CC_SGS_LOW_ROW_KERNELS(sgsh, uint16_t, val_h, l_val_h, dinv_h, s->row_unscale[2 * i],
                        s->row_unscale[2 * i + 1])
 
-CC_SGS_SWEEP_DEFINE(sgsh_sweep, sgsh_forward_row, sgsh_backward_row, sgsh_forward_row,
+CC_SGS_SWEEP_DEFINE(sgsh_sweep, SGSH_WAYS, sgsh_forward_row, sgsh_backward_row, sgsh_forward_row,
                     sgsh_backward_row)
 
 void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
@@ -188,7 +194,7 @@ void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, doub
 }
 
 /* ASDD's fused sweeps (cc_precond_impl.h) */
-CC_SGS_FUSED_DEFINE(sgsh, cc_sgs_apply_u_half, cc_sgs_asdd_step_half)
+CC_SGS_FUSED_DEFINE(sgsh, SGSH_WAYS, cc_sgs_apply_u_half, cc_sgs_asdd_step_half)
 
 CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_half_rows, sgsh_residual_rows)
 

@@ -30,6 +30,11 @@
 #define SGSF_AHEAD 128
 #define SGSF_PREFETCH(b) __builtin_prefetch((b) + 9 * SGSF_AHEAD, 0, 2)
 
+/* One part per thread and step in the colored sweeps (CC_SGS_STEP_ROWS): two parts, as the double
+ * sweeps run, measured no faster in float (X1, 128^3, 2 x 1, cubecg-bench ASDD(2): 79-85 % of the
+ * triad either way, within the runs' spread). */
+#define SGSF_WAYS 1
+
 /* ------------------------------------------------------------------------------------------------
  * Block kernels. The float shadows are this file's own copies, so they are stored column-major
  * ([b00 b10 b20 | b01 b11 b21 | b02 b12 b22]): a block times v is then three column FMAs,
@@ -108,7 +113,7 @@ CC_SGS_LOW_ROW_KERNELS(sgsf, float, val_f, l_val_f, dinv_f, s->a_unscale, s->d_u
 /* ------------------------------------------------------------------------------------------------
  * Sweeps (the schedule of cc_sgs_apply: one parallel region, a static loop per color)
  * ---------------------------------------------------------------------------------------------- */
-CC_SGS_SWEEP_DEFINE(sgsf_sweep, sgsf_forward_row, sgsf_backward_row, sgsf_forward_row,
+CC_SGS_SWEEP_DEFINE(sgsf_sweep, SGSF_WAYS, sgsf_forward_row, sgsf_backward_row, sgsf_forward_row,
                     sgsf_backward_row)
 
 void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
@@ -117,7 +122,7 @@ void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, do
 }
 
 /* ASDD's fused sweeps (cc_precond_impl.h) */
-CC_SGS_FUSED_DEFINE(sgsf, cc_sgs_apply_u_single, cc_sgs_asdd_step_single)
+CC_SGS_FUSED_DEFINE(sgsf, SGSF_WAYS, cc_sgs_apply_u_single, cc_sgs_asdd_step_single)
 
 CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_single_rows, sgsf_residual_rows)
 
