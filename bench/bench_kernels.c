@@ -82,6 +82,23 @@ static cc_err bench_placement(const bench_opts *o, const cc_topology *topo, int 
   return CC_OK;
 }
 
+/* --read-streams N: reads of the triad's first array as 1..N streams (read_streams.h), on one set
+ * of triad arrays; refused before any allocation as --triad-placement */
+static cc_err bench_read_streams(const bench_opts *o, const cc_topology *topo, int size,
+                                 read_streams *rs)
+{
+  double node_bytes = bench_stream_node_bytes(o, topo, size), avail = mem_available_bytes();
+  if (avail <= 0) avail = INFINITY;
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &avail, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  CC_CHECK(node_bytes <= 0.8 * avail, CC_ERR_ARG,
+           "--read-streams: the triad's arrays need %.0f MiB per node, more than 80%% of "
+           "MemAvailable (%.0f MiB); use a smaller --stream-mb",
+           node_bytes / 1048576.0, avail / 1048576.0);
+  CC_CALL(read_streams_run(MPI_COMM_WORLD, node_bytes, topo->node_size, o->read_streams,
+                           o->repeat, rs));
+  return CC_OK;
+}
+
 /* Per kernel and repetition: the slowest rank's time of the kernel and of the triad run just
  * before it (every rank gets the same values). */
 typedef struct {
@@ -476,6 +493,19 @@ int main(int argc, char **argv)
     if (rank == 0) cc_error_print(stderr, rank);
     MPI_Finalize();
     return err == CC_ERR_ARG ? 2 : 1;
+  }
+  if (o.read_streams) { /* reads and the triad: no mesh */
+    read_streams rs;
+    err = bench_read_streams(&o, &topo, size, &rs);
+    if (!err && rank == 0) {
+      bench_read_streams_print(&rs);
+      if (o.report)
+        err = bench_read_streams_report(o.report, &rs, size, omp_get_max_threads(), &topo);
+    }
+    if (err && (rank == 0 || err != CC_ERR_ARG)) cc_error_print(stderr, rank); /* ARG: agreed */
+    cc_topology_free(&topo);
+    MPI_Finalize();
+    return err == CC_ERR_ARG ? 2 : err ? 1 : 0;
   }
   if (o.placement) { /* the triad alone: no mesh */
     triad_placement pl;

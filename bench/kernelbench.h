@@ -9,6 +9,7 @@
 #include "cc_topology.h"
 #include "model_stream.h"
 #include "spmv_anatomy.h"
+#include "read_streams.h"
 #include "triad_placement.h"
 
 #include <math.h>
@@ -29,6 +30,7 @@ typedef struct {
   int anatomy;      /* --anatomy: SpMV against its variants (spmv_anatomy.h), interleaved */
   int model_stream; /* --model-stream: each kernel against a stream of its modelled bytes */
   int placement; /* --triad-placement N: only the triad on N sets of arrays (triad_placement.h) */
+  int read_streams; /* --read-streams N: only reads of 1..N streams per core (read_streams.h) */
   const char *report;
 } bench_opts;
 
@@ -87,6 +89,9 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help);
 void bench_placement_print(const triad_placement *pl);
 cc_err bench_placement_report(const char *path, const triad_placement *pl, int size, int threads,
                               const cc_topology *topo);
+void bench_read_streams_print(const read_streams *rs);
+cc_err bench_read_streams_report(const char *path, const read_streams *rs, int size, int threads,
+                                 const cc_topology *topo);
 void bench_print(const bench_opts *o, const bench_result *res, int size, int threads);
 cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int threads,
                     const cc_topology *topo);

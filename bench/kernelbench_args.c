@@ -30,7 +30,12 @@ void bench_usage(void)
       "                           allocated one after another, timed in rotating rounds "
       "(--repeat):\n"
       "                           does the triad's bandwidth depend on where its pages lie?\n"
-      "  --report FILE            JSON report (kind \"kernels\", or \"triad_placement\")\n");
+      "  --read-streams N         instead of the kernels: the triad's first array read as 1..N\n"
+      "                           (2..8) interleaved streams per core against the triad, in\n"
+      "                           rotating rounds (--repeat): does a core read faster with\n"
+      "                           more streams at once?\n"
+      "  --report FILE            JSON report (kind \"kernels\", \"triad_placement\" or\n"
+      "                           \"read_streams\")\n");
 }
 
 static cc_err parse_int(const char *key, const char *val, int lo, int *out)
@@ -52,6 +57,7 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
   o->anatomy                           = 0;
   o->model_stream                      = 0;
   o->placement                         = 0;
+  o->read_streams                      = 0;
   o->level_order                       = 1;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
   o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
@@ -104,6 +110,10 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       CC_CALL(parse_int(key, val, 2, &o->placement));
       CC_CHECK(o->placement <= TRIAD_PLACEMENT_MAX_SETS, CC_ERR_ARG,
                "--triad-placement %s: expected 2 to %d sets", val, TRIAD_PLACEMENT_MAX_SETS);
+    } else if (!strcmp(key, "read-streams")) {
+      CC_CALL(parse_int(key, val, 2, &o->read_streams));
+      CC_CHECK(o->read_streams <= READ_STREAMS_MAX, CC_ERR_ARG,
+               "--read-streams %s: expected 2 to %d streams", val, READ_STREAMS_MAX);
     } else if (!strcmp(key, "ordering")) {
       CC_CHECK(strlen(val) < sizeof o->ordering, CC_ERR_ARG, "--ordering %s: unknown", val);
       snprintf(o->ordering, sizeof o->ordering, "%s", val);
@@ -141,6 +151,9 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
              "--model-stream with --ordering %s: its sequential sweeps read copies of L and U the "
              "streams do not model; use a multicolor ordering (mc, cm-rcm)",
              o->ordering);
+  CC_CHECK(!o->read_streams || !o->placement, CC_ERR_ARG,
+           "--read-streams %d and --triad-placement %d: each replaces the kernels; give one",
+           o->read_streams, o->placement);
   o->mesh_auto = o->mesh.nx == 0 && o->mesh.ny == 0 && o->mesh.nz == 0;
   CC_CHECK(o->mesh_auto || (o->mesh.nx && o->mesh.ny && o->mesh.nz), CC_ERR_ARG,
            "give all of --nx, --ny, --nz or none (the default DRAM-sized cube)");

@@ -96,6 +96,46 @@ cc_err bench_placement_report(const char *path, const triad_placement *pl, int s
   return CC_OK;
 }
 
+void bench_read_streams_print(const read_streams *rs)
+{
+  printf("cubecg-bench --read-streams: %.1f MiB per rank read as k interleaved streams per core "
+         "(64 B of each in turn), every rank at once; %d rounds, a triad over the same arrays "
+         "before each\n",
+         rs->array_bytes_per_rank / 1048576.0, rs->rounds);
+  printf("triad: %.2f GB/s (median)\n", rs->triad_median * 1e-9);
+  printf("%-8s %12s %18s\n", "streams", "median GB/s", "read / triad");
+  for (int k = 1; k <= rs->max_streams; k++)
+    printf("%-8d %12.2f %18.3f\n", k, rs->median[k - 1] * 1e-9, rs->fraction[k - 1]);
+  if (!rs->each_element_once) printf("ERROR: a read did not read each element once\n");
+  printf("read / triad = median over rounds of the read's bytes/s over the same round's triad's "
+         "(24 B/element, write-allocate not counted)\n");
+}
+
+cc_err bench_read_streams_report(const char *path, const read_streams *rs, int size, int threads,
+                                 const cc_topology *topo)
+{
+  FILE *f;
+  cc_json js;
+  CC_CALL(bench_report_open(path, "read_streams", size, threads, topo, &f, &js));
+  cc_json_int(&js, "rounds", rs->rounds);
+  cc_json_double(&js, "read_array_bytes_per_rank", rs->array_bytes_per_rank);
+  cc_json_double(&js, "read_bytes", rs->read_bytes);
+  cc_json_double(&js, "triad_median_bytes_per_s", rs->triad_median);
+  cc_json_bool(&js, "each_element_read_once", rs->each_element_once);
+  cc_json_begin_array(&js, "streams");
+  for (int k = 1; k <= rs->max_streams; k++) {
+    cc_json_begin_object(&js, NULL);
+    cc_json_int(&js, "streams", k);
+    cc_json_double(&js, "median_bytes_per_s", rs->median[k - 1]);
+    cc_json_double(&js, "fraction_of_triad", rs->fraction[k - 1]);
+    cc_json_end_object(&js);
+  }
+  cc_json_end_array(&js);
+  cc_json_end_object(&js);
+  CC_CHECK(fclose(f) == 0, CC_ERR_SYS, "closing report %s: %s", path, strerror(errno));
+  return CC_OK;
+}
+
 void bench_print(const bench_opts *o, const bench_result *res, int size, int threads)
 {
   double stream = res->bytes[K_TRIAD] / res->seconds[K_TRIAD];

@@ -126,14 +126,10 @@ static inline int64_t cc_sgs_external_begin(const cc_sgs *s, int64_t i)
   do {                                                                                             \
     const int nt_ = omp_get_num_threads(), t_ = omp_get_thread_num();                              \
     const int q_ = ((hi) - (lo)) / nt_, r_ = ((hi) - (lo)) % nt_;                                  \
-    const int b_ = (lo) + t_ * q_ + (t_ < r_ ? t_ : r_), e_ = b_ + q_ + (t_ < r_);                 \
-    const int h_ = (e_ - b_) / (WAYS);                                                             \
-    for (int j_ = 0; j_ < h_; j_++)                                                                \
-      for (int w_ = 0; w_ < (WAYS); w_++) {                                                        \
-        const int i = b_ + w_ * h_ + j_;                                                           \
-        ROW;                                                                                       \
-      }                                                                                            \
-    for (int i = b_ + (WAYS) * h_; i < e_; i++) {                                                  \
+    const int b_ = (lo) + t_ * q_ + (t_ < r_ ? t_ : r_), m_end_ = q_ + (t_ < r_);                  \
+    const int h_ = m_end_ / (WAYS);                                                                \
+    for (int m_ = 0; m_ < m_end_; m_++) { /* one copy of the row: as inlined as a plain loop */   \
+      const int i = m_ < (WAYS) * h_ ? b_ + (m_ % (WAYS)) * h_ + m_ / (WAYS) : b_ + m_;           \
       ROW;                                                                                         \
     }                                                                                              \
     _Pragma("omp barrier")                                                                         \
