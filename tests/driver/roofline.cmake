@@ -118,7 +118,8 @@ endif()
 # cubecg-bench --read-streams N: the triad's first array read as 1..N interleaved streams per core
 # against the triad: every k in the report in order, each read covered every element once (the
 # array holds ones: the sum is the count), bandwidths and fractions positive, the bytes those of the
-# ranks' arrays. A count outside 2..8, or with --triad-placement, is refused (exit 2, one line).
+# ranks' arrays. A count outside 2..8, or with --triad-placement, is refused (exit 2, one line; the
+# refusals are registered with --triad-placement's below).
 if(TARGET cubecg-bench)
   add_test(NAME roofline_bench_read_streams
            COMMAND bash -c "set -e; '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --read-streams 3 --repeat 3 --stream-mb 12 --report '${RL_OUT}/streams.json' > '${RL_OUT}/streams.out'
@@ -127,20 +128,6 @@ if(TARGET cubecg-bench)
              ${RL_CHECK} expect '${RL_OUT}/streams.json' \"r['kind'] == 'read_streams'\" \"r['rounds'] == 3\" \"[s['streams'] for s in r['streams']] == [1, 2, 3]\" \"r['each_element_read_once'] is True\" \"all(s['median_bytes_per_s'] > 0 and s['fraction_of_triad'] > 0 for s in r['streams'])\" \"r['triad_median_bytes_per_s'] > 0\" \"abs(r['read_bytes'] - 2 * r['read_array_bytes_per_rank']) <= 16\"")
   set_tests_properties(roofline_bench_read_streams PROPERTIES PROCESSORS 2 TIMEOUT 300
                        LABELS roofline ENVIRONMENT OMP_NUM_THREADS=1)
-  foreach(bad "1;--read-streams 1: expected an integer >= 2" "9;--read-streams 9: expected 2 to 8 streams"
-              "3 --triad-placement 2;--read-streams 3 and --triad-placement 2: each replaces the kernels")
-    list(GET bad 0 args)
-    list(GET bad 1 msg)
-    string(REPLACE " " ";" args "${args}")
-    list(GET args 0 n)
-    add_test(NAME roofline_bench_read_streams_bad_${n}
-             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${msg}"
-                     ${RL_OUT}/streams_bad.json -- ${MPIEXEC_EXECUTABLE} -n 1
-                     $<TARGET_FILE:cubecg-bench> --read-streams ${args} --report
-                     ${RL_OUT}/streams_bad.json)
-    set_tests_properties(roofline_bench_read_streams_bad_${n} PROPERTIES LABELS roofline
-                         ENVIRONMENT "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
-  endforeach()
 endif()
 
 # cubecg-bench --triad-placement N: the triad alone on N sets of arrays allocated one after another;
@@ -154,15 +141,23 @@ if(TARGET cubecg-bench)
              ${RL_CHECK} expect '${RL_OUT}/placement.json' \"r['kind'] == 'triad_placement'\" \"r['rounds'] == 3\" \"[s['allocated'] for s in r['sets']] == [1, 2, 3]\" \"all(0 < s['min_bytes_per_s'] <= s['median_bytes_per_s'] <= s['max_bytes_per_s'] for s in r['sets'])\" \"abs(r['spread'] - max(s['median_bytes_per_s'] for s in r['sets']) / min(s['median_bytes_per_s'] for s in r['sets'])) <= 1e-6 * r['spread']\" \"r['spread_warning'] == (r['spread'] > r['spread_warning_above'])\"")
   set_tests_properties(roofline_bench_triad_placement PROPERTIES PROCESSORS 2 TIMEOUT 300
                        LABELS roofline ENVIRONMENT OMP_NUM_THREADS=1)
-  foreach(bad "1;expected an integer >= 2" "17;expected 2 to 16 sets")
-    list(GET bad 0 n)
-    list(GET bad 1 msg)
-    add_test(NAME roofline_bench_triad_placement_bad_${n}
-             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "--triad-placement ${n}: ${msg}"
-                     ${RL_OUT}/placement_bad.json -- ${MPIEXEC_EXECUTABLE} -n 1
-                     $<TARGET_FILE:cubecg-bench> --triad-placement ${n} --report
-                     ${RL_OUT}/placement_bad.json)
-    set_tests_properties(roofline_bench_triad_placement_bad_${n} PROPERTIES LABELS roofline
+  # refusals of both options: "option;its arguments;the message"
+  foreach(bad "triad-placement;1;--triad-placement 1: expected an integer >= 2"
+              "triad-placement;17;--triad-placement 17: expected 2 to 16 sets"
+              "read-streams;1;--read-streams 1: expected an integer >= 2"
+              "read-streams;9;--read-streams 9: expected 2 to 8 streams"
+              "read-streams;3 --triad-placement 2;--read-streams 3 and --triad-placement 2: each replaces the kernels")
+    list(GET bad 0 opt)
+    list(GET bad 1 args)
+    list(GET bad 2 msg)
+    string(REPLACE " " ";" args "${args}")
+    list(GET args 0 n)
+    string(REPLACE "-" "_" name "${opt}")
+    add_test(NAME roofline_bench_${name}_bad_${n}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${msg}"
+                     ${RL_OUT}/${name}_bad.json -- ${MPIEXEC_EXECUTABLE} -n 1
+                     $<TARGET_FILE:cubecg-bench> --${opt} ${args} --report ${RL_OUT}/${name}_bad.json)
+    set_tests_properties(roofline_bench_${name}_bad_${n} PROPERTIES LABELS roofline
                          ENVIRONMENT "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
   endforeach()
   add_test(NAME roofline_bench_triad_placement_too_big
