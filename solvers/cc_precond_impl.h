@@ -118,10 +118,10 @@ static inline int64_t cc_sgs_external_begin(const cc_sgs *s, int64_t i)
  * (independent rows) split over the threads in contiguous shares as schedule(static) splits them,
  * then a barrier. Each thread runs its share as WAYS interleaved parts (row j of part 0, row j of
  * part 1, ...): WAYS streams through the matrix at once instead of one. A core's bandwidth grows
- * with its concurrent streams (X1, one core per process, both cores busy: one read stream 0.77 of
- * the triad, 2 interleaved 0.93, 4 1.08, 6 1.17), and the double sweeps' values are one stream
- * per sweep (the split L forward, the matrix rows backward). Rows of a step are independent, so
- * the results are the same bits for every WAYS. */
+ * with its concurrent streams (X1, cubecg-bench --read-streams 6, one rank per core: 1, 2, 4, 6
+ * streams read at 0.55, 0.83, 1.05, 1.13 of the triad), and the double sweeps' values are one
+ * stream per sweep (the split L forward, the matrix rows backward). Rows of a step are
+ * independent, so the results are the same bits for every WAYS. */
 #define CC_SGS_STEP_ROWS(lo, hi, WAYS, ROW)                                                        \
   do {                                                                                             \
     const int nt_ = omp_get_num_threads(), t_ = omp_get_thread_num();                              \
