@@ -64,38 +64,56 @@ static double bench_stream_node_bytes(const bench_opts *o, const cc_topology *to
                           : 4.0 * topo->llc_bytes;
 }
 
-/* --triad-placement N: the triad alone on N sets of arrays (triad_placement.h); refused before any
- * allocation when the sets need more than 80 % of the smallest MemAvailable of the ranks' hosts */
-static cc_err bench_placement(const bench_opts *o, const cc_topology *topo, int size,
-                              triad_placement *pl)
+/* The smallest MemAvailable of the ranks' hosts (INFINITY where /proc/meminfo cannot tell) */
+static cc_err bench_min_mem_available(double *avail)
 {
-  double node_bytes = bench_stream_node_bytes(o, topo, size), avail = mem_available_bytes();
-  if (avail <= 0) avail = INFINITY; /* no /proc/meminfo: not checked */
-  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &avail, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
-  const double need = o->placement * node_bytes;
+  *avail = mem_available_bytes();
+  if (*avail <= 0) *avail = INFINITY; /* no /proc/meminfo: not checked */
+  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, avail, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  return CC_OK;
+}
+
+/* --triad-placement N: the triad alone on N sets of arrays (triad_placement.h); refused before any
+ * allocation when the sets need more than 80 % of the smallest MemAvailable of the ranks' hosts.
+ * Rank 0 prints the table and writes the report. */
+static cc_err bench_placement(const bench_opts *o, const cc_topology *topo, int size, int rank)
+{
+  const double node_bytes = bench_stream_node_bytes(o, topo, size);
+  const double need       = o->placement * node_bytes;
+  double avail;
+  CC_CALL(bench_min_mem_available(&avail));
   CC_CHECK(need <= 0.8 * avail, CC_ERR_ARG,
            "--triad-placement %d: %d sets of %.0f MiB per node need %.0f MiB, more than 80%% of "
            "MemAvailable (%.0f MiB); use fewer sets or a smaller --stream-mb",
            o->placement, o->placement, node_bytes / 1048576.0, need / 1048576.0, avail / 1048576.0);
+  triad_placement pl;
   CC_CALL(triad_placement_run(MPI_COMM_WORLD, node_bytes, topo->node_size, o->placement, o->repeat,
-                              pl));
+                              &pl));
+  if (rank != 0) return CC_OK;
+  bench_placement_print(&pl);
+  if (o->report) CC_CALL(bench_placement_report(o->report, &pl, size, omp_get_max_threads(), topo));
   return CC_OK;
 }
 
 /* --read-streams N: reads of the triad's first array as 1..N streams (read_streams.h), on one set
- * of triad arrays; refused before any allocation as --triad-placement */
-static cc_err bench_read_streams(const bench_opts *o, const cc_topology *topo, int size,
-                                 read_streams *rs)
+ * of triad arrays; refused before any allocation as --triad-placement. Rank 0 prints and
+ * reports. */
+static cc_err bench_read_streams(const bench_opts *o, const cc_topology *topo, int size, int rank)
 {
-  double node_bytes = bench_stream_node_bytes(o, topo, size), avail = mem_available_bytes();
-  if (avail <= 0) avail = INFINITY;
-  CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &avail, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  const double node_bytes = bench_stream_node_bytes(o, topo, size);
+  double avail;
+  CC_CALL(bench_min_mem_available(&avail));
   CC_CHECK(node_bytes <= 0.8 * avail, CC_ERR_ARG,
            "--read-streams: the triad's arrays need %.0f MiB per node, more than 80%% of "
            "MemAvailable (%.0f MiB); use a smaller --stream-mb",
            node_bytes / 1048576.0, avail / 1048576.0);
+  read_streams rs;
   CC_CALL(read_streams_run(MPI_COMM_WORLD, node_bytes, topo->node_size, o->read_streams,
-                           o->repeat, rs));
+                           o->repeat, &rs));
+  if (rank != 0) return CC_OK;
+  bench_read_streams_print(&rs);
+  if (o->report)
+    CC_CALL(bench_read_streams_report(o->report, &rs, size, omp_get_max_threads(), topo));
   return CC_OK;
 }
 
@@ -494,26 +512,9 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return err == CC_ERR_ARG ? 2 : 1;
   }
-  if (o.read_streams) { /* reads and the triad: no mesh */
-    read_streams rs;
-    err = bench_read_streams(&o, &topo, size, &rs);
-    if (!err && rank == 0) {
-      bench_read_streams_print(&rs);
-      if (o.report)
-        err = bench_read_streams_report(o.report, &rs, size, omp_get_max_threads(), &topo);
-    }
-    if (err && (rank == 0 || err != CC_ERR_ARG)) cc_error_print(stderr, rank); /* ARG: agreed */
-    cc_topology_free(&topo);
-    MPI_Finalize();
-    return err == CC_ERR_ARG ? 2 : err ? 1 : 0;
-  }
-  if (o.placement) { /* the triad alone: no mesh */
-    triad_placement pl;
-    err = bench_placement(&o, &topo, size, &pl);
-    if (!err && rank == 0) {
-      bench_placement_print(&pl);
-      if (o.report) err = bench_placement_report(o.report, &pl, size, omp_get_max_threads(), &topo);
-    }
+  if (o.read_streams || o.placement) { /* the triad alone, or reads beside it: no mesh */
+    err = o.read_streams ? bench_read_streams(&o, &topo, size, rank)
+                         : bench_placement(&o, &topo, size, rank);
     if (err && (rank == 0 || err != CC_ERR_ARG)) cc_error_print(stderr, rank); /* ARG: agreed */
     cc_topology_free(&topo);
     MPI_Finalize();

@@ -69,6 +69,14 @@ static cc_err bench_report_open(const char *path, const char *kind, int size, in
   return CC_OK;
 }
 
+/* Closes the top-level object bench_report_open began and the file. */
+static cc_err bench_report_close(const char *path, FILE *f, cc_json *js)
+{
+  cc_json_end_object(js);
+  CC_CHECK(fclose(f) == 0, CC_ERR_SYS, "closing report %s: %s", path, strerror(errno));
+  return CC_OK;
+}
+
 cc_err bench_placement_report(const char *path, const triad_placement *pl, int size,
                                      int threads, const cc_topology *topo)
 {
@@ -91,9 +99,7 @@ cc_err bench_placement_report(const char *path, const triad_placement *pl, int s
   cc_json_double(&js, "spread", pl->spread);
   cc_json_double(&js, "spread_warning_above", TRIAD_PLACEMENT_WARN);
   cc_json_bool(&js, "spread_warning", pl->spread > TRIAD_PLACEMENT_WARN);
-  cc_json_end_object(&js);
-  CC_CHECK(fclose(f) == 0, CC_ERR_SYS, "closing report %s: %s", path, strerror(errno));
-  return CC_OK;
+  return bench_report_close(path, f, &js);
 }
 
 void bench_read_streams_print(const read_streams *rs)
@@ -131,9 +137,7 @@ cc_err bench_read_streams_report(const char *path, const read_streams *rs, int s
     cc_json_end_object(&js);
   }
   cc_json_end_array(&js);
-  cc_json_end_object(&js);
-  CC_CHECK(fclose(f) == 0, CC_ERR_SYS, "closing report %s: %s", path, strerror(errno));
-  return CC_OK;
+  return bench_report_close(path, f, &js);
 }
 
 void bench_print(const bench_opts *o, const bench_result *res, int size, int threads)
@@ -281,7 +285,5 @@ cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int 
     cc_json_double(&js, "vector_passes", res->ms_vector_passes);
     cc_json_end_object(&js);
   }
-  cc_json_end_object(&js);
-  CC_CHECK(fclose(f) == 0, CC_ERR_SYS, "closing report %s: %s", o->report, strerror(errno));
-  return CC_OK;
+  return bench_report_close(o->report, f, &js);
 }

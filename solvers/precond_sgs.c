@@ -209,8 +209,8 @@ static inline void sgs_backward_row_copy(const cc_sgs *s, int64_t i, double *res
   sgs_backward_row(s, i, p, s->dinv_back + 9 * p, z);
 }
 
-CC_SGS_SWEEP_DEFINE(sgs_sweep, SGSD_WAYS, sgs_forward_row, sgs_backward_row_copy, sgs_forward_row_inplace,
-                    sgs_backward_row_inplace)
+CC_SGS_SWEEP_DEFINE(sgs_sweep, SGSD_WAYS, sgs_forward_row, sgs_backward_row_copy,
+                    sgs_forward_row_inplace, sgs_backward_row_inplace)
 
 void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
