@@ -95,26 +95,32 @@ static cc_err bench_placement(const bench_opts *o, const cc_topology *topo, int 
   return CC_OK;
 }
 
-/* --read-streams N: reads of the triad's first array as 1..N streams (read_streams.h), on one set
- * of triad arrays; refused before any allocation as --triad-placement. Rank 0 prints and
- * reports. */
-static cc_err bench_read_streams(const bench_opts *o, const cc_topology *topo, int size, int rank)
+/* --read-streams N (read_streams.h) or --block-ceilings (block_ceilings.h): beside one set of
+ * triad arrays, refused before any allocation as --triad-placement. Rank 0 prints and reports. */
+static cc_err bench_beside_triad(const bench_opts *o, const cc_topology *topo, int size, int rank)
 {
   const double node_bytes = bench_stream_node_bytes(o, topo, size);
+  const char *name        = o->read_streams ? "--read-streams" : "--block-ceilings";
   double avail;
   CC_CALL(bench_min_mem_available(&avail));
   CC_CHECK(node_bytes <= 0.8 * avail, CC_ERR_ARG,
-           "--read-streams: the triad's arrays need %.0f MiB per node, more than 80%% of "
-           "MemAvailable (%.0f MiB); use a smaller --stream-mb",
-           node_bytes / 1048576.0, avail / 1048576.0);
-  read_streams rs;
-  CC_CALL(read_streams_run(MPI_COMM_WORLD, node_bytes, topo->node_size, o->read_streams,
-                           o->repeat, &rs));
+           "%s: the triad's arrays need %.0f MiB per node, more than 80%% of MemAvailable "
+           "(%.0f MiB); use a smaller --stream-mb",
+           name, node_bytes / 1048576.0, avail / 1048576.0);
+  const int threads = omp_get_max_threads();
+  if (o->read_streams) {
+    read_streams rs;
+    CC_CALL(read_streams_run(MPI_COMM_WORLD, node_bytes, topo->node_size, o->read_streams,
+                             o->repeat, &rs));
+    if (rank != 0) return CC_OK;
+    bench_read_streams_print(&rs);
+    return o->report ? bench_read_streams_report(o->report, &rs, size, threads, topo) : CC_OK;
+  }
+  block_ceilings bc;
+  CC_CALL(block_ceilings_run(MPI_COMM_WORLD, node_bytes, topo->node_size, o->repeat, &bc));
   if (rank != 0) return CC_OK;
-  bench_read_streams_print(&rs);
-  if (o->report)
-    CC_CALL(bench_read_streams_report(o->report, &rs, size, omp_get_max_threads(), topo));
-  return CC_OK;
+  bench_block_ceilings_print(&bc);
+  return o->report ? bench_block_ceilings_report(o->report, &bc, size, threads, topo) : CC_OK;
 }
 
 /* Per kernel and repetition: the slowest rank's time of the kernel and of the triad run just
@@ -512,9 +518,9 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return err == CC_ERR_ARG ? 2 : 1;
   }
-  if (o.read_streams || o.placement) { /* the triad alone, or reads beside it: no mesh */
-    err = o.read_streams ? bench_read_streams(&o, &topo, size, rank)
-                         : bench_placement(&o, &topo, size, rank);
+  if (o.read_streams || o.placement || o.block_ceilings) { /* the triad, probes beside it: no mesh */
+    err = o.placement ? bench_placement(&o, &topo, size, rank)
+                      : bench_beside_triad(&o, &topo, size, rank);
     if (err && (rank == 0 || err != CC_ERR_ARG)) cc_error_print(stderr, rank); /* ARG: agreed */
     cc_topology_free(&topo);
     MPI_Finalize();

@@ -9,6 +9,7 @@
 #include "cc_topology.h"
 #include "model_stream.h"
 #include "spmv_anatomy.h"
+#include "block_ceilings.h"
 #include "read_streams.h"
 #include "triad_placement.h"
 
@@ -31,6 +32,7 @@ typedef struct {
   int model_stream; /* --model-stream: each kernel against a stream of its modelled bytes */
   int placement; /* --triad-placement N: only the triad on N sets of arrays (triad_placement.h) */
   int read_streams; /* --read-streams N: only reads of 1..N streams per core (read_streams.h) */
+  int block_ceilings; /* --block-ceilings: only the sweep kernels in L1 (block_ceilings.h) */
   const char *report;
 } bench_opts;
 
@@ -90,6 +92,9 @@ void bench_placement_print(const triad_placement *pl);
 cc_err bench_placement_report(const char *path, const triad_placement *pl, int size, int threads,
                               const cc_topology *topo);
 void bench_read_streams_print(const read_streams *rs);
+void bench_block_ceilings_print(const block_ceilings *bc);
+cc_err bench_block_ceilings_report(const char *path, const block_ceilings *bc, int size, int threads,
+                                   const cc_topology *topo);
 cc_err bench_read_streams_report(const char *path, const read_streams *rs, int size, int threads,
                                  const cc_topology *topo);
 void bench_print(const bench_opts *o, const bench_result *res, int size, int threads);

@@ -34,8 +34,12 @@ void bench_usage(void)
       "                           (2..8) interleaved streams per core against the triad, in\n"
       "                           rotating rounds (--repeat): does a core read faster with\n"
       "                           more streams at once?\n"
-      "  --report FILE            JSON report (kind \"kernels\", \"triad_placement\" or\n"
-      "                           \"read_streams\")\n");
+      "  --block-ceilings [0|1]   instead of the kernels: each precision's sweep kernel on a\n"
+      "                           core's few blocks held in L1, in rotating rounds (--repeat),\n"
+      "                           against the triad: below 1, the kernel cannot keep pace with\n"
+      "                           the memory here, whatever the memory does\n"
+      "  --report FILE            JSON report (kind \"kernels\", \"triad_placement\",\n"
+      "                           \"read_streams\" or \"block_ceilings\")\n");
 }
 
 static cc_err parse_int(const char *key, const char *val, int lo, int *out)
@@ -58,6 +62,7 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
   o->model_stream                      = 0;
   o->placement                         = 0;
   o->read_streams                      = 0;
+  o->block_ceilings                    = 0;
   o->level_order                       = 1;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
   o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
@@ -72,10 +77,11 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
     }
     CC_CHECK(!strncmp(arg, "--", 2), CC_ERR_ARG, "unexpected argument '%s'", arg);
     if (!strcmp(arg, "--allow-cached") || !strcmp(arg, "--anatomy") ||
-        !strcmp(arg, "--model-stream")) { /* flags: value optional */
-      int *flag = !strcmp(arg, "--anatomy")        ? &o->anatomy
-                  : !strcmp(arg, "--model-stream") ? &o->model_stream
-                                                   : &o->allow_cached;
+        !strcmp(arg, "--model-stream") || !strcmp(arg, "--block-ceilings")) { /* flags */
+      int *flag = !strcmp(arg, "--anatomy")           ? &o->anatomy
+                  : !strcmp(arg, "--model-stream")    ? &o->model_stream
+                  : !strcmp(arg, "--block-ceilings") ? &o->block_ceilings
+                                                      : &o->allow_cached;
       *flag     = 1;
       if (i + 1 < argc && (!strcmp(argv[i + 1], "0") || !strcmp(argv[i + 1], "1")))
         *flag = argv[++i][0] == '1';
@@ -133,12 +139,13 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
                "--level-order %s: expected on or off", val);
       o->level_order = !strcmp(val, "on");
     } else if (!strcmp(key, "allow-cached") || !strcmp(key, "anatomy") ||
-               !strcmp(key, "model-stream")) {
+               !strcmp(key, "model-stream") || !strcmp(key, "block-ceilings")) {
       CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG, "--%s %s: expected 0 or 1", key,
                val);
-      *(!strcmp(key, "anatomy")        ? &o->anatomy
-        : !strcmp(key, "model-stream") ? &o->model_stream
-                                       : &o->allow_cached) = val[0] == '1';
+      *(!strcmp(key, "anatomy")           ? &o->anatomy
+        : !strcmp(key, "model-stream")    ? &o->model_stream
+        : !strcmp(key, "block-ceilings") ? &o->block_ceilings
+                                          : &o->allow_cached) = val[0] == '1';
     } else
       CC_FAIL(CC_ERR_ARG, "unknown option --%s (see --help)", key);
   }
@@ -151,9 +158,10 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
              "--model-stream with --ordering %s: its sequential sweeps read copies of L and U the "
              "streams do not model; use a multicolor ordering (mc, cm-rcm)",
              o->ordering);
-  CC_CHECK(!o->read_streams || !o->placement, CC_ERR_ARG,
-           "--read-streams %d and --triad-placement %d: each replaces the kernels; give one",
-           o->read_streams, o->placement);
+  CC_CHECK((o->read_streams > 0) + (o->placement > 0) + (o->block_ceilings > 0) <= 1, CC_ERR_ARG,
+           "--read-streams %d, --triad-placement %d, --block-ceilings %d: each replaces the "
+           "kernels; give one",
+           o->read_streams, o->placement, o->block_ceilings);
   o->mesh_auto = o->mesh.nx == 0 && o->mesh.ny == 0 && o->mesh.nz == 0;
   CC_CHECK(o->mesh_auto || (o->mesh.nx && o->mesh.ny && o->mesh.nz), CC_ERR_ARG,
            "give all of --nx, --ny, --nz or none (the default DRAM-sized cube)");

@@ -287,3 +287,47 @@ cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int 
   }
   return bench_report_close(o->report, f, &js);
 }
+
+void bench_block_ceilings_print(const block_ceilings *bc)
+{
+  printf("cubecg-bench --block-ceilings: each precision's sweep kernel on %d rows of %d blocks per "
+         "core, held in L1, %d ranks x threads at once; %d rounds, a triad before each\n",
+         BLOCK_CEILINGS_ROWS, BLOCK_CEILINGS_PER_ROW, bc->workers, bc->rounds);
+  printf("triad: %.2f GB/s (median)\n", bc->triad_median * 1e-9);
+  printf("%-10s %8s %16s %14s %14s\n", "precision", "B/block", "Gblocks/s", "GB/s", "of triad");
+  for (int p = 0; p < 3; p++)
+    printf("%-10s %8.0f %16.3f %14.2f %14.3f\n", cc_precision_list[p].name, bc->bytes_per_block[p],
+           bc->blocks_per_s[p] * 1e-9, bc->blocks_per_s[p] * bc->bytes_per_block[p] * 1e-9,
+           bc->fraction[p]);
+  if (!bc->exact) printf("ERROR: a kernel's row sums differ from the exact ones\n");
+  printf("B/block = the values and the 4-byte column index a sweep streams per block; of triad = "
+         "median over rounds of those bytes/s over the same round's triad's: below 1, the kernel "
+         "is bound by its instructions on these cores, not by the memory\n");
+}
+
+cc_err bench_block_ceilings_report(const char *path, const block_ceilings *bc, int size,
+                                   int threads, const cc_topology *topo)
+{
+  FILE *f;
+  cc_json js;
+  CC_CALL(bench_report_open(path, "block_ceilings", size, threads, topo, &f, &js));
+  cc_json_int(&js, "rounds", bc->rounds);
+  cc_json_int(&js, "ranks_x_threads", bc->workers);
+  cc_json_int(&js, "rows_per_core", BLOCK_CEILINGS_ROWS);
+  cc_json_int(&js, "blocks_per_row", BLOCK_CEILINGS_PER_ROW);
+  cc_json_double(&js, "triad_median_bytes_per_s", bc->triad_median);
+  cc_json_bool(&js, "row_sums_exact", bc->exact);
+  cc_json_begin_array(&js, "kernels");
+  for (int p = 0; p < 3; p++) {
+    cc_json_begin_object(&js, NULL);
+    cc_json_string(&js, "precision", cc_precision_list[p].name);
+    cc_json_double(&js, "bytes_per_block", bc->bytes_per_block[p]);
+    cc_json_double(&js, "blocks_per_s", bc->blocks_per_s[p]);
+    cc_json_double(&js, "bytes_per_s", bc->blocks_per_s[p] * bc->bytes_per_block[p]);
+    cc_json_double(&js, "fraction_of_triad", bc->fraction[p]);
+    cc_json_end_object(&js);
+  }
+  cc_json_end_array(&js);
+  cc_json_string(&js, "half_conversion", cc_half_conversion_path);
+  return bench_report_close(path, f, &js);
+}

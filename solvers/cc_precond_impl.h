@@ -401,6 +401,31 @@ void cc_sgs_asdd_step_half(const cc_sgs *s, const cc_exec *ex, double *u, const 
 double cc_half_to_double(uint16_t h);
 /* x rounded to the nearest binary16 value (ties to even; no overflow check: |x| < 65520 assumed) */
 double cc_half_round(double x);
+/* The bits of x, which must already be a binary16 value (cc_half_round of something in range) */
+uint16_t cc_half_bits(double x);
+
+/* cubecg-bench --block-ceilings (bench/block_ceilings.h): the sweeps' block-row kernel of one
+ * precision, alone, on rows [0, n_rows) of per_row blocks each (blocks k in [i per_row, (i + 1)
+ * per_row) of row i, in the precision's layout: row-major doubles, column-major floats or
+ * binary16, the last two followed by CC_SGS_FLOAT_PAD zeros), col the blocks' sorted node indices
+ * into x (3 doubles per node); out[3 i..3 i + 2] = sum_k B_k x_col(k). */
+void cc_sgs_rows_probe_double(int n_rows, int per_row, const int32_t *col, const double *val,
+                              const double *x, double *out);
+void cc_sgs_rows_probe_single(int n_rows, int per_row, const int32_t *col, const float *val,
+                              const double *x, double *out);
+void cc_sgs_rows_probe_half(int n_rows, int per_row, const int32_t *col, const uint16_t *val,
+                            const double *x, double *out);
+/* Their bodies: ROW computes row i's sums into o from the blocks [k0, k1) */
+#define CC_SGS_ROWS_PROBE_DEFINE(name, T, ROW)                                                     \
+  void name(int n_rows, int per_row, const int32_t *col, const T *val, const double *x,            \
+            double *out)                                                                           \
+  {                                                                                                \
+    for (int64_t i = 0; i < n_rows; i++) {                                                         \
+      const int64_t k0 = i * per_row, k1 = k0 + per_row;                                           \
+      double *o        = out + 3 * i;                                                              \
+      ROW;                                                                                         \
+    }                                                                                              \
+  }
 
 /* The sweep of a preconditioner made by cc_precond_create ("sgs" or "asdd"; NULL for any other),
  * and for "asdd" its residual and correction vectors (*t, *w, [3 n_cols]; NULL otherwise): the

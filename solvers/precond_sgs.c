@@ -212,6 +212,10 @@ static inline void sgs_backward_row_copy(const cc_sgs *s, int64_t i, double *res
 CC_SGS_SWEEP_DEFINE(sgs_sweep, SGSD_WAYS, sgs_forward_row, sgs_backward_row_copy,
                     sgs_forward_row_inplace, sgs_backward_row_inplace)
 
+CC_SGS_ROWS_PROBE_DEFINE(cc_sgs_rows_probe_double, double,
+                         o[0] = o[1] = o[2] = 0.0;
+                         sgs_block_row(k0, k1, col, val, INT32_MAX, x, 0, o))
+
 void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
 {
   if (s->precision == CC_PRECISION_SINGLE) { /* float blocks: precond_sgs_single.c */

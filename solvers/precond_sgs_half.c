@@ -85,8 +85,7 @@ double cc_half_round(double x)
   return ldexp(nearbyint(ldexp(x, -ulp_exp)), ulp_exp); /* ties to even (default mode) */
 }
 
-/* The bits of x, which must already be a binary16 value (cc_half_round of something in range). */
-static uint16_t half_bits_exact(double x)
+uint16_t cc_half_bits(double x)
 {
   const uint16_t sign = signbit(x) ? 0x8000 : 0;
   const double m      = fabs(x);
@@ -198,6 +197,9 @@ CC_SGS_FUSED_DEFINE(sgsh, SGSH_WAYS, cc_sgs_apply_u_half, cc_sgs_asdd_step_half)
 
 CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_half_rows, sgsh_residual_rows)
 
+CC_SGS_ROWS_PROBE_DEFINE(cc_sgs_rows_probe_half, uint16_t,
+                         sgsh_block_row(k0, k1, col, val, INT32_MAX, x, o))
+
 /* ------------------------------------------------------------------------------------------------
  * Set-up
  * ---------------------------------------------------------------------------------------------- */
@@ -232,7 +234,7 @@ static int half_block(const double *src, int si, int sj, double mi, double mj, u
       const double x = src[3 * r + c];
       const double h = cc_half_round(ldexp(x, -e)); /* on the coarser row's grid */
       if (h == 0.0 && fabs(x) > keep && bad < 0) bad = 3 * r + c;
-      dst[3 * c + r] = half_bits_exact(ldexp(h, e - si)); /* exact in row i's scale */
+      dst[3 * c + r] = cc_half_bits(ldexp(h, e - si)); /* exact in row i's scale */
     }
   return bad;
 }

@@ -126,6 +126,9 @@ CC_SGS_FUSED_DEFINE(sgsf, SGSF_WAYS, cc_sgs_apply_u_single, cc_sgs_asdd_step_sin
 
 CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_single_rows, sgsf_residual_rows)
 
+CC_SGS_ROWS_PROBE_DEFINE(cc_sgs_rows_probe_single, float,
+                         sgsf_block_row(k0, k1, col, val, INT32_MAX, x, o))
+
 void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
                             double *t, int begin, int end)
 {

@@ -130,6 +130,20 @@ if(TARGET cubecg-bench)
                        LABELS roofline ENVIRONMENT OMP_NUM_THREADS=1)
 endif()
 
+# cubecg-bench --block-ceilings: each precision's sweep kernel on a core's blocks held in L1 against
+# the triad: the three precisions in order with their bytes per block (values + column index), every
+# core's row sums equal to the exact ones (dyadic entries: exact in binary16 and in any order of
+# double sums), rates positive and the bytes/s their product. Refusals with --triad-placement's below.
+if(TARGET cubecg-bench)
+  add_test(NAME roofline_bench_block_ceilings
+           COMMAND bash -c "set -e; '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --block-ceilings --repeat 2 --stream-mb 12 --report '${RL_OUT}/ceilings.json' > '${RL_OUT}/ceilings.out'
+             grep -q 'below 1, the kernel is bound by its instructions' '${RL_OUT}/ceilings.out'
+             ! grep -q 'ERROR' '${RL_OUT}/ceilings.out'
+             ${RL_CHECK} expect '${RL_OUT}/ceilings.json' \"r['kind'] == 'block_ceilings'\" \"r['rounds'] == 2\" \"r['ranks_x_threads'] == 2\" \"r['row_sums_exact'] is True\" \"[k['precision'] for k in r['kernels']] == ['double', 'single', 'half']\" \"[k['bytes_per_block'] for k in r['kernels']] == [76, 40, 22]\" \"all(k['blocks_per_s'] > 0 and k['fraction_of_triad'] > 0 for k in r['kernels'])\" \"all(abs(k['bytes_per_s'] - k['blocks_per_s'] * k['bytes_per_block']) <= 1e-6 * k['bytes_per_s'] for k in r['kernels'])\" \"r['triad_median_bytes_per_s'] > 0\" \"r['half_conversion'] in ('avx512fp16', 'f16c', 'portable')\"")
+  set_tests_properties(roofline_bench_block_ceilings PROPERTIES PROCESSORS 2 TIMEOUT 300
+                       LABELS roofline ENVIRONMENT OMP_NUM_THREADS=1)
+endif()
+
 # cubecg-bench --triad-placement N: the triad alone on N sets of arrays allocated one after another;
 # the report holds every set in allocation order, each min <= median <= max, and the spread is the
 # fastest median over the slowest (to the JSON's 9 digits). Bad set counts and sets larger than the memory are refused
@@ -141,12 +155,15 @@ if(TARGET cubecg-bench)
              ${RL_CHECK} expect '${RL_OUT}/placement.json' \"r['kind'] == 'triad_placement'\" \"r['rounds'] == 3\" \"[s['allocated'] for s in r['sets']] == [1, 2, 3]\" \"all(0 < s['min_bytes_per_s'] <= s['median_bytes_per_s'] <= s['max_bytes_per_s'] for s in r['sets'])\" \"abs(r['spread'] - max(s['median_bytes_per_s'] for s in r['sets']) / min(s['median_bytes_per_s'] for s in r['sets'])) <= 1e-6 * r['spread']\" \"r['spread_warning'] == (r['spread'] > r['spread_warning_above'])\"")
   set_tests_properties(roofline_bench_triad_placement PROPERTIES PROCESSORS 2 TIMEOUT 300
                        LABELS roofline ENVIRONMENT OMP_NUM_THREADS=1)
-  # refusals of both options: "option;its arguments;the message"
+  # refusals of the probes' options: "option;its arguments;the message"
   foreach(bad "triad-placement;1;--triad-placement 1: expected an integer >= 2"
               "triad-placement;17;--triad-placement 17: expected 2 to 16 sets"
               "read-streams;1;--read-streams 1: expected an integer >= 2"
               "read-streams;9;--read-streams 9: expected 2 to 8 streams"
-              "read-streams;3 --triad-placement 2;--read-streams 3 and --triad-placement 2: each replaces the kernels")
+              "read-streams;3 --triad-placement 2;--read-streams 3, --triad-placement 2, --block-ceilings 0: each replaces the kernels"
+              "read-streams;4 --block-ceilings;--read-streams 4, --triad-placement 0, --block-ceilings 1: each replaces the kernels"
+              "block-ceilings;2;unexpected argument '2'"
+              "block-ceilings;1 --stream-mb 100000000;--block-ceilings: the triad's arrays need .* MiB per node, more than 80% of MemAvailable")
     list(GET bad 0 opt)
     list(GET bad 1 args)
     list(GET bad 2 msg)
