@@ -10,7 +10,7 @@
 #define BC_PER_ROW BLOCK_CEILINGS_PER_ROW
 #define BC_NODES BLOCK_CEILINGS_NODES
 #define BC_BLOCKS (BC_ROWS * BC_PER_ROW)
-/* passes over a core's blocks per timing: 224 x 40000 = 9e6 blocks, 5-25 ms at 0.5-2.5 ns each */
+/* passes over a core's blocks per timing: 208 x 40000 = 8e6 blocks, 5-25 ms at 0.5-2.5 ns each */
 #define BC_PASSES 40000
 /* one core's arrays (double, float and binary16 blocks, columns, x, sums, exact sums), in pages */
 #define BC_CORE_BYTES                                                                              \

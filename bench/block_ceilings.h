@@ -12,9 +12,9 @@
 #include "cc_solvers.h"
 
 /* Per core: BLOCK_CEILINGS_ROWS rows of BLOCK_CEILINGS_PER_ROW blocks (a 27-point row's lower or
- * upper part) into BLOCK_CEILINGS_NODES nodes of x: 16 KiB of double blocks, in L1 */
+ * upper part) into BLOCK_CEILINGS_NODES nodes of x: 15 KiB of double blocks, in L1 */
 #define BLOCK_CEILINGS_ROWS 16
-#define BLOCK_CEILINGS_PER_ROW 14
+#define BLOCK_CEILINGS_PER_ROW 13
 #define BLOCK_CEILINGS_NODES 32
 
 typedef struct {

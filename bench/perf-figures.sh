@@ -5,8 +5,8 @@
 #   bench/perf-figures.sh [--out DIR] [--sets LIST] [--mesh N] [--pairs N] [--repeat N]
 #                         [--ssd-dir DIR] [--dry-run]
 #
-#   --sets LIST   comma list of: solve, roofline, kernels, streams, single, halo, fused, offload,
-#                 fio, gas
+#   --sets LIST   comma list of: solve, roofline, kernels, streams, ceilings, single, halo, fused,
+#                 offload, fio, gas
 #                 (default: all of them; on a 2-core machine all of them take about an hour)
 #   --mesh N      N^3 nodes for the solve, roofline, kernels and single sets (default 128, as the
 #                 page; smaller meshes fit the cache and read above the triad)
@@ -28,7 +28,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$here/jobs/lib/cubecg-jobs.sh"
 cc_binaries "$here" || exit 2
 build=$CC_BUILD
-out="" sets="solve,roofline,kernels,streams,single,halo,fused,offload,fio,gas"
+out="" sets="solve,roofline,kernels,streams,ceilings,single,halo,fused,offload,fio,gas"
 mesh=128 pairs=4 repeat=10 ssd="" dry=0
 usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
@@ -47,7 +47,7 @@ done
 for v in mesh pairs repeat; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "perf-figures.sh: --$v '${!v}' is not a positive integer" >&2; exit 2; }
 done
-known=",solve,roofline,kernels,streams,single,halo,fused,offload,fio,gas,"
+known=",solve,roofline,kernels,streams,ceilings,single,halo,fused,offload,fio,gas,"
 IFS=, read -ra set_list <<<"$sets"
 [ ${#set_list[@]} -gt 0 ] || { echo "perf-figures.sh: --sets is empty" >&2; exit 2; }
 for s in "${set_list[@]}"; do
@@ -126,6 +126,8 @@ for s in "${set_list[@]}"; do
     run kernels_1x2 2 1 "$bench" --nx $n --ny $n --nz $n --allow-cached 1 --repeat "$repeat" --anatomy 1 --report "$out/kernels_1x2.json" ;;
   streams) # a core's reads with 1..6 streams at once against the triad
     run streams 1 2 "$bench" --read-streams 6 --repeat "$repeat" --report "$out/streams.json" ;;
+  ceilings) # each precision's sweep kernel on blocks held in L1 against the triad
+    run ceilings 1 2 "$bench" --block-ceilings --repeat "$repeat" --report "$out/ceilings.json" ;;
   single) # double / single preconditioner, paired runs
     ab single_2x1 "--precond-precision double" "--precond-precision single" 2 1 1 \
       --nx $n --ny $n --nz $n --solver pcg --maxit 20 --roofline
@@ -183,6 +185,10 @@ for path in sorted(glob.glob(os.path.join(out, "*.json")) + glob.glob(os.path.jo
     elif kind == "read_streams":
         fr = ", ".join(f"{s['streams']}: {s['fraction_of_triad']:.3f}" for s in r.get("streams", []))
         print(f"{name}: triad {r.get('triad_median_bytes_per_s', 0) / 1e9:.2f} GB/s; read / triad by streams {fr}")
+    elif kind == "block_ceilings":
+        fr = ", ".join(f"{k['precision']} {k['fraction_of_triad']:.3f}" for k in r.get("kernels", []))
+        print(f"{name}: triad {r.get('triad_median_bytes_per_s', 0) / 1e9:.2f} GB/s; in L1 / triad {fr}"
+              f"{'' if r.get('row_sums_exact') else ' (ROW SUMS NOT EXACT)'}")
     elif kind in ("iobench", "gasbench"):
         if kind == "gasbench":
             for key, val in (r.get("ratios") or {}).items():
