@@ -518,7 +518,7 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return err == CC_ERR_ARG ? 2 : 1;
   }
-  if (o.read_streams || o.placement || o.block_ceilings) { /* the triad, probes beside it: no mesh */
+  if (o.read_streams || o.placement || o.block_ceilings) { /* the triad and probes: no mesh */
     err = o.placement ? bench_placement(&o, &topo, size, rank)
                       : bench_beside_triad(&o, &topo, size, rank);
     if (err && (rank == 0 || err != CC_ERR_ARG)) cc_error_print(stderr, rank); /* ARG: agreed */

@@ -15,8 +15,8 @@
 /* one core's arrays (double, float and binary16 blocks, columns, x, sums, exact sums), in pages */
 #define BC_CORE_BYTES                                                                              \
   ((9 * BC_BLOCKS * 8 + 3 * BC_NODES * 8 + 2 * 3 * BC_ROWS * 8 +                                   \
-    (9 * BC_BLOCKS + CC_SGS_FLOAT_PAD) * 4 + BC_BLOCKS * 4 + (9 * BC_BLOCKS + CC_SGS_FLOAT_PAD) * 2 \
-    + 4095) / 4096 * 4096)
+    (9 * BC_BLOCKS + CC_SGS_FLOAT_PAD) * 4 + BC_BLOCKS * 4 +                                       \
+    (9 * BC_BLOCKS + CC_SGS_FLOAT_PAD) * 2 + 4095) / 4096 * 4096)
 
 typedef struct {
   double *dval, *x, *out, *ref;
@@ -32,9 +32,9 @@ static bc_core bc_carve(char *base)
 {
   bc_core c;
   c.dval = (double *)base, base += 9 * BC_BLOCKS * 8;
-  c.x = (double *)base, base += 3 * BC_NODES * 8;
-  c.out = (double *)base, base += 3 * BC_ROWS * 8;
-  c.ref = (double *)base, base += 3 * BC_ROWS * 8;
+  c.x    = (double *)base, base += 3 * BC_NODES * 8;
+  c.out  = (double *)base, base += 3 * BC_ROWS * 8;
+  c.ref  = (double *)base, base += 3 * BC_ROWS * 8;
   c.fval = (float *)base, base += (9 * BC_BLOCKS + CC_SGS_FLOAT_PAD) * 4;
   c.col  = (int32_t *)base, base += BC_BLOCKS * 4;
   c.hval = (uint16_t *)base;
@@ -51,10 +51,10 @@ static void bc_init(bc_core c, int core)
     c.col[k] = 2 * (k % BC_PER_ROW) + (k / BC_PER_ROW) % 2;
     for (int r = 0; r < 3; r++)
       for (int q = 0; q < 3; q++) {
-        const double e             = (double)((7 * k + 3 * r + q) % 9 - 4) * 0.125;
-        c.dval[9 * k + 3 * r + q]  = e; /* row-major */
-        c.fval[9 * k + 3 * q + r]  = (float)e; /* column-major */
-        c.hval[9 * k + 3 * q + r]  = cc_half_bits(e);
+        const double e            = (double)((7 * k + 3 * r + q) % 9 - 4) * 0.125;
+        c.dval[9 * k + 3 * r + q] = e;        /* row-major */
+        c.fval[9 * k + 3 * q + r] = (float)e; /* column-major */
+        c.hval[9 * k + 3 * q + r] = cc_half_bits(e);
       }
   }
   for (int e = 0; e < CC_SGS_FLOAT_PAD; e++) c.fval[9 * BC_BLOCKS + e] = 0.0f;

@@ -18,9 +18,9 @@
 #define BLOCK_CEILINGS_NODES 32
 
 typedef struct {
-  int rounds, workers; /* ranks x threads, each running the kernel at once */
-  int exact;         /* every kernel's row sums equal the exact ones, on every core */
-  double triad_median; /* bytes/s, the triad of every round */
+  int rounds, workers; /* workers: ranks x threads, each running the kernel at once */
+  int exact;            /* every kernel's row sums equal the exact ones, on every thread */
+  double triad_median;  /* bytes/s, the triad of every round */
   /* per precision (cc_precision order: double, single, half) */
   double bytes_per_block[3]; /* values + the 4-byte column index */
   double blocks_per_s[3];    /* median over rounds, all cores */

@@ -92,11 +92,11 @@ void bench_placement_print(const triad_placement *pl);
 cc_err bench_placement_report(const char *path, const triad_placement *pl, int size, int threads,
                               const cc_topology *topo);
 void bench_read_streams_print(const read_streams *rs);
-void bench_block_ceilings_print(const block_ceilings *bc);
-cc_err bench_block_ceilings_report(const char *path, const block_ceilings *bc, int size, int threads,
-                                   const cc_topology *topo);
 cc_err bench_read_streams_report(const char *path, const read_streams *rs, int size, int threads,
                                  const cc_topology *topo);
+void bench_block_ceilings_print(const block_ceilings *bc);
+cc_err bench_block_ceilings_report(const char *path, const block_ceilings *bc, int size,
+                                   int threads, const cc_topology *topo);
 void bench_print(const bench_opts *o, const bench_result *res, int size, int threads);
 cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int threads,
                     const cc_topology *topo);
