@@ -204,8 +204,9 @@ typedef enum {
 } cc_precision;
 /* Their names ("double", "single", "half"), indexed by the enum (precond.c). */
 extern const cc_mode_kind cc_precision_list[CC_PRECISION_COUNT];
-/* The binary16 conversion compiled into the half sweeps: "avx512fp16" (vcvtph2pd), "f16c"
- * (vcvtph2ps + vcvtps2pd) or "portable" (scalar C, built without F16C). */
+/* The binary16 conversion compiled into the half sweeps: "avx512" (AVX-512 F + BW: two blocks'
+ * 16 halves per vcvtph2ps zmm, then vcvtps2pd zmm), "f16c" (vcvtph2ps + vcvtps2pd per block
+ * column) or "portable" (scalar C, built without F16C). */
 extern const char *const cc_half_conversion_path;
 
 typedef struct {

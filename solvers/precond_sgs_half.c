@@ -24,8 +24,9 @@
  * refuses the matrix (CC_ERR_ARG, exit 2) naming the row, on every rank. Entries at the noise level
  * flush to 0 (they carry no digits in double either).
  *
- * Conversions: with AVX512-FP16 (+VL) one vcvtph2pd per block column; with F16C vcvtph2ps then
- * vcvtps2pd; without F16C (compile time) a portable scalar decoder, never chosen at run time.
+ * Conversions: with AVX-512 (F + BW) two blocks at a time, 16 halves by one vcvtph2ps zmm and two
+ * vcvtps2pd zmm; with F16C alone vcvtph2ps then vcvtps2pd per block column; without F16C (compile
+ * time) a portable scalar decoder, never chosen at run time.
  */
 #include "cc_precond_impl.h"
 
@@ -35,9 +36,9 @@
 
 #if defined(__F16C__) && defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
-#if defined(__AVX512FP16__) && defined(__AVX512VL__)
-#define CC_HALF_PATH "avx512fp16"
-#define CC_HALF_AVX512FP16 1
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+#define CC_HALF_PATH "avx512"
+#define CC_HALF_AVX512 1
 #else
 #define CC_HALF_PATH "f16c"
 #endif
@@ -101,13 +102,96 @@ uint16_t cc_half_bits(double x)
  * is one 4-lane FMA in double, its 4th lane the next column's first half (or the arrays' padding),
  * never used.
  * ---------------------------------------------------------------------------------------------- */
-#if defined(CC_HALF_F16C)
+#if defined(CC_HALF_AVX512)
+/* Two blocks at a time, 8 lanes per conversion: the conversions, not the bytes, bound the binary16
+ * rows (X1: cubecg-bench --block-ceilings put the kernel of three 4-lane vcvtph2pd per block at
+ * 0.61 of the triad, and one vcvtph2pd ymm issues every second cycle; docs/half-precision.md).
+ *
+ * A pair (k, k + 1) is 18 contiguous halves, block k's h0..h8 then block k + 1's (column-major: h
+ * at 3 c + r is row r, column c). Its first 16 halves become d0 = k's h0..h7 and d1 = (k's h8,
+ * k + 1's h0..h6), its last two d2 = k + 1's h7, h8. Each is multiplied by x in the same layout,
+ * built by one permute of the two blocks' x (x0 x0 x0 x1 x1 x1 x2 x2 and x2 x0' x0' x0' x1' x1' x1'
+ * x2'), and accumulated in double: lane j of a holds row j % 3, of b row (j + 2) % 3, c rows 1, 2.
+ * A lone block (a row's odd one, D_i^-1) is a pair whose second block is zeros (masked load). */
+typedef struct {
+  __m512d a, b;
+  __m128d c;
+} sgsh_acc;
+
+#define SGSH_ACC_ZERO {_mm512_setzero_pd(), _mm512_setzero_pd(), _mm_setzero_pd()}
+
+/* acc += blocks at h times x0 (and x1 when two); m16 the halves to load (0xffff, or 0x1ff alone).
+ * fresh: x0 was stored just before (D_i^-1's s), so it is read as three 8-byte loads, each served
+ * by its store: a 24-byte load over the two stores that wrote it waits until they reach the cache
+ * (no store forwarding), which made this kernel slower than three 4-lane conversions per block. */
+static inline __attribute__((always_inline)) void
+sgsh_pair_fma(const uint16_t *restrict h, __mmask16 m16, int two, int fresh,
+              const double *restrict x0, const double *restrict x1, sgsh_acc *acc)
+{
+  const __m512i i0 = _mm512_set_epi64(2, 2, 1, 1, 1, 0, 0, 0);
+  const __m512i i1 = _mm512_set_epi64(10, 9, 9, 9, 8, 8, 8, 2);
+  const __m512d v0 = _mm512_castpd256_pd512(fresh ? _mm256_setr_pd(x0[0], x0[1], x0[2], 0.0)
+                                                  : _mm256_maskz_loadu_pd(0x7, x0));
+  const __m512d v1 =
+      two ? _mm512_castpd256_pd512(_mm256_maskz_loadu_pd(0x7, x1)) : _mm512_setzero_pd();
+  const __m512 f   = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m16, h));
+  const __m256 fhi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1));
+  acc->a = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(f)),
+                           _mm512_permutexvar_pd(i0, v0), acc->a);
+  acc->b = _mm512_fmadd_pd(_mm512_cvtps_pd(fhi), _mm512_permutex2var_pd(v0, i1, v1), acc->b);
+  if (two) {
+    const __m128d d2 = _mm_cvtps_pd(_mm_cvtph_ps(_mm_cvtsi32_si128(*(const int32_t *)(h + 16))));
+    acc->c = _mm_fmadd_pd(d2, _mm_set1_pd(x1[2]), acc->c);
+  }
+}
+
+/* out[r] = the sum of acc's lanes of row r, stored as 16 + 8 bytes: the row code reads them back
+ * at once, and plain stores forward to those loads where a masked store would not */
+static inline __attribute__((always_inline)) void sgsh_acc_store(sgsh_acc acc, double out[3])
+{
+  const __m512i z = _mm512_setzero_si512();
+  /* b's lane 0 (row 2) joins c's lane 1; b's lanes 1..7 line up with a's lanes 0..6 */
+  const __m128d b0 = _mm_unpacklo_pd(_mm_setzero_pd(), _mm512_castpd512_pd128(acc.b));
+  const __m128d c  = _mm_add_pd(acc.c, b0);
+  const __m512d b1 = _mm512_castsi512_pd(_mm512_alignr_epi64(z, _mm512_castpd_si512(acc.b), 1));
+  __m512d a        = _mm512_mask_add_pd(acc.a, 0x7f, acc.a, b1);
+  const __m512i ai = _mm512_castpd_si512(a); /* lanes [0, 3) + [3, 6) + [6, 8) */
+  a = _mm512_add_pd(a, _mm512_castsi512_pd(_mm512_alignr_epi64(z, ai, 3)));
+  a = _mm512_add_pd(a, _mm512_castsi512_pd(_mm512_alignr_epi64(z, ai, 6)));
+  const __m256d r = _mm256_add_pd(_mm512_castpd512_pd256(a), /* c into lanes 1, 2 */
+                                  _mm256_permute4x64_pd(_mm256_zextpd128_pd256(c), 0xd2));
+  _mm_storeu_pd(out, _mm256_castpd256_pd128(r));
+  _mm_store_sd(out + 2, _mm256_extractf128_pd(r, 1));
+}
+
+/* out = sum_k H_k v_col(k) over the blocks k in [k0, k1) whose column is below col_end. The row's
+ * sum is the same on every thread count (a fixed order per row). */
+static inline void sgsh_block_row(int64_t k0, int64_t k1, const int32_t *restrict col,
+                                  const uint16_t *restrict val, int32_t col_end,
+                                  const double *restrict v, double out[3])
+{
+  sgsh_acc acc = SGSH_ACC_ZERO;
+  int64_t k    = k0;
+  for (; k + 1 < k1 && col[k + 1] < col_end; k += 2) { /* sorted: col[k] < col[k + 1] */
+    SGSH_PREFETCH(val + 9 * k);
+    sgsh_pair_fma(val + 9 * k, 0xffff, 1, 0, v + 3 * (int64_t)col[k], v + 3 * (int64_t)col[k + 1],
+                  &acc);
+  }
+  if (k < k1 && col[k] < col_end)
+    sgsh_pair_fma(val + 9 * k, 0x1ff, 0, 0, v + 3 * (int64_t)col[k], NULL, &acc);
+  sgsh_acc_store(acc, out);
+}
+
+/* q = d s, d = D_h,i column-major halves */
+static inline void sgsh_block_diag(const uint16_t *restrict d, const double s[3], double q[3])
+{
+  sgsh_acc acc = SGSH_ACC_ZERO;
+  sgsh_pair_fma(d, 0x1ff, 0, 1, s, NULL, &acc);
+  sgsh_acc_store(acc, q);
+}
+#elif defined(CC_HALF_F16C)
 /* 4 halves at p as 4 doubles */
-#if defined(CC_HALF_AVX512FP16)
-#define SGSH_COL(p) _mm256_cvtph_pd(_mm_castsi128_ph(_mm_loadl_epi64((const __m128i *)(p))))
-#else
 #define SGSH_COL(p) _mm256_cvtps_pd(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(p))))
-#endif
 
 #define SGSH_BLOCK_FMA(b, vj, acc0, acc1, acc2)                                                    \
   do {                                                                                             \
