@@ -140,7 +140,9 @@ sgsh_pair_fma(const uint16_t *restrict h, __mmask16 m16, int two, int fresh,
                            _mm512_permutexvar_pd(i0, v0), acc->a);
   acc->b = _mm512_fmadd_pd(_mm512_cvtps_pd(fhi), _mm512_permutex2var_pd(v0, i1, v1), acc->b);
   if (two) {
-    const __m128d d2 = _mm_cvtps_pd(_mm_cvtph_ps(_mm_cvtsi32_si128(*(const int32_t *)(h + 16))));
+    int32_t h2; /* the last two halves (memcpy: h + 16 is only 2-byte aligned) */
+    memcpy(&h2, h + 16, sizeof h2);
+    const __m128d d2 = _mm_cvtps_pd(_mm_cvtph_ps(_mm_cvtsi32_si128(h2)));
     acc->c = _mm_fmadd_pd(d2, _mm_set1_pd(x1[2]), acc->c);
   }
 }
