@@ -158,9 +158,7 @@ static cc_err timing_create(int count, int reps, timing *tm, double **samples, d
 static void timing_summary(timing *t, double bytes, double triad_bytes, double *seconds,
                            double *fraction, double *scratch)
 {
-  for (int r = 0; r < t->n; r++)
-    scratch[r] = t->kernel[r] > 0 ? bytes / triad_bytes * t->triad[r] / t->kernel[r] : 0;
-  *fraction = cc_median(scratch, t->n);
+  *fraction = cc_median_fraction_of_triad(bytes, t->kernel, triad_bytes, t->triad, t->n, scratch);
   for (int r = 0; r < t->n; r++) scratch[r] = t->kernel[r];
   *seconds = cc_median(scratch, t->n);
 }

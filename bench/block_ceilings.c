@@ -139,11 +139,9 @@ cc_err block_ceilings_run(MPI_Comm comm, double node_bytes, int node_ranks, int 
   if (!err) {
     out->rounds = rounds, out->workers = cores, out->exact = exact;
     for (int p = 0; p < 3; p++) {
-      const double *tp = t + (1 + p) * rounds;
-      for (int r = 0; r < rounds; r++)
-        ratio[r] = tp[r] > 0 && t[r] > 0 ? (blocks * bpb[p] / tp[r]) / (tr.bytes / t[r]) : 0.0;
       out->bytes_per_block[p] = bpb[p];
-      out->fraction[p]        = cc_median(ratio, rounds);
+      out->fraction[p]        = cc_median_fraction_of_triad(blocks * bpb[p], t + (1 + p) * rounds,
+                                                            tr.bytes, t, rounds, ratio);
       const double med        = cc_median(t + (1 + p) * rounds, rounds); /* sorts that row */
       out->blocks_per_s[p]    = med > 0 ? blocks / med : 0.0;
     }

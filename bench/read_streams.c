@@ -81,9 +81,8 @@ cc_err read_streams_run(MPI_Comm comm, double node_bytes, int node_ranks, int ma
     out->array_bytes_per_rank = local;
     out->read_bytes           = bytes;
     for (int k = 1; k <= max_streams; k++) {
-      for (int r = 0; r < rounds; r++)
-        ratio[r] = t[k * rounds + r] > 0 ? (bytes / t[k * rounds + r]) / (tr.bytes / t[r]) : 0.0;
-      out->fraction[k - 1] = cc_median(ratio, rounds);
+      out->fraction[k - 1] =
+          cc_median_fraction_of_triad(bytes, t + k * rounds, tr.bytes, t, rounds, ratio);
       const double med     = cc_median(t + k * rounds, rounds); /* sorts that row */
       out->median[k - 1]   = med > 0 ? bytes / med : 0.0;
     }

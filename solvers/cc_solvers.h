@@ -508,5 +508,10 @@ CC_WUR cc_err cc_triad_bandwidth_over(cc_triad *tr, const double *b, const doubl
 void cc_triad_free(cc_triad *tr);
 /* Median of v[0..n) (sorts v). */
 double cc_median(double *v, int n);
+/* The median over r < n of (bytes / t[r]) / (triad_bytes / t_triad[r]): a kernel's bandwidth over
+ * that of the triad run just before it, run by run (0 for a run with a time <= 0). scratch: n
+ * doubles. */
+double cc_median_fraction_of_triad(double bytes, const double *t, double triad_bytes,
+                                   const double *t_triad, int n, double *scratch);
 
 #endif

@@ -189,6 +189,14 @@ cc_err cc_triad_run_over(cc_triad *tr, const double *b, const double *c, int64_t
   return triad_time(tr->comm, tr->a, b, c, n, seconds);
 }
 
+double cc_median_fraction_of_triad(double bytes, const double *t, double triad_bytes,
+                                   const double *t_triad, int n, double *scratch)
+{
+  for (int r = 0; r < n; r++)
+    scratch[r] = t[r] > 0 && t_triad[r] > 0 ? (bytes / t[r]) / (triad_bytes / t_triad[r]) : 0.0;
+  return cc_median(scratch, n);
+}
+
 cc_err cc_triad_bandwidth_over(cc_triad *tr, const double *b, const double *c, int64_t n,
                                int repeat, double *bytes_per_s)
 {
