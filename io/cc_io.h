@@ -106,6 +106,7 @@
 #define CC_IO_QUEUE_DEPTH 4 /* uring: default requests in flight */
 #define CC_IO_MAX_FILES 4   /* files one rank's commit may list (cc_io_file_info.name) */
 #define CC_IO_FILE_NAME_LEN 64
+#define CC_IO_SETTINGS_MAX 2048 /* cc_io_metadata.settings */
 
 /* ------------------------------------------------------------------------------------------------
  * Layout, metadata, state
@@ -135,6 +136,12 @@ typedef struct {
   /* ASDD's residual ("fused" | "full", --asdd-residual) when precond is ASDD with >= 2
    * iterations, else ""; a manifest without it was written with the full residual */
   char asdd_residual[8];
+  /* The run's settings (src/options.c: the options that define the computation), one
+   * "option=value" a line, as the options parser reads them; the manifest's "settings" object
+   * (option: value). io/ stores and returns them without reading them: the driver compares them at
+   * a restart. "" = none (a manifest written before they were recorded). */
+  char settings[CC_IO_SETTINGS_MAX];
+  int ranks; /* cc_io_checkpoint_describe: the rank count that wrote the checkpoint */
 } cc_io_metadata;
 
 /* Named vectors (n_local_nodes * values_per_node doubles each, the layout's node order) and named

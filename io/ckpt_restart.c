@@ -223,6 +223,8 @@ cc_err cc_io_checkpoint_describe(const char *dir, MPI_Comm comm, cc_io_metadata 
       meta->colors     = m.colors;
       meta->asdd_iters = m.asdd_iters;
       snprintf(meta->asdd_residual, sizeof meta->asdd_residual, "%s", m.asdd_residual);
+      snprintf(meta->settings, sizeof meta->settings, "%s", m.settings);
+      meta->ranks = m.ranks;
       io_manifest_free(&m);
     }
   }

@@ -182,6 +182,7 @@ typedef struct {
   char precond[16];
   int colors, asdd_iters;
   char asdd_residual[8]; /* as cc_io_metadata's */
+  char settings[CC_IO_SETTINGS_MAX]; /* as cc_io_metadata's: "settings" */
   bool durable;
   int n_vectors;
   char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];

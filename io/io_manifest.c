@@ -40,6 +40,29 @@ static void add_double(cJSON *o, const char *key, double value, bool *ok)
   add_raw(o, key, text, ok);
 }
 
+/* The run's settings, "option=value" lines, as the object "settings": {"option": "value", ...}
+ * (strings: each value reads back as the option parser reads it, doubles with all their bits). */
+static void add_settings(cJSON *top, const char *text, bool *ok)
+{
+  if (!text[0]) return;
+  cJSON *settings = cJSON_AddObjectToObject(top, "settings");
+  *ok &= settings != NULL;
+  for (const char *line = text; settings && *line;) {
+    const char *end    = strchr(line, '\n');
+    const char *equals = memchr(line, '=', end ? (size_t)(end - line) : strlen(line));
+    size_t length      = end ? (size_t)(end - line) : strlen(line);
+    char key[64], value[CC_IO_SETTINGS_MAX];
+    if (equals && (size_t)(equals - line) < sizeof key) {
+      snprintf(key, sizeof key, "%.*s", (int)(equals - line), line);
+      snprintf(value, sizeof value, "%.*s", (int)(length - (size_t)(equals - line) - 1),
+               equals + 1);
+      add_string(settings, key, value, ok);
+    } else
+      *ok = false; /* the driver's text is always option=value */
+    line += length + (end ? 1 : 0);
+  }
+}
+
 cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable)
 {
   bool ok    = true;
@@ -76,6 +99,7 @@ cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable)
       if (m->asdd_residual[0]) add_string(pb, "asdd_residual", m->asdd_residual, &ok);
     }
   }
+  add_settings(top, m->settings, &ok);
   ok &= cJSON_AddBoolToObject(top, "durable", m->durable) != NULL;
   add_string(top, "checksum", "crc32c", &ok);
   cJSON *vectors = cJSON_AddArrayToObject(top, "vectors");
@@ -202,6 +226,30 @@ static cc_err parse_problem(const cJSON *top, const char *path, io_manifest *m)
   return CC_OK;
 }
 
+/* "settings" back into "option=value" lines; absent in a manifest written before the settings
+ * were recorded (m->settings stays ""). Every value must be a string. */
+static cc_err parse_settings(const cJSON *top, const char *path, io_manifest *m)
+{
+  const cJSON *settings = cJSON_GetObjectItemCaseSensitive(top, "settings");
+  if (!settings) return CC_OK;
+  CC_CHECK(cJSON_IsObject(settings), CC_ERR_IO, "%s: \"settings\" is not an object", path);
+  size_t used = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, settings)
+  {
+    CC_CHECK(cJSON_IsString(item) && item->valuestring && item->string, CC_ERR_IO,
+             "%s: \"settings.%s\" is not a string", path, item->string ? item->string : "?");
+    CC_CHECK(!strpbrk(item->string, "=\n") && !strchr(item->valuestring, '\n'), CC_ERR_IO,
+             "%s: \"settings.%s\" holds a '=' or a line break", path, item->string);
+    int n = snprintf(m->settings + used, sizeof m->settings - used, "%s=%s\n", item->string,
+                     item->valuestring);
+    CC_CHECK(n > 0 && (size_t)n < sizeof m->settings - used, CC_ERR_IO,
+             "%s: \"settings\" longer than %d characters", path, CC_IO_SETTINGS_MAX - 1);
+    used += (size_t)n;
+  }
+  return CC_OK;
+}
+
 static cc_err parse(const cJSON *top, const char *path, io_manifest *m)
 {
   CC_CHECK(cJSON_IsObject(top), CC_ERR_IO, "%s: not a JSON object", path);
@@ -223,6 +271,7 @@ static cc_err parse(const cJSON *top, const char *path, io_manifest *m)
   CC_CALL(get_string(top, "", "partition", path, m->partition, sizeof m->partition));
   CC_CALL(get_string(top, "", "ordering", path, m->ordering, sizeof m->ordering));
   CC_CALL(parse_problem(top, path, m));
+  CC_CALL(parse_settings(top, path, m));
   const cJSON *d = cJSON_GetObjectItemCaseSensitive(top, "durable"); /* informative, optional */
   CC_CHECK(d == NULL || cJSON_IsBool(d), CC_ERR_IO, "%s: \"durable\" is not a boolean", path);
   m->durable = cJSON_IsTrue(d);

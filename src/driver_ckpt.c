@@ -33,8 +33,9 @@ static cc_err layout_create(const cc_mesh *mesh, const cc_ordering *ord, cc_driv
   return CC_OK;
 }
 
-static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
-                          const char *solver, cc_io_metadata *meta)
+/* opts: the solve's options (cc_options_for_solve), whose settings the manifest records */
+static cc_err metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                            const char *solver, cc_io_metadata *meta)
 {
   memset(meta, 0, sizeof *meta);
   meta->nx = mesh->nx;
@@ -60,6 +61,9 @@ static void metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_
   meta->colors     = opts->colors;
   meta->asdd_iters = opts->asdd_iters;
   snprintf(meta->asdd_residual, sizeof meta->asdd_residual, "%s", cc_options_asdd_residual(opts));
+  /* the run's settings, which a restart takes or compares (src/options_settings.c) */
+  CC_CALL(cc_options_settings_text(opts, meta->settings, sizeof meta->settings));
+  return CC_OK;
 }
 
 cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
@@ -88,17 +92,17 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
               ? CC_OK
               : cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
                               "--checkpoint-dir '%s' is too long", opts->checkpoint_dir));
-  params.every           = opts->checkpoint_every;
-  params.keep            = opts->checkpoint_keep;
-  params.durable         = opts->durable != 0;
-  params.io_buffer_bytes = (size_t)opts->io_buffer;
+  params.every              = opts->checkpoint_every;
+  params.keep               = opts->checkpoint_keep;
+  params.durable            = opts->durable != 0;
+  params.io_buffer_bytes    = (size_t)opts->io_buffer;
   params.io_writeback_bytes = (size_t)opts->io_writeback;
-  params.fallback        = opts->io_fallback != 0;
-  params.n_vectors_hint  = CC_STATE_MAX_VECTORS;
-  params.overwrite       = opts->checkpoint_overwrite != 0;
-  params.start_iteration = start_iteration;
+  params.fallback           = opts->io_fallback != 0;
+  params.n_vectors_hint     = CC_STATE_MAX_VECTORS;
+  params.overwrite          = opts->checkpoint_overwrite != 0;
+  params.start_iteration    = start_iteration;
   cc_io_metadata meta;
-  metadata_fill(opts, mesh, ord, solver, &meta);
+  DC_CALL(metadata_fill(opts, mesh, ord, solver, &meta));
   cc_options_gas_params(opts, &dc->gas); /* owned by dc: the checkpointer reads it while it lives */
   params.gas = &dc->gas;
   DC_CALL(cc_io_checkpointer_create(&params, &dc->layout, &meta, &dc->ckpt));
@@ -108,8 +112,8 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
     cc_gas_params cap = dc->gas;
     snprintf(cap.ssd_dir, sizeof cap.ssd_dir, "%s",
              dc->gas.ssd_dir[0] ? dc->gas.ssd_dir : params.dir);
-    DC_CALL(cc_gas_check_capacity(mesh->comm.comm, &cap,
-                                  cc_options_gas_state_bytes(mesh->n_internal)));
+    DC_CALL(
+        cc_gas_check_capacity(mesh->comm.comm, &cap, cc_options_gas_state_bytes(mesh->n_internal)));
   }
   snprintf(dc->dir, sizeof dc->dir, "%s", params.dir);
   snprintf(dc->backend, sizeof dc->backend, "%s", cc_options_checkpoint(opts));
@@ -245,7 +249,7 @@ static cc_err restart_load(const cc_options *opts, const cc_mesh *mesh, const cc
 {
   CC_CALL(layout_create(mesh, ord, dc));
   cc_io_metadata expect;
-  metadata_fill(opts, mesh, ord, NULL, &expect);
+  CC_CALL(metadata_fill(opts, mesh, ord, NULL, &expect));
   char partition[sizeof expect.partition]; /* this run's, for the same-operator test below */
   snprintf(partition, sizeof partition, "%s", expect.partition);
   expect.partition[0] = '\0'; /* hdf5 checkpoints may come from another partition */

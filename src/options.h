@@ -65,7 +65,7 @@ typedef struct {
   int64_t io_buffer;
   int64_t io_writeback;
   int io_fallback;
-  int checkpoint_overwrite; /* a --checkpoint-dir of another problem is emptied, not refused */
+  int checkpoint_overwrite;      /* a --checkpoint-dir of another problem is emptied, not refused */
   int64_t gas_page;              /* --checkpoint gas: store page size */
   int64_t gas_dram;              /* DRAM cache budget per rank */
   int64_t gas_ssd_bytes;         /* SSD capacity per owner (0 = free space) */
@@ -82,15 +82,17 @@ typedef struct {
   int version;
   int roofline; /* triad before and after each solve; the solves report roofline_fraction */
   char options_file[CC_PATH_MAX];
-  int halo_overlap; /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
-  int asdd_residual; /* CC_ASDD_RESIDUAL_FUSED | CC_ASDD_RESIDUAL_FULL */
-  int level_order;  /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
-  int sweep_chunk_rows; /* rows per chunk of CM-RCM levels in the SGS sweeps (0: built-in) */
-  int pipeline_depth;   /* p(l)-CG's L */
+  int halo_overlap;         /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
+  int asdd_residual;        /* CC_ASDD_RESIDUAL_FUSED | CC_ASDD_RESIDUAL_FULL */
+  int level_order;          /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */
+  int sweep_chunk_rows;     /* rows per chunk of CM-RCM levels in the SGS sweeps (0: built-in) */
+  int pipeline_depth;       /* p(l)-CG's L */
   char spectrum_bounds[64]; /* "LMIN,LMAX" of M^-1 A for p(l)-CG / s-step; "" = Lanczos estimate */
-  int sstep;            /* s-step CG's S */
-  int sstep_basis;      /* cc_sstep_basis */
+  int sstep;                /* s-step CG's S */
+  int sstep_basis;          /* cc_sstep_basis */
   unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
+  int origin_line[CC_MAX_OPTIONS];      /* the options file's line of a value from the file */
+  char origin_file[CC_PATH_MAX];        /* the options file read (for messages) */
   /* not options: the test seams, set from the environment in one place (test_seams.c) */
   cc_test_seams seams;
 } cc_options;
@@ -103,9 +105,11 @@ void cc_options_help(FILE *out);
  * source names it in messages) on top of opts. Used by cc_options_parse and the fuzz target. */
 CC_WUR cc_err cc_options_parse_text(const char *text, size_t length, const char *source,
                                     cc_options *opts);
-/* --restart DIR: the problem options (mesh, solver, E, nu, traction, colors, ASDD iterations) the
- * user left at their default are taken from DIR's manifest; an unreadable manifest is CC_ERR_ARG
- * naming DIR (collective: rank 0 reads, every rank gets the same options). */
+/* --restart DIR: the run's settings (the options marked as settings in the option table: mesh,
+ * partition, material, solver, reduction, depth, S, basis, bounds, replacement, preconditioner,
+ * ordering, --checkpoint-exact) the user left at their default are taken from DIR's manifest, one
+ * given with another value is refused naming both; an unreadable manifest is CC_ERR_ARG naming
+ * DIR (collective: rank 0 reads, every rank gets the same options). */
 CC_WUR cc_err cc_options_from_checkpoint(cc_options *opts, MPI_Comm comm);
 /* Cross-option checks that need the rank count; before any large allocation. */
 CC_WUR cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm);
@@ -120,6 +124,13 @@ CC_WUR cc_err cc_options_spectrum_bounds(const cc_options *opts, double *lmin, d
 const cc_krylov *cc_options_variant(const cc_options *opts);
 /* The checkpoint backend's registry name, NULL when checkpoints are off. */
 const char *cc_options_checkpoint(const cc_options *opts);
+/* The settings of opts that apply (the manifest's "settings"), one "option=value" a line; opts
+ * names one variant and one reduction (the solve's). Fails when they do not fit in size bytes. */
+CC_WUR cc_err cc_options_settings_text(const cc_options *opts, char *out, size_t size);
+/* The options of one solve: opts with --solver and --reduction set to the solve's variant and
+ * reduction (what its checkpoints record, what its Krylov options are built from). */
+void cc_options_for_solve(const cc_options *opts, const cc_krylov *variant, int reduction,
+                          cc_options *solve);
 /* Echo every option into the report's "parameters" object. */
 void cc_options_json(const cc_options *opts, cc_json *js);
 /* The summary saved beside the --report file: a trailing ".json" of the report's path replaced by

@@ -156,7 +156,7 @@ cc_err cc_roofline_triad_env(double *node_bytes)
 static cc_err check_omp_num_threads(void)
 {
   const char *env = getenv("OMP_NUM_THREADS");
-  if (!env) return CC_OK;
+  if (!env || !env[0]) return CC_OK; /* empty = unset, as the user guide says */
   const char *p = env;
   do {
     char *end;
@@ -172,25 +172,22 @@ static cc_err check_omp_num_threads(void)
   return CC_OK;
 }
 
-/* Options that do nothing in the chosen configuration: refused when the run would silently differ
- * from what was asked (checkpoint and gas settings without checkpoints or without gas). */
+/* Options that do nothing in the chosen configuration: every option given (options file,
+ * CUBECG_OPTIONS, command line) must apply to it, as the option table says (a variant it changes,
+ * at least one of --solver all's; what else it needs): the run would silently differ from what
+ * was asked. */
 static cc_err check_without_effect(const cc_options *opts)
 {
-  const char *backend                        = cc_options_checkpoint(opts);
-  static const char *const checkpoint_only[] = {
-      "checkpoint-every", "checkpoint-keep", "checkpoint-dir", "checkpoint-overwrite", "durable"};
-  for (size_t i = 0; !backend && i < sizeof checkpoint_only / sizeof checkpoint_only[0]; i++)
-    CC_CHECK(!cc_option_given(opts, checkpoint_only[i]), CC_ERR_ARG,
-             "--%s has no effect without --checkpoint BACKEND (no checkpoints are written)",
-             checkpoint_only[i]);
-  static const char *const gas_only[] = {"gas-page", "gas-dram", "gas-ssd-bytes", "gas-ssd-dir"};
-  int gas = (backend && !strcmp(backend, "gas")) || opts->restart[0]; /* a restart may read gas */
-  for (size_t i = 0; !gas && i < sizeof gas_only / sizeof gas_only[0]; i++)
-    CC_CHECK(!cc_option_given(opts, gas_only[i]), CC_ERR_ARG,
-             "--%s has no effect without --checkpoint gas", gas_only[i]);
+  for (int i = 0; i < cc_option_count; i++) {
+    const opt_spec *spec = &cc_option_table[i];
+    char why[CC_PATH_MAX + 64];
+    if (!cc_option_from_user(opts, spec) || cc_option_applies(spec, opts, why, sizeof why))
+      continue;
+    CC_FAIL(CC_ERR_ARG, "%s%s", why, cc_option_source(opts, spec));
+  }
   /* the SSD directory is a mount the user names: never created (a missing mount would put the
    * pages on another disk) */
-  if (opts->gas_ssd_dir[0] && gas) {
+  if (opts->gas_ssd_dir[0]) {
     struct stat st;
     const char *why = stat(opts->gas_ssd_dir, &st) != 0 ? strerror(errno)
                       : !S_ISDIR(st.st_mode)            ? "not a directory"
@@ -200,8 +197,21 @@ static cc_err check_without_effect(const cc_options *opts)
              "another disk)",
              opts->gas_ssd_dir, why);
   }
-  CC_CHECK(!opts->export_deformed || opts->export_solution[0], CC_ERR_ARG,
-           "--export-deformed needs --export-solution FILE");
+  return CC_OK;
+}
+
+/* An environment variable's integer, parsed as an OPT_INT option's value is: the whole text,
+ * within [lo, hi]; unset or empty = *value unchanged. */
+static cc_err env_int(const char *name, long lo, long hi, const char *what, int *value)
+{
+  const char *env = getenv(name);
+  if (!env || !env[0]) return CC_OK;
+  char *end;
+  errno  = 0;
+  long v = strtol(env, &end, 10);
+  CC_CHECK(end != env && *end == '\0' && errno == 0 && v >= lo && v <= hi, CC_ERR_ARG,
+           "%s=%s: expected an integer in [%ld, %ld] (%s)", name, env, lo, hi, what);
+  *value = (int)v;
   return CC_OK;
 }
 
@@ -245,6 +255,9 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
            opts->checkpoint_every);
   CC_CALL(check_without_effect(opts));
   CC_CALL(check_omp_num_threads());
+  int signal_every = 0; /* src/monitor.c reads it; refused here, with the other options */
+  CC_CALL(env_int("CUBECG_SIGNAL_CHECK_EVERY", 1, 1 << 30, "iterations between signal checks",
+                  &signal_every));
   CC_CHECK(opts->checkpoint_keep >= 1, CC_ERR_ARG, "--checkpoint-keep %d must be >= 1",
            opts->checkpoint_keep);
   CC_CHECK(opts->io_writeback == 0 ||
@@ -254,8 +267,6 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   CC_CHECK(opts->io_buffer >= 512 && opts->io_buffer <= (1LL << 30), CC_ERR_ARG,
            "--io-buffer %lld must be between 512 bytes and 1 GiB", (long long)opts->io_buffer);
   CC_CHECK(opts->monitor >= -1, CC_ERR_ARG, "--monitor %d must be >= -1", opts->monitor);
-  CC_CHECK(!opts->export_deformed || opts->export_solution[0], CC_ERR_ARG,
-           "--export-deformed needs --export-solution FILE");
   /* the roofline fraction divides by the measured time per iteration */
   CC_CHECK(!opts->roofline || opts->timing == CC_TIMING_ON, CC_ERR_ARG,
            "--roofline needs --timing on (the fraction divides by the time per iteration)");
@@ -307,4 +318,3 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
     CC_CALL(cc_options_gas_validate(opts, comm));
   return CC_OK;
 }
-

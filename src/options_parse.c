@@ -1,6 +1,6 @@
 /* options_parse.c: where the options' words come from, in PETSc's order (later sources win): the
- * defaults, an options file, CUBECG_OPTIONS, the command line; and --restart DIR, whose manifest
- * names the problem options the user left at their default. */
+ * defaults, an options file, CUBECG_OPTIONS, the command line (--restart DIR's settings:
+ * options_settings.c). */
 #include "cc_io.h"
 #include "options_impl.h"
 
@@ -50,7 +50,8 @@ static cc_err apply_words(int n, char *const *words, const int *line, int origin
       value = words[++arg];
     }
     CC_CALL(cc_option_set(spec, value, where, opts));
-    opts->origin[spec - cc_option_table] = (unsigned char)origin;
+    opts->origin[spec - cc_option_table]      = (unsigned char)origin;
+    opts->origin_line[spec - cc_option_table] = origin == ORIGIN_FILE && line ? line[arg] : 0;
   }
   return CC_OK;
 }
@@ -111,7 +112,8 @@ cc_err cc_options_parse_text(const char *text, size_t length, const char *source
   char *copy = malloc(length + 1);
   CC_CHECK(copy != NULL, CC_ERR_MEM, "%s: out of memory", source);
   memcpy(copy, text, length);
-  copy[length]    = '\0';
+  copy[length] = '\0';
+  snprintf(opts->origin_file, sizeof opts->origin_file, "%s", source);
   word_list *list = malloc(sizeof *list);
   cc_err err      = list ? CC_OK : CC_ERR_MEM;
   if (!err) err = split_words(copy, 1, list->words, list->line, &list->n, source);
@@ -123,21 +125,27 @@ cc_err cc_options_parse_text(const char *text, size_t length, const char *source
              : CC_OK;
 }
 
-static cc_err read_options_file(const char *path, cc_options *opts)
+/* where: the source that named the file ("" = command line, "CUBECG_OPTIONS: "). Only a regular
+ * file is read: a fifo or a device would block or never end. */
+static cc_err read_options_file(const char *path, const char *where, cc_options *opts)
 {
+  struct stat st;
+  CC_CHECK(stat(path, &st) == 0, CC_ERR_ARG, "%s--options-file %s: %s", where, path,
+           strerror(errno));
+  CC_CHECK(S_ISREG(st.st_mode), CC_ERR_ARG, "%s--options-file %s: not a regular file", where, path);
   FILE *f = fopen(path, "r");
-  CC_CHECK(f != NULL, CC_ERR_ARG, "--options-file %s: %s", path, strerror(errno));
+  CC_CHECK(f != NULL, CC_ERR_ARG, "%s--options-file %s: %s", where, path, strerror(errno));
   char *text    = malloc(CC_OPTIONS_TEXT_MAX + 1);
   size_t length = text ? fread(text, 1, CC_OPTIONS_TEXT_MAX + 1, f) : 0;
   int failed    = text == NULL || ferror(f);
   fclose(f);
   if (failed) free(text);
-  CC_CHECK(!failed, CC_ERR_ARG, "--options-file %s: cannot read it", path);
-  cc_err err =
-      length > CC_OPTIONS_TEXT_MAX
-          ? cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                          "--options-file %s: larger than %d bytes", path, CC_OPTIONS_TEXT_MAX)
-          : cc_options_parse_text(text, length, path, opts);
+  CC_CHECK(!failed, CC_ERR_ARG, "%s--options-file %s: cannot read it", where, path);
+  cc_err err = length > CC_OPTIONS_TEXT_MAX
+                   ? cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                                   "%s--options-file %s: larger than %d bytes", where, path,
+                                   CC_OPTIONS_TEXT_MAX)
+                   : cc_options_parse_text(text, length, path, opts);
   free(text);
   return err;
 }
@@ -167,9 +175,10 @@ cc_err cc_options_parse(int argc, char **argv, cc_options *opts)
   if (!err && env_copy)
     err = split_words(env_copy, 0, list->words, list->line, &list->n, "CUBECG_OPTIONS");
   if (!err) {
-    const char *file = find_options_file(argc - 1, argv + 1);
-    if (!file) file = find_options_file(list->n, list->words);
-    if (file) err = read_options_file(file, opts);
+    const char *file  = find_options_file(argc - 1, argv + 1);
+    const char *named = "";
+    if (!file) file = find_options_file(list->n, list->words), named = "CUBECG_OPTIONS: ";
+    if (file) err = read_options_file(file, named, opts);
   }
   if (!err) err = apply_words(list->n, list->words, NULL, ORIGIN_ENV, "CUBECG_OPTIONS", opts);
   if (!err) err = apply_words(argc - 1, argv + 1, NULL, ORIGIN_CMDLINE, "", opts);
@@ -178,63 +187,5 @@ cc_err cc_options_parse(int argc, char **argv, cc_options *opts)
   CC_CHECK(err != CC_ERR_MEM, CC_ERR_MEM, "out of memory reading options");
   CC_CALL(err);
   opts->mesh.partition = (cc_partition_kind)opts->partition;
-  return CC_OK;
-}
-
-cc_err cc_options_from_checkpoint(cc_options *opts, MPI_Comm comm)
-{
-  /* rank 0's view decides, so that every rank gives the same verdict */
-  int rank = 0, is_dir = 0;
-  CC_MPI(MPI_Comm_rank(comm, &rank));
-  struct stat st;
-  if (rank == 0) is_dir = stat(opts->restart, &st) == 0 && S_ISDIR(st.st_mode);
-  CC_MPI(MPI_Bcast(&is_dir, 1, MPI_INT, 0, comm));
-  CC_CHECK(is_dir, CC_ERR_ARG, "--restart %s: not a directory", opts->restart);
-  cc_io_metadata meta;
-  cc_err err = cc_io_checkpoint_describe(opts->restart, comm, &meta);
-  if (err) { /* the same verdict on every rank: bad input, named */
-    char message[600];
-    snprintf(message, sizeof message, "%s", cc_error_message());
-    const char *inner = strstr(message, "(): ");
-    cc_error_clear();
-    CC_FAIL(CC_ERR_ARG, "--restart %s: %s; name the problem with --nx --ny --nz --solver",
-            opts->restart, inner ? inner + 4 : message);
-  }
-  /* the values as text, through the parser: the same checks as on the command line */
-  char precond[16];
-  snprintf(precond, sizeof precond, "%s", meta.precond);
-  char *single = strchr(precond, '+');
-  if (single) *single = '\0';
-  char text[10][40];
-  snprintf(text[0], sizeof text[0], "%d", meta.nx);
-  snprintf(text[1], sizeof text[1], "%d", meta.ny);
-  snprintf(text[2], sizeof text[2], "%d", meta.nz);
-  snprintf(text[3], sizeof text[3], "%.17g", meta.E);
-  snprintf(text[4], sizeof text[4], "%.17g", meta.nu);
-  snprintf(text[5], sizeof text[5], "%.17g", meta.traction);
-  snprintf(text[6], sizeof text[6], "%d", meta.colors);
-  snprintf(text[7], sizeof text[7], "%d", meta.asdd_iters);
-  const struct {
-    const char *option, *value;
-    int known; /* the manifest holds it */
-  } from[] = {{"nx", text[0], 1},
-              {"ny", text[1], 1},
-              {"nz", text[2], 1},
-              {"solver", meta.solver, meta.solver[0] != '\0'},
-              {"ordering", meta.ordering, meta.ordering[0] != '\0'},
-              {"E", text[3], meta.has_problem},
-              {"nu", text[4], meta.has_problem},
-              {"traction", text[5], meta.has_problem},
-              {"precond", precond, meta.has_problem},
-              {"precond-precision", single ? "single" : "double", meta.has_problem},
-              {"colors", text[6], meta.has_problem},
-              {"asdd-iters", text[7], meta.has_problem}};
-  char where[CC_PATH_MAX + 40];
-  snprintf(where, sizeof where, "--restart %s: its manifest's ", opts->restart);
-  for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
-    if (!from[i].known || cc_option_given(opts, from[i].option)) continue;
-    const opt_spec *spec = cc_option_find(from[i].option, strlen(from[i].option));
-    CC_CALL(cc_option_set(spec, from[i].value, where, opts));
-  }
   return CC_OK;
 }

@@ -125,24 +125,42 @@ static cc_err hook_iteration(void *ctx, int iteration, double rel_residual, int 
   return CC_OK;
 }
 
-/* --precision-reference: the solve of plan p again from x = 0 with the double preconditioner
- * pc_double (no checkpoint, roofline or monitor); its iterations beside rec's */
-static cc_err reference_solve(const cc_run *run, const cc_mesh *mesh, const cc_bcrs *a,
-                              cc_precond *pc_double, const cc_solve_plan *p, double *b, double *x,
-                              cc_solve_record *rec)
+/* The Krylov options of one solve from the solve's options (cc_options_for_solve): one place for
+ * the solve and its --precision-reference twin, so that both run the same variant settings
+ * (reduction, depth, S, basis, bounds, replacement). No checkpoint, restart, monitor, history. */
+static cc_err krylov_opts(const cc_run *run, const cc_options *solve, cc_krylov_opts *k)
 {
-  const cc_options *opts = &run->opts;
-  cc_krylov_opts kopts   = {.tol           = opts->tol,
-                            .maxit         = opts->maxit,
-                            .reduction     = p->reduction,
-                            .replace_every = opts->replace_every,
-                            .progress      = (cc_progress_mode)opts->progress,
-                            .unfused       = !opts->fused,
-                            .inject        = &opts->seams.krylov};
+  memset(k, 0, sizeof *k);
+  k->tol           = solve->tol;
+  k->maxit         = solve->maxit;
+  k->reduction     = (cc_reduction_mode)solve->reduction;
+  k->replace_every = solve->replace_every;
+  /* the reduction settings and the timers belong to the solve (no process-wide state) */
+  k->progress          = (cc_progress_mode)solve->progress; /* the registry index is the enum */
+  k->inject_latency_us = solve->inject_latency_us;
+  k->count_only        = run->timers.count_only;
+  k->pipeline_depth    = solve->pipeline_depth; /* p(l)-CG; the others ignore it */
+  k->sstep             = solve->sstep;          /* s-step CG */
+  k->sstep_basis       = (cc_sstep_basis)solve->sstep_basis;
+  k->unfused           = !solve->fused;
+  k->inject            = &run->opts.seams.krylov; /* test seam, off unless set (test_seams.c) */
+  CC_CALL(cc_options_spectrum_bounds(solve, &k->spectrum_min, &k->spectrum_max));
+  return CC_OK;
+}
+
+/* --precision-reference: the solve again from x = 0 with the double preconditioner pc_double
+ * (no checkpoint, roofline or monitor); its iterations and time beside rec's */
+static cc_err reference_solve(const cc_run *run, const cc_mesh *mesh, const cc_bcrs *a,
+                              cc_precond *pc_double, const cc_krylov *variant,
+                              const cc_options *solve, double *b, double *x, cc_solve_record *rec)
+{
+  cc_krylov_opts kopts;
+  CC_CALL(krylov_opts(run, solve, &kopts));
   cc_solve_result result;
   memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
-  CC_CALL(p->variant->solve(a, &mesh->comm, pc_double, b, x, &kopts, &result));
+  CC_CALL(variant->solve(a, &mesh->comm, pc_double, b, x, &kopts, &result));
   rec->iterations_double = result.iterations;
+  rec->time_double_s     = result.time_s;
   rec->iterations_within_bound =
       rec->result.iterations <= CC_PRECISION_ITER_BOUND * result.iterations;
   return CC_OK;
@@ -162,6 +180,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   cc_driver_ckpt *restart = NULL, *ckpt = NULL;
   cc_triad triad = {0}; /* --roofline: allocated once, first-touched by the solver's threads */
   cc_roofline *roofline = NULL;
+  cc_options *solve     = NULL; /* one solve's options (cc_options_for_solve) */
   /* On an error: free what this function holds. The checkpoint handles only when every rank agreed
    * on the error (their destruction may be collective; otherwise the driver aborts the job). */
 #define SOLVES_CALL(expr)                                                                          \
@@ -169,12 +188,13 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_err solves_err_ = (expr);                                                                   \
     if (solves_err_) {                                                                             \
       if (cc_error_agreed()) cc_driver_ckpt_destroy(&ckpt), cc_driver_ckpt_destroy(&restart);      \
-      cc_free(&x), cc_free(&u), cc_triad_free(&triad), cc_free(&roofline);                         \
+      cc_free(&x), cc_free(&u), cc_triad_free(&triad), cc_free(&roofline), cc_free(&solve);        \
       return cc_error_push(solves_err_, __FILE__, __LINE__, __func__, "%s", #expr);                \
     }                                                                                              \
   } while (0)
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
+  SOLVES_CALL(cc_calloc(1, sizeof *solve, &solve));
   cc_traffic tm;
   SOLVES_CALL(cc_traffic_model(a, pparams, &tm));
   if (opts->roofline) {
@@ -204,23 +224,13 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
              cc_reduction_list[plan[s].reduction].name);
     cc_stage(run, "solve %d/%d: %s (%s), tol %g, maxit %d", s + 1, n_plan, label,
              plan[s].variant->description, opts->tol, opts->maxit);
-    cc_krylov_opts kopts = {.tol           = opts->tol,
-                            .maxit         = opts->maxit,
-                            .reduction     = plan[s].reduction,
-                            .replace_every = opts->replace_every};
-    /* the reduction settings and the timers belong to the solve (no process-wide state) */
-    kopts.progress          = (cc_progress_mode)opts->progress; /* the registry index is the enum */
-    kopts.inject_latency_us = opts->inject_latency_us;
-    kopts.count_only        = run->timers.count_only;
-    kopts.pipeline_depth    = opts->pipeline_depth; /* p(l)-CG; the others ignore it */
-    kopts.sstep             = opts->sstep;          /* s-step CG */
-    kopts.sstep_basis       = (cc_sstep_basis)opts->sstep_basis;
-    kopts.inject            = &opts->seams.krylov; /* test seam, off unless set (test_seams.c) */
-    SOLVES_CALL(cc_options_spectrum_bounds(opts, &kopts.spectrum_min, &kopts.spectrum_max));
+    /* the solve's own options: its variant and reduction, what its checkpoints record */
+    cc_options_for_solve(opts, plan[s].variant, plan[s].reduction, solve);
+    cc_krylov_opts kopts;
+    SOLVES_CALL(krylov_opts(run, solve, &kopts));
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
-    kopts.unfused = !opts->fused;
-    rec->fused    = opts->fused;
+    rec->fused = opts->fused;
     if (opts->residual_history) {
       /* one value per iteration checked, iteration 0 included; kept until the process ends */
       kopts.history_cap = opts->maxit < CC_HISTORY_MAX ? opts->maxit + 1 : CC_HISTORY_MAX;
@@ -229,8 +239,8 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     }
     memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
     if (opts->restart[0]) {
-      SOLVES_CALL(
-          cc_driver_restart_load(opts, mesh, ord, plan[s].variant->name, &restart, &kopts.restart));
+      SOLVES_CALL(cc_driver_restart_load(solve, mesh, ord, plan[s].variant->name, &restart,
+                                         &kopts.restart));
       snprintf(rec->restart_from, sizeof rec->restart_from, "%s", cc_driver_restart_path(restart));
       cc_stage(run, "resumed from %s at iteration %d", rec->restart_from, kopts.restart->iteration);
     }
@@ -239,7 +249,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       char subdir[CC_SUBDIR_MAX];
       snprintf(subdir, sizeof subdir, "%s-%s", plan[s].variant->name,
                cc_reduction_list[plan[s].reduction].name);
-      SOLVES_CALL(cc_driver_ckpt_create(opts, mesh, ord, plan[s].variant->name,
+      SOLVES_CALL(cc_driver_ckpt_create(solve, mesh, ord, plan[s].variant->name,
                                         n_plan > 1 ? subdir : NULL,
                                         kopts.restart ? kopts.restart->iteration : 0, &ckpt));
       kopts.checkpoint       = cc_driver_ckpt_write;
@@ -306,7 +316,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     if (rec->analytic_error > run->analytic_error) run->analytic_error = rec->analytic_error;
     if (pc_double && !opts->restart[0]) {
       cc_stage(run, "reference: %s with the double preconditioner", label);
-      SOLVES_CALL(reference_solve(run, mesh, a, pc_double, &plan[s], b, x, rec));
+      SOLVES_CALL(reference_solve(run, mesh, a, pc_double, plan[s].variant, solve, b, x, rec));
     }
 
     char name[CC_CHECK_NAME_MAX];
@@ -330,6 +340,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   cc_free(&u);
   cc_triad_free(&triad);
   cc_free(&roofline);
+  cc_free(&solve);
   return CC_OK;
 }
 

@@ -162,7 +162,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_double(js, "ritz_min", r->ritz_min);
     cc_json_double(js, "ritz_max", r->ritz_max);
     cc_json_int(js, "lanczos_steps", r->spectrum_steps);
-    cc_json_double(js, "seconds", r->spectrum_seconds); /* inside time_s, before iteration 0 */
+    cc_json_double(js, "seconds", r->spectrum_seconds);    /* inside time_s, before iteration 0 */
     cc_json_int(js, "reductions", r->spectrum_reductions); /* blocking, inside reductions */
     cc_json_end_object(js);
   }
@@ -207,6 +207,7 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   if (rec->iterations_double > 0) { /* --precision-reference: the same solve in double */
     cc_json_begin_object(js, "precision_reference");
     cc_json_int(js, "iterations_double", rec->iterations_double);
+    cc_json_double(js, "time_double_s", rec->time_double_s);
     cc_json_double(js, "iterations_over_double",
                    (double)r->iterations / (double)rec->iterations_double);
     cc_json_double(js, "bound", CC_PRECISION_ITER_BOUND);

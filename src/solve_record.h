@@ -57,9 +57,10 @@ typedef struct {
   /* --precision-reference (single or half blocks): iterations of the same solve with the double
    * preconditioner (0: not run), and whether this solve's stay within CC_PRECISION_ITER_BOUND */
   int iterations_double, iterations_within_bound;
+  double time_double_s; /* --precision-reference: the double solve's time_s */
 
-  int fused;                           /* the solve ran the fused vector passes (--fused) */
-  double *history;                     /* --residual-history: |r|/|b| per iteration (NULL: off) */
+  int fused;       /* the solve ran the fused vector passes (--fused) */
+  double *history; /* --residual-history: |r|/|b| per iteration (NULL: off) */
   /* per checkpoint (the first CC_MAX_CKPT_RECORDS; ckpt_records_dropped counts the rest): stall,
    * wait, write max over ranks, commit rank 0's, committed on every rank */
   int ckpt_n_records, ckpt_records_dropped;

@@ -15,7 +15,8 @@ void cc_summary_print(const cc_run *run, FILE *out)
           run->threads, cc_options_choice(o, "partition"), run->px, run->py, run->pz);
   const char *residual = cc_options_asdd_residual(o); /* "" without an inner residual */
   fprintf(out,
-          "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations %d%s%s%s\n",
+          "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations "
+          "%d%s%s%s\n",
           cc_precond_list[o->precond].name, run->ordering_used, o->colors, run->colors_used,
           o->asdd_iters, residual[0] ? " (residual " : "", residual, residual[0] ? ")" : "");
   if (o->precond_precision != CC_PRECISION_DOUBLE)
@@ -125,9 +126,11 @@ void cc_summary_print(const cc_run *run, FILE *out)
     }
     fputc('\n', out);
     if (rec->iterations_double > 0)
-      fprintf(out, "          %s precision: %d iterations, double %d (%+.1f %%)%s\n",
-              cc_precision_list[o->precond_precision].name, r->iterations, rec->iterations_double,
-              100.0 * ((double)r->iterations / rec->iterations_double - 1.0),
+      fprintf(out,
+              "          %s precision: %d iterations in %.3f s, double %d (%+.1f %%) in %.3f s%s\n",
+              cc_precision_list[o->precond_precision].name, r->iterations, r->time_s,
+              rec->iterations_double,
+              100.0 * ((double)r->iterations / rec->iterations_double - 1.0), rec->time_double_s,
               rec->iterations_within_bound
                   ? ""
                   : "  MORE THAN +10 %: this precision is not enough here");
