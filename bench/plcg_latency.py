@@ -118,8 +118,10 @@ def main():
     args = p.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="plcg_latency_")
     os.makedirs(out, exist_ok=True)
-    common = ["--precond", args.precond, "--replace-every", "0"]
-    base = run(args, common + ["--solver", "pcg"], os.path.join(out, "pcg.json"))
+    common = ["--precond", args.precond]
+    no_replacement = ["--replace-every", "0"]  # pcg, pipecg (p(l)-CG and s-step have none)
+    base = run(args, common + ["--solver", "pcg"] + no_replacement,
+               os.path.join(out, "pcg.json"))
     b = base["breakdown"]
     work = (b["spmv"] + b["precond"] + b["halo"] + b["halo_wait"] + b["precond_halo"] +
             b["precond_halo_wait"]) / (base["iterations"] - base["start_iteration"])
@@ -129,12 +131,13 @@ def main():
     print(f"{args.nx}x{args.ny}x{args.nz}, {args.ranks} ranks x {args.threads} threads, precond "
           f"{args.precond}; one iteration's SpMV + M^-1 t_w = {work * 1e6:.0f} us; CPU {cpu}; "
           f"load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    variants = [("pipecg-iar", ["--solver", "pipecg", "--reduction", "iar"], 1.0)]
+    variants = [("pipecg-iar", ["--solver", "pipecg", "--reduction", "iar"] + no_replacement,
+                 1.0)]
     variants += [(f"plcg-l{d}", ["--solver", "plcg", "--reduction", "iar", "--pipeline-depth",
                                  str(d)], 1.0) for d in (int(v) for v in args.depths.split(","))]
     variants += [(f"sstep-s{s}", ["--solver", "sstep", "--reduction", "iar", "--sstep", str(s)],
                   1.0 / s) for s in (int(v) for v in args.steps.split(","))]
-    variants += [("pcg-ar", ["--solver", "pcg"], 2.0)]
+    variants += [("pcg-ar", ["--solver", "pcg"] + no_replacement, 2.0)]
     # the Lanczos estimate once; its bounds go to every p(l)-CG and s-step run
     est = run(args, common + ["--solver", "plcg", "--reduction", "iar"],
               os.path.join(out, "estimate.json"))

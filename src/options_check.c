@@ -253,7 +253,6 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
            solvers);
   CC_CHECK(opts->checkpoint_every >= 1, CC_ERR_ARG, "--checkpoint-every %d must be >= 1",
            opts->checkpoint_every);
-  CC_CALL(check_without_effect(opts));
   CC_CALL(check_omp_num_threads());
   int signal_every = 0; /* src/monitor.c reads it; refused here, with the other options */
   CC_CALL(env_int("CUBECG_SIGNAL_CHECK_EVERY", 1, 1 << 30, "iterations between signal checks",
@@ -278,6 +277,7 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   /* below 0.001 the limit would be meaningless (and rounds to 0 bytes, which is not "no limit") */
   CC_CHECK(opts->memory_fraction >= 1e-3 && opts->memory_fraction <= 1, CC_ERR_ARG,
            "--memory-fraction %g must be in [0.001, 1]", opts->memory_fraction);
+  CC_CALL(check_without_effect(opts)); /* after each value's own range */
   CC_CALL(check_output_paths(opts, comm));
 
   /* The memory limit per rank: this node's RAM shared by the ranks on this node. */

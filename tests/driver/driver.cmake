@@ -182,6 +182,13 @@ foreach(solver cgcg pipecg gropp)
                        ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_REQUIRED ckpt_${solver})
 endforeach()
 
+# The run's settings (--help's [setting] options), each one: written into a checkpoint, taken by
+# --restart DIR alone, refused (exit 2, both values named) when given differently.
+add_test(NAME driver_settings_restart
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/driver/settings_restart.sh ${MPIEXEC_EXECUTABLE}
+                 ${CUBECG} ${Python3_EXECUTABLE} ${OUT}/settings_restart)
+set_tests_properties(driver_settings_restart PROPERTIES PROCESSORS 2 TIMEOUT 900)
+
 # Partial results: a real signal (SIGTERM to mpiexec, forwarded by Hydra; SIGUSR1 to one rank only,
 # so the ranks must agree) stops the solve after an iteration: exit 4, report "interrupted", a last
 # checkpoint that a restart resumes from. The iteration monitor prints |r|/|b|, ms/it, time left.

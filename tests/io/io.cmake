@@ -103,11 +103,11 @@ set(CC_IO_MISMATCH
     "nu|--nu 0.25|--nu 0.25 differs from the checkpoint's nu = 0.29999999999999999"
     "traction|--traction 1.0000000000000002|--traction 1.0000000000000002 differs from the checkpoint's traction = 1"
     "precond|--precond jacobi|--precond jacobi differs from the checkpoint's precond = asdd"
-    "precision|--precond-precision single|--precond/--precond-precision asdd+single differs from the checkpoint's precond = asdd"
+    "precision|--precond-precision single|--precond-precision single differs from the checkpoint's precond-precision = double"
     "ordering|--ordering rcm|--ordering rcm differs from the checkpoint's ordering = cm-rcm"
     "colors|--colors 5|--colors 5 differs from the checkpoint's colors = 10"
-    "asdd_iters|--asdd-iters 3|--asdd-iters 3 differs from the checkpoint's asdd_iterations = 2"
-    "asdd_residual|--asdd-residual full|--asdd-residual full differs from the checkpoint's asdd_residual = fused")
+    "asdd_iters|--asdd-iters 3|--asdd-iters 3 differs from the checkpoint's asdd-iters = 2"
+    "asdd_residual|--asdd-residual full|--asdd-residual full differs from the checkpoint's asdd-residual = fused")
 foreach(case ${CC_IO_MISMATCH})
   string(REPLACE "|" ";" fields "${case}")
   list(GET fields 0 name)
