@@ -250,8 +250,8 @@ const opt_spec cc_option_table[] = {
      "gas checkpoints: the owners' page files (empty = inside each checkpoint directory)", NULL,
      NEEDS_GAS_OR_RESTART, SETTING_NO},
     {"restart", OPT_STRING, OFF(restart), "", CHOICES_NONE,
-     "resume from the newest complete checkpoint in DIR (problem options left at their default "
-     "come from its manifest)",
+     "resume from the newest complete checkpoint in DIR (the settings left at their default come "
+     "from its manifest; one given differently is refused)",
      NULL, NEEDS_NOTHING, SETTING_NO},
     {"timing", OPT_CHOICE, OFF(timing), "on", CHOICES_TIMING, "per-kernel timers", NULL,
      NEEDS_NOTHING, SETTING_NO},
@@ -385,12 +385,6 @@ const opt_spec *cc_option_find(const char *key, size_t length)
         strncmp(cc_option_table[i].name, key, length) == 0)
       return &cc_option_table[i];
   return NULL;
-}
-
-int cc_option_given(const cc_options *opts, const char *name)
-{
-  const opt_spec *spec = cc_option_find(name, strlen(name));
-  return spec && opts->origin[spec - cc_option_table] != ORIGIN_DEFAULT;
 }
 
 int cc_option_from_user(const cc_options *opts, const opt_spec *spec)

@@ -90,9 +90,10 @@ typedef struct {
   char spectrum_bounds[64]; /* "LMIN,LMAX" of M^-1 A for p(l)-CG / s-step; "" = Lanczos estimate */
   int sstep;                /* s-step CG's S */
   int sstep_basis;          /* cc_sstep_basis */
-  unsigned char origin[CC_MAX_OPTIONS]; /* per option-table entry: default|file|env|cmdline */
-  int origin_line[CC_MAX_OPTIONS];      /* the options file's line of a value from the file */
-  char origin_file[CC_PATH_MAX];        /* the options file read (for messages) */
+  /* per option-table entry: default|file|env|cmdline|checkpoint (options_impl.h ORIGIN_*) */
+  unsigned char origin[CC_MAX_OPTIONS];
+  int origin_line[CC_MAX_OPTIONS]; /* the options file's line of a value from the file */
+  char origin_file[CC_PATH_MAX];   /* the options file read (for messages) */
   /* not options: the test seams, set from the environment in one place (test_seams.c) */
   cc_test_seams seams;
 } cc_options;

@@ -5,6 +5,7 @@
 #include "options_impl.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -215,68 +216,116 @@ static cc_err env_int(const char *name, long lo, long hi, const char *what, int 
   return CC_OK;
 }
 
+/* A refused value's message (one at a time: the error chain copies it at once). */
+__attribute__((format(printf, 1, 2))) static const char *refused(const char *format, ...)
+{
+  static char text[CC_PATH_MAX + 256];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  return text;
+}
+
+static const char *source_of(const cc_options *opts, const char *name)
+{
+  const opt_spec *spec = cc_option_find(name, strlen(name));
+  return spec ? cc_option_source(opts, spec) : "";
+}
+
+/* The pending error's user-facing message into out, the error cleared: to refail with more. */
+static void take_message(char *out, size_t size)
+{
+  const char *inner = strstr(cc_error_message(), "(): ");
+  snprintf(out, size, "%s", inner ? inner + 4 : cc_error_message());
+  cc_error_clear();
+}
+
+/* A check of option name's value: the message ends with where the value came from. */
+#define CHECK_OPTION(name, cond, ...)                                                              \
+  CC_CHECK(cond, CC_ERR_ARG, "%s%s", refused(__VA_ARGS__), source_of(opts, name))
+
+/* Each value's own range, and the pairs of options that contradict each other. */
+static cc_err check_ranges(const cc_options *opts)
+{
+  CHECK_OPTION("tol", opts->tol > 0 && opts->tol < 1, "--tol %g must be in (0, 1)", opts->tol);
+  CHECK_OPTION("maxit", opts->maxit >= 1, "--maxit %d must be >= 1", opts->maxit);
+  CHECK_OPTION("replace-every", opts->replace_every >= 0 || opts->replace_every == CC_REPLACE_AUTO,
+               "--replace-every %d must be >= 0 or auto", opts->replace_every);
+  CHECK_OPTION("pipeline-depth",
+               opts->pipeline_depth >= 1 && opts->pipeline_depth <= CC_PLCG_MAX_DEPTH,
+               "--pipeline-depth %d must be in 1..%d", opts->pipeline_depth, CC_PLCG_MAX_DEPTH);
+  CHECK_OPTION("sstep", opts->sstep >= 1 && opts->sstep <= CC_SSTEP_MAX,
+               "--sstep %d must be in 1..%d", opts->sstep, CC_SSTEP_MAX);
+  double spectrum_min, spectrum_max;
+  if (cc_options_spectrum_bounds(opts, &spectrum_min, &spectrum_max)) {
+    /* its own message, then the source (the innermost message is the one printed) */
+    char message[CC_PATH_MAX];
+    take_message(message, sizeof message);
+    CC_FAIL(CC_ERR_ARG, "%s%s", message, source_of(opts, "spectrum-bounds"));
+  }
+  CHECK_OPTION("colors", opts->colors >= 2, "--colors %d must be >= 2", opts->colors);
+  CHECK_OPTION("sweep-chunk-rows", opts->sweep_chunk_rows >= 0,
+               "--sweep-chunk-rows %d must be >= 0", opts->sweep_chunk_rows);
+  CHECK_OPTION("asdd-iters", opts->asdd_iters >= 1, "--asdd-iters %d must be >= 1",
+               opts->asdd_iters);
+  CHECK_OPTION("precond-precision",
+               opts->precond_precision == CC_PRECISION_DOUBLE ||
+                   cc_precond_list[opts->precond].has_single,
+               "--precond-precision %s: preconditioner '%s' has no %s-precision form (sgs, asdd "
+               "have)",
+               cc_precision_list[opts->precond_precision].name, cc_precond_list[opts->precond].name,
+               cc_precision_list[opts->precond_precision].name);
+  CHECK_OPTION(
+      "inject-reduction-latency", opts->inject_latency_us >= 0 && opts->inject_latency_us <= 1e7,
+      "--inject-reduction-latency %g must be in [0, 1e7] microseconds", opts->inject_latency_us);
+  const cc_krylov *variant = cc_options_variant(opts);
+  CHECK_OPTION("reduction",
+               !variant || opts->reduction != CC_REDUCTION_IAR || variant->supports_iar,
+               "--solver %s has no non-blocking variant: use --reduction ar (or all)",
+               variant ? variant->name : "");
+  char solvers[CC_CHOICES_TEXT_MAX];
+  cc_option_choice_names(CHOICES_SOLVER, solvers, sizeof solvers);
+  *strrchr(solvers, '|') = '\0'; /* without "all" */
+  CHECK_OPTION("solver", !opts->restart[0] || variant,
+               "--restart %s needs the checkpoint's solver (--solver %s), not all", opts->restart,
+               solvers);
+  CHECK_OPTION("checkpoint-every", opts->checkpoint_every >= 1,
+               "--checkpoint-every %d must be >= 1", opts->checkpoint_every);
+  CHECK_OPTION("checkpoint-keep", opts->checkpoint_keep >= 1, "--checkpoint-keep %d must be >= 1",
+               opts->checkpoint_keep);
+  CHECK_OPTION("io-writeback",
+               opts->io_writeback == 0 ||
+                   (opts->io_writeback >= 4096 && opts->io_writeback <= (1LL << 40)),
+               "--io-writeback %lld must be 0 (off) or between 4 KiB and 1 TiB",
+               (long long)opts->io_writeback);
+  CHECK_OPTION("io-buffer", opts->io_buffer >= 512 && opts->io_buffer <= (1LL << 30),
+               "--io-buffer %lld must be between 512 bytes and 1 GiB", (long long)opts->io_buffer);
+  CHECK_OPTION("monitor", opts->monitor >= -1, "--monitor %d must be >= -1", opts->monitor);
+  /* the roofline fraction divides by the measured time per iteration */
+  CHECK_OPTION("roofline", !opts->roofline || opts->timing == CC_TIMING_ON,
+               "--roofline needs --timing on (the fraction divides by the time per iteration)");
+  CHECK_OPTION("analytic-tol", opts->analytic_tol > 0, "--analytic-tol %g must be > 0",
+               opts->analytic_tol);
+  /* below 0.001 the limit would be meaningless (and rounds to 0 bytes, which is not "no limit") */
+  CHECK_OPTION("memory-fraction", opts->memory_fraction >= 1e-3 && opts->memory_fraction <= 1,
+               "--memory-fraction %g must be in [0.001, 1]", opts->memory_fraction);
+  return CC_OK;
+}
+
 cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
 {
   int ranks;
   CC_MPI(MPI_Comm_size(comm, &ranks));
-  CC_CHECK(opts->tol > 0 && opts->tol < 1, CC_ERR_ARG, "--tol %g must be in (0, 1)", opts->tol);
-  CC_CHECK(opts->maxit >= 1, CC_ERR_ARG, "--maxit %d must be >= 1", opts->maxit);
-  CC_CHECK(opts->replace_every >= 0 || opts->replace_every == CC_REPLACE_AUTO, CC_ERR_ARG,
-           "--replace-every %d must be >= 0 or auto", opts->replace_every);
-  CC_CHECK(opts->pipeline_depth >= 1 && opts->pipeline_depth <= CC_PLCG_MAX_DEPTH, CC_ERR_ARG,
-           "--pipeline-depth %d must be in 1..%d", opts->pipeline_depth, CC_PLCG_MAX_DEPTH);
-  CC_CHECK(opts->sstep >= 1 && opts->sstep <= CC_SSTEP_MAX, CC_ERR_ARG,
-           "--sstep %d must be in 1..%d", opts->sstep, CC_SSTEP_MAX);
-  double spectrum_min, spectrum_max;
-  CC_CALL(cc_options_spectrum_bounds(opts, &spectrum_min, &spectrum_max));
-  CC_CHECK(opts->colors >= 2, CC_ERR_ARG, "--colors %d must be >= 2", opts->colors);
-  CC_CHECK(opts->sweep_chunk_rows >= 0, CC_ERR_ARG, "--sweep-chunk-rows %d must be >= 0",
-           opts->sweep_chunk_rows);
-  CC_CHECK(opts->asdd_iters >= 1, CC_ERR_ARG, "--asdd-iters %d must be >= 1", opts->asdd_iters);
-  CC_CHECK(opts->precond_precision == CC_PRECISION_DOUBLE ||
-               cc_precond_list[opts->precond].has_single,
-           CC_ERR_ARG,
-           "--precond-precision %s: preconditioner '%s' has no %s-precision form (sgs, asdd have)",
-           cc_precision_list[opts->precond_precision].name, cc_precond_list[opts->precond].name,
-           cc_precision_list[opts->precond_precision].name);
-  CC_CHECK(opts->inject_latency_us >= 0 && opts->inject_latency_us <= 1e7, CC_ERR_ARG,
-           "--inject-reduction-latency %g must be in [0, 1e7] microseconds",
-           opts->inject_latency_us);
-  const cc_krylov *variant = cc_options_variant(opts);
-  CC_CHECK(!variant || opts->reduction != CC_REDUCTION_IAR || variant->supports_iar, CC_ERR_ARG,
-           "--solver %s has no non-blocking variant: use --reduction ar (or all)", variant->name);
-  char solvers[CC_CHOICES_TEXT_MAX];
-  cc_option_choice_names(CHOICES_SOLVER, solvers, sizeof solvers);
-  *strrchr(solvers, '|') = '\0'; /* without "all" */
-  CC_CHECK(!opts->restart[0] || variant, CC_ERR_ARG,
-           "--restart %s needs the checkpoint's solver (--solver %s), not all", opts->restart,
-           solvers);
-  CC_CHECK(opts->checkpoint_every >= 1, CC_ERR_ARG, "--checkpoint-every %d must be >= 1",
-           opts->checkpoint_every);
+  CC_CALL(check_ranges(opts));
   CC_CALL(check_omp_num_threads());
   int signal_every = 0; /* src/monitor.c reads it; refused here, with the other options */
   CC_CALL(env_int("CUBECG_SIGNAL_CHECK_EVERY", 1, 1 << 30, "iterations between signal checks",
                   &signal_every));
-  CC_CHECK(opts->checkpoint_keep >= 1, CC_ERR_ARG, "--checkpoint-keep %d must be >= 1",
-           opts->checkpoint_keep);
-  CC_CHECK(opts->io_writeback == 0 ||
-               (opts->io_writeback >= 4096 && opts->io_writeback <= (1LL << 40)),
-           CC_ERR_ARG, "--io-writeback %lld must be 0 (off) or between 4 KiB and 1 TiB",
-           (long long)opts->io_writeback);
-  CC_CHECK(opts->io_buffer >= 512 && opts->io_buffer <= (1LL << 30), CC_ERR_ARG,
-           "--io-buffer %lld must be between 512 bytes and 1 GiB", (long long)opts->io_buffer);
-  CC_CHECK(opts->monitor >= -1, CC_ERR_ARG, "--monitor %d must be >= -1", opts->monitor);
-  /* the roofline fraction divides by the measured time per iteration */
-  CC_CHECK(!opts->roofline || opts->timing == CC_TIMING_ON, CC_ERR_ARG,
-           "--roofline needs --timing on (the fraction divides by the time per iteration)");
   int every;
   double triad_node_bytes;
   if (opts->roofline) CC_CALL(cc_roofline_every_env(&every));
   if (opts->roofline) CC_CALL(cc_roofline_triad_env(&triad_node_bytes));
-  CC_CHECK(opts->analytic_tol > 0, CC_ERR_ARG, "--analytic-tol %g must be > 0", opts->analytic_tol);
-  /* below 0.001 the limit would be meaningless (and rounds to 0 bytes, which is not "no limit") */
-  CC_CHECK(opts->memory_fraction >= 1e-3 && opts->memory_fraction <= 1, CC_ERR_ARG,
-           "--memory-fraction %g must be in [0.001, 1]", opts->memory_fraction);
   CC_CALL(check_without_effect(opts)); /* after each value's own range */
   CC_CALL(check_output_paths(opts, comm));
 
@@ -307,9 +356,7 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   if (err == CC_ERR_MEM) {
     /* a mesh too large for the memory limit is bad input (exit 2), like any other refused size */
     char message[600];
-    const char *inner = strstr(cc_error_message(), "(): ");
-    snprintf(message, sizeof message, "%s", inner ? inner + 4 : cc_error_message());
-    cc_error_clear();
+    take_message(message, sizeof message);
     CC_FAIL(CC_ERR_ARG, "%s (--memory-fraction %g of %.1f GiB RAM, %d ranks on this node)", message,
             opts->memory_fraction, (double)ram / (1 << 30), ranks_on_node);
   }

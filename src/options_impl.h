@@ -75,9 +75,6 @@ const opt_spec *cc_option_find(const char *key, size_t length);
 /* Parse text into the option's field of opts; messages start with where ("FILE:LINE: ", ...). */
 CC_WUR cc_err cc_option_set(const opt_spec *spec, const char *text, const char *where,
                             cc_options *opts);
-/* Whether option name was given (command line, options file or CUBECG_OPTIONS, or taken from the
- * --restart manifest), not defaulted. */
-int cc_option_given(const cc_options *opts, const char *name);
 /* Whether spec's value came from the user (options file, CUBECG_OPTIONS, command line). */
 int cc_option_from_user(const cc_options *opts, const opt_spec *spec);
 /* Where spec's value came from, for messages: " (options file F:LINE)", " (CUBECG_OPTIONS)",

@@ -55,6 +55,55 @@ foreach(case ${BAD_CASES})
   set_tests_properties(driver_bad_${name} PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1)
 endforeach()
 
+# "Applies to": an option without effect in the chosen configuration is bad input (exit 2), the
+# message naming what it needs and where the option came from; with --solver all it applies when
+# it applies to one of the variants.
+set(APPLIES_CASES
+    "sstep_pcg|--sstep 5|--sstep 5 applies to --solver sstep .got pcg. .command line."
+    "depth_pcg|--pipeline-depth 3|--pipeline-depth 3 applies to --solver plcg .got pcg."
+    "basis_plcg|--solver plcg --sstep-basis newton|--sstep-basis newton applies to --solver sstep .got plcg."
+    "bounds_pcg|--spectrum-bounds 0.1,2|--spectrum-bounds 0.1,2 applies to --solver plcg.sstep .got pcg."
+    "replace_sstep|--solver sstep --replace-every 5|--replace-every 5 applies to --solver pcg.cgcg.pipecg.gropp .got sstep."
+    "exact_no_ckpt|--solver plcg --checkpoint-exact|--checkpoint-exact has no effect without --checkpoint BACKEND"
+    "exact_pcg|--checkpoint posix --checkpoint-exact|--checkpoint-exact 1 applies to --solver plcg.sstep .got pcg."
+    "io_buffer|--io-buffer 1M|--io-buffer has no effect without --checkpoint BACKEND or --restart DIR"
+    "io_writeback|--io-writeback 1M|--io-writeback has no effect without --checkpoint BACKEND"
+    "io_fallback|--io-fallback|--io-fallback has no effect without --checkpoint BACKEND or --restart DIR"
+    "precision_reference|--precision-reference|--precision-reference has no effect without --precond-precision single.half"
+    "asdd_residual_sgs|--precond sgs --asdd-residual full|--asdd-residual has no effect without --precond asdd"
+    "replace_negative|--replace-every -1|--replace-every '-1': must be >= 0 .0 = off. or auto")
+foreach(case ${APPLIES_CASES})
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 args)
+  list(GET parts 2 pattern)
+  separate_arguments(args)
+  add_test(NAME driver_applies_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${pattern}" ${OUT}/applies_${name}.json --
+                   ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 6 --nz 6 ${args}
+                   --report ${OUT}/applies_${name}.json)
+  set_tests_properties(driver_applies_${name} PROPERTIES PROCESSORS 2
+                       ENVIRONMENT "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
+endforeach()
+add_test(NAME driver_applies_solver_all
+         COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 6 --nz 6 --solver all --sstep 3
+                 --pipeline-depth 3 --replace-every 7 --quiet --report ${OUT}/applies_all.json)
+set_tests_properties(driver_applies_solver_all PROPERTIES PROCESSORS 2
+                     ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_SETUP applies_all)
+add_test(NAME driver_applies_solver_all_report
+         COMMAND ${CHECK} expect ${OUT}/applies_all.json "r['checks']['passed']"
+                 "[s['sstep'] for s in r['solves'] if s['solver'] == 'sstep'] == [3]"
+                 "[s['pipeline_depth'] for s in r['solves'] if s['solver'] == 'plcg'] == [3]")
+set_tests_properties(driver_applies_solver_all_report PROPERTIES FIXTURES_REQUIRED applies_all)
+# The sources of the options and of the environment: a fifo as --options-file is refused at once,
+# an --options-file named by CUBECG_OPTIONS is named so, an option without effect from a file names
+# FILE:LINE; an empty OMP_NUM_THREADS is unset; a malformed CUBECG_SIGNAL_CHECK_EVERY or
+# CUBECG_IO_INJECT is refused naming the variable.
+add_test(NAME driver_options_sources
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/driver/options_sources.sh ${MPIEXEC_EXECUTABLE}
+                 ${CUBECG} ${OUT}/options_sources)
+set_tests_properties(driver_options_sources PROPERTIES PROCESSORS 2 TIMEOUT 300)
+
 # Every variant x reduction in one run, at 2 ranks; the report says what ran.
 add_test(NAME driver_all_variants_np2
          COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 8 --nz 9 --solver all

@@ -2,6 +2,8 @@
  * Usage: test_io_manifest DIR. A written manifest reads back field by field (doubles bitwise);
  * another formatting, key order and unknown keys are accepted; a missing or mistyped key is refused
  * naming the key and the file; no "problem" object (older cubecg) reads with has_problem false;
+ * the run's "settings" read back as the driver wrote them ("option=value" lines, order kept), no
+ * "settings" object as none, a non-string setting is refused;
  * truncated text and arbitrary bytes are refused without a crash. */
 #include "io_internal.h"
 #include "test_io_util.h"
@@ -55,6 +57,9 @@ int main(int argc, char **argv)
   w.traction    = 1e-300;
   snprintf(w.precond, sizeof w.precond, "asdd");
   w.colors = 10, w.asdd_iters = 2, w.n_vectors = 2;
+  snprintf(w.settings, sizeof w.settings,
+           "nx=10\nsolver=pipecg\nnu=0.30000000000000004\n"
+           "spectrum-bounds=\nreplace-every=auto\n");
   snprintf(w.vector_name[0], CC_IO_NAME_LEN, "x");
   snprintf(w.vector_name[1], CC_IO_NAME_LEN, "r");
   io_manifest_file files[2] = {{"rank.0.bin", 0, 5000000000LL, 0xdeadbeef},
@@ -76,6 +81,8 @@ int main(int argc, char **argv)
                 !memcmp(&m.traction, &w.traction, 8) && !strcmp(m.precond, "asdd") &&
                 m.colors == 10 && m.asdd_iters == 2,
             "problem differs: E %.17g nu %.17g traction %.17g", m.E, m.nu, m.traction);
+  TIO_CHECK(!strcmp(m.settings, w.settings), "settings read back as '%s', written '%s'", m.settings,
+            w.settings);
   TIO_CHECK(m.n_files == 2 && !strcmp(m.files[0].file, "rank.0.bin") && m.files[0].rank == 0 &&
                 m.files[0].bytes == 5000000000LL && m.files[0].crc32c == 0xdeadbeef &&
                 m.files[1].bytes == 30016 && m.files[1].crc32c == 0x0000abcd,
@@ -92,7 +99,7 @@ int main(int argc, char **argv)
       "\"cubecg_checkpoint_version\":1}";
   TIO_OK(io_manifest_parse(compact, path, &m));
   TIO_CHECK(m.nx == 10 && m.n_files == 1 && m.files[0].bytes == 30016 && !m.has_problem &&
-                !strcmp(m.backend, "uring"),
+                !strcmp(m.backend, "uring") && m.settings[0] == '\0',
             "compact manifest read wrongly");
   io_manifest_free(&m);
   printf("compact, reordered, unknown keys: accepted\n");
@@ -125,6 +132,9 @@ int main(int argc, char **argv)
   free(t);
   t = replaced(text, "\"0000abcd\"", "\"0x00abcd\"");
   expect_parse_fails(t, "crc32c", "bad crc");
+  free(t);
+  t = replaced(text, "\"nx\":\t\"10\"", "\"nx\":\t10");
+  expect_parse_fails(t, "\"settings.nx\" is not a string", "mistyped setting");
   free(t);
   t = replaced(text, "\"durable\":\tfalse", "\"durable\":\t0");
   expect_parse_fails(t, "\"durable\" is not a boolean", "mistyped durable");
