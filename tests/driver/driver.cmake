@@ -95,6 +95,30 @@ add_test(NAME driver_applies_solver_all_report
                  "[s['sstep'] for s in r['solves'] if s['solver'] == 'sstep'] == [3]"
                  "[s['pipeline_depth'] for s in r['solves'] if s['solver'] == 'plcg'] == [3]")
 set_tests_properties(driver_applies_solver_all_report PROPERTIES FIXTURES_REQUIRED applies_all)
+# --precision-reference's double solve is built from the same settings as the solve: with
+# --sstep 8 it is the S = 8 solve a double run of its own does (48 iterations here; S = 4 takes
+# 44), and its time is reported beside its iterations.
+foreach(case "single|--precond-precision single --precision-reference" "double|")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 tag)
+  list(LENGTH parts n)
+  set(extra "")
+  if(n GREATER 1)
+    list(GET parts 1 extra)
+    separate_arguments(extra)
+  endif()
+  add_test(NAME driver_reference_sstep8_${tag}
+           COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 12 --ny 12 --nz 12 --solver sstep
+                   --reduction iar --sstep 8 ${extra} --quiet
+                   --report ${OUT}/reference_sstep8_${tag}.json)
+  set_tests_properties(driver_reference_sstep8_${tag} PROPERTIES PROCESSORS 2
+                       ENVIRONMENT OMP_NUM_THREADS=1 FIXTURES_SETUP reference_sstep8)
+endforeach()
+add_test(NAME driver_reference_sstep8_same
+         COMMAND ${Python3_EXECUTABLE} -c
+                 "import json,sys; a=json.load(open(sys.argv[1]))['solves'][0]; b=json.load(open(sys.argv[2]))['solves'][0]; p=a['precision_reference']; print(p, b['iterations']); assert p['iterations_double'] == b['iterations'] and p['time_double_s'] > 0 and a['sstep'] == b['sstep'] == 8"
+                 ${OUT}/reference_sstep8_single.json ${OUT}/reference_sstep8_double.json)
+set_tests_properties(driver_reference_sstep8_same PROPERTIES FIXTURES_REQUIRED reference_sstep8)
 # The sources of the options and of the environment: a fifo as --options-file is refused at once,
 # an --options-file named by CUBECG_OPTIONS is named so, an option without effect from a file names
 # FILE:LINE; an empty OMP_NUM_THREADS is unset; a malformed CUBECG_SIGNAL_CHECK_EVERY or
