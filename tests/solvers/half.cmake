@@ -69,8 +69,8 @@ add_test(NAME half_ckpt_write
                  --checkpoint-every 10)
 set_tests_properties(half_ckpt_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP half_ckpt)
 set(HALF_MISMATCH
-    "double|double|--precond/--precond-precision asdd differs from the checkpoint's precond = asdd+half"
-    "single|single|--precond/--precond-precision asdd+single differs from the checkpoint's precond = asdd+half")
+    "double|double|--precond-precision double differs from the checkpoint's precond-precision = half"
+    "single|single|--precond-precision single differs from the checkpoint's precond-precision = half")
 foreach(case ${HALF_MISMATCH})
   string(REPLACE "|" ";" fields "${case}")
   list(GET fields 0 name)
