@@ -260,7 +260,7 @@ endforeach()
 add_test(NAME driver_settings_restart
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/driver/settings_restart.sh ${MPIEXEC_EXECUTABLE}
                  ${CUBECG} ${Python3_EXECUTABLE} ${OUT}/settings_restart)
-set_tests_properties(driver_settings_restart PROPERTIES PROCESSORS 2 TIMEOUT 900)
+set_tests_properties(driver_settings_restart PROPERTIES PROCESSORS 2 TIMEOUT 1800)
 
 # Partial results: a real signal (SIGTERM to mpiexec, forwarded by Hydra; SIGUSR1 to one rank only,
 # so the ranks must agree) stops the solve after an iteration: exit 4, report "interrupted", a last
