@@ -3,6 +3,8 @@
  * through the solvers' own cc_reduce_begin / cc_reduce_end and their poll hook. */
 #include "overlap_probe.h"
 
+const char *const cc_overlap_status_name[3] = {"not_run", "off", "measured"};
+
 static double clamp01(double v)
 {
   return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
@@ -118,8 +120,8 @@ cc_err cc_overlap_measure(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx
     err = measure_round(comm, &rd, &ex, work, work_ctx, n_values, &v[r * P_COUNT]);
   cc_err global;
   CC_CALL(cc_error_agree(comm, err, &global));
-  if (!global && MPI_Allreduce(MPI_IN_PLACE, v, repeats * P_COUNT, MPI_DOUBLE, MPI_MAX, comm) !=
-                     MPI_SUCCESS)
+  if (!global &&
+      MPI_Allreduce(MPI_IN_PLACE, v, repeats * P_COUNT, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
     global = cc_error_push(CC_ERR_MPI, __FILE__, __LINE__, __func__, "overlap probe: max of times");
   if (!global) summarise(v, repeats, scratch, out);
   cc_free(&v);

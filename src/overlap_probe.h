@@ -33,6 +33,18 @@ typedef struct {
   double seconds;                  /* the probe's own wall time */
 } cc_overlap_result;
 
+/* The start-up probe of a cubecg run (overlap_startup.c): measured, skipped by --overlap-probe off,
+ * or not run (why says why: one rank, no solve posting non-blocking reductions). */
+typedef enum { CC_OVERLAP_NOT_RUN, CC_OVERLAP_OFF, CC_OVERLAP_MEASURED } cc_overlap_status;
+#define CC_OVERLAP_STARTUP_REPEATS 8 /* rounds of the start-up probe */
+#define CC_OVERLAP_STARTUP_VALUES 3  /* doubles per reduction (Alg.4's, pipelined CG) */
+typedef struct {
+  cc_overlap_status status;
+  char why[160];
+  cc_overlap_result result; /* status CC_OVERLAP_MEASURED */
+} cc_overlap_probe;
+extern const char *const cc_overlap_status_name[3]; /* "not_run", "off", "measured" */
+
 /* IMB-NBC's overlap in %: 100 max(0, min(1, (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu)));
  * 0 when min(t_pure, t_cpu) <= 0. */
 double cc_overlap_pct(double t_pure, double t_cpu, double t_ovrl);

@@ -1,0 +1,44 @@
+# The reductions' overlap (src/overlap_probe.c, src/overlap_startup.c, bench/overlap_bench.c):
+# IMB-NBC's formula and the measurement against an injected latency where the answer is known
+# (unit), the start-up probe of a cubecg run (longer and shorter work than the latency, off, not
+# run) and cubecg-bench --overlap's rows, at 2 ranks on tiny meshes.
+find_package(Python3 COMPONENTS Interpreter)
+cc_add_unit(test_overlap_probe driver/test_overlap_probe.c ${PROJECT_SOURCE_DIR}/src/overlap_probe.c)
+target_include_directories(test_overlap_probe PRIVATE ${PROJECT_SOURCE_DIR}/src)
+cc_add_mpi_test(NAME overlap_probe_formula RANKS 2 COMMAND $<TARGET_FILE:test_overlap_probe>)
+
+set(OVERLAP_OUT ${CMAKE_CURRENT_BINARY_DIR}/out/overlap)
+file(MAKE_DIRECTORY ${OVERLAP_OUT})
+set(OVERLAP_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/driver/check_overlap_probe.py)
+set(OVERLAP_IAR --solver pipecg --reduction iar)
+# name|ranks|mesh edge|extra options; 16^3's SpMV takes longer than 20 us, 6^3's less than 200 ms (even on a loaded machine)
+set(OVERLAP_RUNS "longer|2|16|--inject-reduction-latency|20"
+                 "shorter|2|6|--inject-reduction-latency|200000"
+                 "off|2|6|--overlap-probe|off"
+                 "not-run|1|6|--inject-reduction-latency|0"
+                 "not-run|2|6|--reduction|ar")
+set(overlap_index 0)
+foreach(run ${OVERLAP_RUNS})
+  string(REPLACE "|" ";" parts "${run}")
+  list(GET parts 0 mode)
+  list(GET parts 1 np)
+  list(GET parts 2 edge)
+  list(SUBLIST parts 3 -1 extra)
+  math(EXPR overlap_index "${overlap_index} + 1")
+  set(name driver_overlap_probe_${overlap_index}_${mode}_np${np})
+  string(REPLACE "-" "_" name ${name})
+  set(report ${OVERLAP_OUT}/${name}.json)
+  add_test(NAME ${name}
+           COMMAND ${OVERLAP_CHECK} ${mode} ${report} -- ${MPIEXEC_EXECUTABLE} -n ${np}
+                   $<TARGET_FILE:cubecg> --nx ${edge} --ny ${edge} --nz ${edge} ${OVERLAP_IAR}
+                   ${extra} --report ${report})
+  set_tests_properties(${name} PROPERTIES PROCESSORS ${np} TIMEOUT 300
+                       ENVIRONMENT "OMP_NUM_THREADS=1" LABELS overlap)
+endforeach()
+
+add_test(NAME bench_overlap_np2
+         COMMAND ${OVERLAP_CHECK} bench ${OVERLAP_OUT}/bench.json -- ${MPIEXEC_EXECUTABLE} -n 2
+                 $<TARGET_FILE:cubecg-bench> --overlap --nx 8 --ny 8 --nz 8 --repeat 3
+                 --report ${OVERLAP_OUT}/bench.json)
+set_tests_properties(bench_overlap_np2 PROPERTIES PROCESSORS 2 TIMEOUT 300
+                     ENVIRONMENT "OMP_NUM_THREADS=1" LABELS overlap)
