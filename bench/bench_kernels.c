@@ -336,9 +336,8 @@ cc_err bench_system_create(const bench_opts *o, cc_mesh *mesh, cc_ordering *ord,
   CC_CALL(cc_ordering_create(o->ordering, o->colors, &pattern, ord));
   cc_bcrs_free(&pattern);
   cc_ordering_apply_comm(ord, &mesh->comm);
-  CC_CALL(cc_mesh_assemble_ordered(mesh, &o->mesh, ord->new_of_old, ord->old_of_new,
-                                   ord->n_colors, ord->n_colors > 0 ? ord->color_ptr : NULL, 1, a,
-                                   &rhs));
+  CC_CALL(cc_mesh_assemble_ordered(mesh, &o->mesh, ord->new_of_old, ord->old_of_new, ord->n_colors,
+                                   ord->n_colors > 0 ? ord->color_ptr : NULL, 1, a, &rhs));
   cc_free(&rhs); /* the kernels run on synthetic vectors */
   CC_CALL(cc_bcrs_classify_rows(a, o->level_order ? ord->level_order : NULL));
   return CC_OK;

@@ -168,13 +168,12 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
              "--model-stream with --ordering %s: its sequential sweeps read copies of L and U the "
              "streams do not model; use a multicolor ordering (mc, cm-rcm)",
              o->ordering);
-  CC_CHECK((o->read_streams > 0) + (o->placement > 0) + (o->block_ceilings > 0) +
-                   (o->overlap > 0) <=
-               1,
-           CC_ERR_ARG,
-           "--read-streams %d, --triad-placement %d, --block-ceilings %d, --overlap %d: each "
-           "replaces the kernels; give one",
-           o->read_streams, o->placement, o->block_ceilings, o->overlap);
+  CC_CHECK(
+      (o->read_streams > 0) + (o->placement > 0) + (o->block_ceilings > 0) + (o->overlap > 0) <= 1,
+      CC_ERR_ARG,
+      "--overlap %d, --read-streams %d, --triad-placement %d, --block-ceilings %d: each "
+      "replaces the kernels; give one",
+      o->overlap, o->read_streams, o->placement, o->block_ceilings);
   o->mesh_auto = o->mesh.nx == 0 && o->mesh.ny == 0 && o->mesh.nz == 0;
   if (o->overlap && o->mesh_auto) { /* a latency measurement: the default job's mesh */
     o->mesh.nx = o->mesh.ny = o->mesh.nz = 32;

@@ -42,3 +42,21 @@ add_test(NAME bench_overlap_np2
                  --report ${OVERLAP_OUT}/bench.json)
 set_tests_properties(bench_overlap_np2 PROPERTIES PROCESSORS 2 TIMEOUT 300
                      ENVIRONMENT "OMP_NUM_THREADS=1" LABELS overlap)
+
+# refusals: one line naming the value, exit 2, no report
+foreach(bad "bench_overlap_1rank|1|--overlap on 1 rank: a reduction without a partner|cubecg-bench|--overlap|--nx|6|--ny|6|--nz|6"
+            "bench_overlap_with_probe|1|--overlap 1, --read-streams 2.*: each replaces the kernels|cubecg-bench|--overlap|1|--read-streams|2"
+            "driver_overlap_probe_bad_value|1|--overlap-probe: unknown value 'maybe'|cubecg|--overlap-probe|maybe")
+  string(REPLACE "|" ";" parts "${bad}")
+  list(GET parts 0 name)
+  list(GET parts 1 np)
+  list(GET parts 2 msg)
+  list(GET parts 3 program)
+  list(SUBLIST parts 4 -1 args)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -E env EXPECT_EXIT=2 OMP_NUM_THREADS=1
+                   ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${msg}" ${OVERLAP_OUT}/${name}.json
+                   -- ${MPIEXEC_EXECUTABLE} -n ${np} $<TARGET_FILE:${program}> ${args}
+                   --report ${OVERLAP_OUT}/${name}.json)
+  set_tests_properties(${name} PROPERTIES LABELS overlap TIMEOUT 120)
+endforeach()
