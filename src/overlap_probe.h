@@ -36,7 +36,7 @@ typedef struct {
 /* The start-up probe of a cubecg run (overlap_startup.c): measured, skipped by --overlap-probe off,
  * or not run (why says why: one rank, no solve posting non-blocking reductions). */
 typedef enum { CC_OVERLAP_NOT_RUN, CC_OVERLAP_OFF, CC_OVERLAP_MEASURED } cc_overlap_status;
-#define CC_OVERLAP_STARTUP_REPEATS 8 /* rounds of the start-up probe */
+#define CC_OVERLAP_STARTUP_REPEATS 5 /* rounds of the start-up probe (docs/benchmarks.md: cost) */
 #define CC_OVERLAP_STARTUP_VALUES 3  /* doubles per reduction (Alg.4's, pipelined CG) */
 typedef struct {
   cc_overlap_status status;
@@ -54,7 +54,7 @@ double cc_overlap_hidden_pct(double t_pure, double wait);
 const char *cc_overlap_setting(cc_progress_mode progress, int thread);
 
 /* Collective over comm: `repeats` rounds of (the reduction alone, the work alone, post + work +
- * wait), each part after a barrier, the rounds interleaved so that slow spells of a loaded machine
+ * wait), the first and the last part after a barrier, the rounds interleaved so that slow spells of a loaded machine
  * fall on all three alike. */
 CC_WUR cc_err cc_overlap_measure(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx,
                                  int n_values, cc_progress_mode progress, int thread,
