@@ -324,6 +324,25 @@ static cc_err bench_model_stream(const bench_opts *o, const cc_bcrs *a, const cc
   return CC_OK;
 }
 
+/* The system as cubecg builds it: the ordering from the pattern, then the matrix assembled in that
+ * order with the lower part split off (cc_mesh_assemble_ordered), rows first-touched color by
+ * color, and the row classes of the driver's default (--halo-overlap on). */
+cc_err bench_system_create(const bench_opts *o, cc_mesh *mesh, cc_ordering *ord, cc_bcrs *a)
+{
+  double *rhs;
+  CC_CALL(cc_mesh_create(&o->mesh, MPI_COMM_WORLD, mesh));
+  cc_bcrs pattern;
+  CC_CALL(cc_mesh_pattern(mesh, &pattern));
+  CC_CALL(cc_ordering_create(o->ordering, o->colors, &pattern, ord));
+  cc_bcrs_free(&pattern);
+  cc_ordering_apply_comm(ord, &mesh->comm);
+  CC_CALL(cc_mesh_assemble_ordered(mesh, &o->mesh, ord->new_of_old, ord->old_of_new, ord->n_colors,
+                                   ord->n_colors > 0 ? ord->color_ptr : NULL, 1, a, &rhs));
+  cc_free(&rhs); /* the kernels run on synthetic vectors */
+  CC_CALL(cc_bcrs_classify_rows(a, o->level_order ? ord->level_order : NULL));
+  return CC_OK;
+}
+
 static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_result *res)
 {
   int size;
@@ -337,21 +356,8 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   /* the system, ordered */
   cc_mesh mesh;
   cc_bcrs a;
-  double *rhs;
-  CC_CALL(cc_mesh_create(&o->mesh, MPI_COMM_WORLD, &mesh));
-  /* as cubecg does: the ordering from the pattern, then the matrix assembled in that order with
-   * the lower part split off (cc_mesh_assemble_ordered), rows first-touched color by color */
   cc_ordering ord;
-  cc_bcrs pattern;
-  CC_CALL(cc_mesh_pattern(&mesh, &pattern));
-  CC_CALL(cc_ordering_create(o->ordering, o->colors, &pattern, &ord));
-  cc_bcrs_free(&pattern);
-  cc_ordering_apply_comm(&ord, &mesh.comm);
-  CC_CALL(cc_mesh_assemble_ordered(&mesh, &o->mesh, ord.new_of_old, ord.old_of_new, ord.n_colors,
-                                   ord.n_colors > 0 ? ord.color_ptr : NULL, 1, &a, &rhs));
-  cc_free(&rhs); /* the kernels run on synthetic vectors */
-  /* the driver's default (--halo-overlap on): interior rows while the halo messages fly */
-  CC_CALL(cc_bcrs_classify_rows(&a, o->level_order ? ord.level_order : NULL));
+  CC_CALL(bench_system_create(o, &mesh, &ord, &a));
   const int n = a.n_rows, nc = a.n_cols;
   const int64_t nd = 3 * (int64_t)n;
   double *x, *y, *z, *r;
@@ -483,11 +489,31 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   return CC_OK;
 }
 
+/* --overlap: measure, print and report (rank 0); an argument error is agreed (every rank parsed
+ * the same options and sees the same size) */
+static cc_err bench_overlap_main(const bench_opts *o, const cc_mpi_info *mpi,
+                                 const cc_topology *topo, int rank)
+{
+  static bench_overlap ov;
+  cc_err err = bench_overlap_run(o, mpi, &ov);
+  if (!err && rank == 0) {
+    bench_overlap_print(o, &ov, mpi);
+    if (o->report) err = bench_overlap_report(o->report, &ov, o, mpi, omp_get_max_threads(), topo);
+  }
+  if (err && (rank == 0 || err != CC_ERR_ARG)) cc_error_print(stderr, rank);
+  return err;
+}
+
 int main(int argc, char **argv)
 {
-  int provided, rank, size;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return 1;
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rank, size;
+  /* as cubecg starts MPI: the thread level the library's progress thread needs when its knob is
+   * on, and what runs read back (--overlap's thread setting) */
+  static cc_mpi_info mpi;
+  if (cc_mpi_start(&argc, &argv, &mpi)) {
+    cc_error_print(stderr, 0);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   bench_opts o;
@@ -515,6 +541,12 @@ int main(int argc, char **argv)
     if (rank == 0) cc_error_print(stderr, rank);
     MPI_Finalize();
     return err == CC_ERR_ARG ? 2 : 1;
+  }
+  if (o.overlap) {
+    err = bench_overlap_main(&o, &mpi, &topo, rank);
+    cc_topology_free(&topo);
+    MPI_Finalize();
+    return err == CC_ERR_ARG ? 2 : err ? 1 : 0;
   }
   if (o.read_streams || o.placement || o.block_ceilings) { /* the triad and probes: no mesh */
     err = o.placement ? bench_placement(&o, &topo, size, rank)

@@ -8,6 +8,7 @@
 #include "cc_solvers.h"
 #include "cc_topology.h"
 #include "model_stream.h"
+#include "overlap_bench.h"
 #include "spmv_anatomy.h"
 #include "block_ceilings.h"
 #include "read_streams.h"
@@ -33,6 +34,7 @@ typedef struct {
   int placement; /* --triad-placement N: only the triad on N sets of arrays (triad_placement.h) */
   int read_streams; /* --read-streams N: only reads of 1..N streams per core (read_streams.h) */
   int block_ceilings; /* --block-ceilings: only the sweep kernels in L1 (block_ceilings.h) */
+  int overlap; /* --overlap: only the reductions' overlap with SpMV + M^-1 (overlap_bench.h) */
   const char *report;
 } bench_opts;
 
@@ -100,5 +102,12 @@ cc_err bench_block_ceilings_report(const char *path, const block_ceilings *bc, i
 void bench_print(const bench_opts *o, const bench_result *res, int size, int threads);
 cc_err bench_report(const bench_opts *o, const bench_result *res, int size, int threads,
                     const cc_topology *topo);
+
+/* cubecg-bench --overlap (overlap_bench.c, the report in kernelbench_report.c) */
+cc_err bench_system_create(const bench_opts *o, cc_mesh *mesh, cc_ordering *ord, cc_bcrs *a);
+cc_err bench_overlap_run(const bench_opts *o, const cc_mpi_info *mpi, bench_overlap *out);
+void bench_overlap_print(const bench_opts *o, const bench_overlap *ov, const cc_mpi_info *mpi);
+cc_err bench_overlap_report(const char *path, const bench_overlap *ov, const bench_opts *o,
+                            const cc_mpi_info *mpi, int threads, const cc_topology *topo);
 
 #endif

@@ -38,8 +38,13 @@ void bench_usage(void)
       "                           core's few blocks held in L1, in rotating rounds (--repeat),\n"
       "                           against the triad: below 1, the kernel cannot keep pace with\n"
       "                           the memory here, whatever the memory does\n"
+      "  --overlap [0|1]          instead of the kernels: IMB-NBC's overlap of the solvers'\n"
+      "                           reductions (1, 2, 3, 41 doubles) with one SpMV + ASDD, under\n"
+      "                           progress none and poll (thread + each when the library's\n"
+      "                           thread runs in this launch); --repeat rounds; default mesh\n"
+      "                           32^3 (the default job's), no cache rule\n"
       "  --report FILE            JSON report (kind \"kernels\", \"triad_placement\",\n"
-      "                           \"read_streams\" or \"block_ceilings\")\n");
+      "                           \"read_streams\", \"block_ceilings\" or \"overlap\")\n");
 }
 
 static cc_err parse_int(const char *key, const char *val, int lo, int *out)
@@ -63,6 +68,7 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
   o->placement                         = 0;
   o->read_streams                      = 0;
   o->block_ceilings                    = 0;
+  o->overlap                           = 0;
   o->level_order                       = 1;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
   o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
@@ -77,10 +83,12 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
     }
     CC_CHECK(!strncmp(arg, "--", 2), CC_ERR_ARG, "unexpected argument '%s'", arg);
     if (!strcmp(arg, "--allow-cached") || !strcmp(arg, "--anatomy") ||
-        !strcmp(arg, "--model-stream") || !strcmp(arg, "--block-ceilings")) { /* flags */
+        !strcmp(arg, "--model-stream") || !strcmp(arg, "--block-ceilings") ||
+        !strcmp(arg, "--overlap")) { /* flags */
       int *flag = !strcmp(arg, "--anatomy")           ? &o->anatomy
                   : !strcmp(arg, "--model-stream")    ? &o->model_stream
                   : !strcmp(arg, "--block-ceilings") ? &o->block_ceilings
+                  : !strcmp(arg, "--overlap")        ? &o->overlap
                                                       : &o->allow_cached;
       *flag     = 1;
       if (i + 1 < argc && (!strcmp(argv[i + 1], "0") || !strcmp(argv[i + 1], "1")))
@@ -139,12 +147,14 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
                "--level-order %s: expected on or off", val);
       o->level_order = !strcmp(val, "on");
     } else if (!strcmp(key, "allow-cached") || !strcmp(key, "anatomy") ||
-               !strcmp(key, "model-stream") || !strcmp(key, "block-ceilings")) {
+               !strcmp(key, "model-stream") || !strcmp(key, "block-ceilings") ||
+               !strcmp(key, "overlap")) {
       CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG, "--%s %s: expected 0 or 1", key,
                val);
       *(!strcmp(key, "anatomy")           ? &o->anatomy
         : !strcmp(key, "model-stream")    ? &o->model_stream
         : !strcmp(key, "block-ceilings") ? &o->block_ceilings
+        : !strcmp(key, "overlap")        ? &o->overlap
                                           : &o->allow_cached) = val[0] == '1';
     } else
       CC_FAIL(CC_ERR_ARG, "unknown option --%s (see --help)", key);
@@ -158,11 +168,17 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
              "--model-stream with --ordering %s: its sequential sweeps read copies of L and U the "
              "streams do not model; use a multicolor ordering (mc, cm-rcm)",
              o->ordering);
-  CC_CHECK((o->read_streams > 0) + (o->placement > 0) + (o->block_ceilings > 0) <= 1, CC_ERR_ARG,
-           "--read-streams %d, --triad-placement %d, --block-ceilings %d: each replaces the "
-           "kernels; give one",
-           o->read_streams, o->placement, o->block_ceilings);
+  CC_CHECK(
+      (o->read_streams > 0) + (o->placement > 0) + (o->block_ceilings > 0) + (o->overlap > 0) <= 1,
+      CC_ERR_ARG,
+      "--overlap %d, --read-streams %d, --triad-placement %d, --block-ceilings %d: each "
+      "replaces the kernels; give one",
+      o->overlap, o->read_streams, o->placement, o->block_ceilings);
   o->mesh_auto = o->mesh.nx == 0 && o->mesh.ny == 0 && o->mesh.nz == 0;
+  if (o->overlap && o->mesh_auto) { /* a latency measurement: the default job's mesh */
+    o->mesh.nx = o->mesh.ny = o->mesh.nz = 32;
+    o->mesh_auto                         = 0;
+  }
   CC_CHECK(o->mesh_auto || (o->mesh.nx && o->mesh.ny && o->mesh.nz), CC_ERR_ARG,
            "give all of --nx, --ny, --nz or none (the default DRAM-sized cube)");
   return CC_OK;

@@ -331,3 +331,26 @@ cc_err bench_block_ceilings_report(const char *path, const block_ceilings *bc, i
   cc_json_string(&js, "half_conversion", cc_half_conversion_path);
   return bench_report_close(path, f, &js);
 }
+
+cc_err bench_overlap_report(const char *path, const bench_overlap *ov, const bench_opts *o,
+                            const cc_mpi_info *mpi, int threads, const cc_topology *topo)
+{
+  FILE *f;
+  cc_json js;
+  CC_CALL(bench_report_open(path, "overlap", ov->ranks, threads, topo, &f, &js));
+  cc_json_begin_array(&js, "mesh");
+  cc_json_int(&js, NULL, o->mesh.nx);
+  cc_json_int(&js, NULL, o->mesh.ny);
+  cc_json_int(&js, NULL, o->mesh.nz);
+  cc_json_end_array(&js);
+  cc_json_string(&js, "work", "spmv+asdd");
+  cc_json_int(&js, "asdd_iters", o->asdd_iters);
+  cc_json_string(&js, "mpi_implementation", mpi->implementation);
+  cc_json_bool(&js, "progress_thread", ov->thread);
+  cc_json_string(&js, "progress_thread_decided_by", mpi->async_decided_by);
+  cc_json_string(&js, "progress_knob", mpi->knob);
+  cc_json_begin_array(&js, "rows"); /* setting-major, sizes 1, 2, 3, 41 */
+  for (int i = 0; i < ov->n_rows; i++) cc_overlap_json(&js, NULL, &ov->rows[i]);
+  cc_json_end_array(&js);
+  return bench_report_close(path, f, &js);
+}

@@ -33,6 +33,10 @@ static const cc_mode_kind level_order_list[] = {
     [CC_LEVEL_ORDER_OFF] = {"off", "SpMV by ascending rows, SGS sweeps color by color (Nakajima)"},
     [CC_LEVEL_ORDER_ON]  = {"on", "cm-rcm: SpMV level by level, SGS sweeps in chunks of levels"},
 };
+static const cc_mode_kind overlap_probe_list[] = {
+    [CC_OVERLAP_PROBE_OFF] = {"off", "no start-up probe (the report says it was skipped)"},
+    [CC_OVERLAP_PROBE_ON]  = {"on", "IMB-NBC overlap of the reductions with SpMV, measured"},
+};
 #define LIST_LENGTH(list) ((int)(sizeof list / sizeof list[0]))
 
 /* Entry i of a choice list (NULL past the end); *description gets its one-line help. */
@@ -89,6 +93,10 @@ static const char *choice_name(choice_list list, int i, const char **description
   case CHOICES_ASDD_RESIDUAL:
     if (i < LIST_LENGTH(asdd_residual_list))
       name = asdd_residual_list[i].name, text = asdd_residual_list[i].description;
+    break;
+  case CHOICES_OVERLAP_PROBE:
+    if (i < LIST_LENGTH(overlap_probe_list))
+      name = overlap_probe_list[i].name, text = overlap_probe_list[i].description;
     break;
   case CHOICES_SSTEP_BASIS:
     if (i < CC_SSTEP_BASIS_COUNT)
@@ -185,6 +193,9 @@ const opt_spec cc_option_table[] = {
      SETTING_NO},
     {"progress", OPT_CHOICE, OFF(progress), "none", CHOICES_PROGRESS,
      "progress of a pending non-blocking reduction", NULL, NEEDS_NOTHING, SETTING_NO},
+    {"overlap-probe", OPT_CHOICE, OFF(overlap_probe), "on", CHOICES_OVERLAP_PROBE,
+     "runs with iar: a start-up probe of how much of a reduction one SpMV hides (report "
+     "overlap_probe)", NULL, NEEDS_NOTHING, SETTING_NO},
     {"inject-reduction-latency", OPT_DOUBLE, OFF(inject_latency_us), "0", CHOICES_NONE,
      "SIMULATED: every global reduction completes no earlier than USEC after it was posted", NULL,
      NEEDS_NOTHING, SETTING_NO},

@@ -29,6 +29,7 @@ enum { CC_HALO_OVERLAP_OFF, CC_HALO_OVERLAP_ON };
 /* --asdd-residual: the value is cc_precond_params.asdd_full_residual */
 enum { CC_ASDD_RESIDUAL_FUSED, CC_ASDD_RESIDUAL_FULL };
 enum { CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON };
+enum { CC_OVERLAP_PROBE_OFF, CC_OVERLAP_PROBE_ON };
 #define CC_MAX_OPTIONS 96 /* entries of the option table (src/options.c) */
 
 /* One parameter struct with defaults; echoed into the report. */
@@ -90,6 +91,7 @@ typedef struct {
   char spectrum_bounds[64]; /* "LMIN,LMAX" of M^-1 A for p(l)-CG / s-step; "" = Lanczos estimate */
   int sstep;                /* s-step CG's S */
   int sstep_basis;          /* cc_sstep_basis */
+  int overlap_probe;        /* CC_OVERLAP_PROBE_ON | CC_OVERLAP_PROBE_OFF (iar runs) */
   /* per option-table entry: default|file|env|cmdline|checkpoint (options_impl.h ORIGIN_*) */
   unsigned char origin[CC_MAX_OPTIONS];
   int origin_line[CC_MAX_OPTIONS]; /* the options file's line of a value from the file */

@@ -23,7 +23,8 @@ typedef enum {
   CHOICES_LEVELS,       /* CC_LEVEL_ORDER_OFF, CC_LEVEL_ORDER_ON */
   CHOICES_PRECISION,    /* cc_precision_list (cc_precision) */
   CHOICES_SSTEP_BASIS,  /* cc_sstep_basis_list (cc_sstep_basis) */
-  CHOICES_ASDD_RESIDUAL /* CC_ASDD_RESIDUAL_FUSED, CC_ASDD_RESIDUAL_FULL */
+  CHOICES_ASDD_RESIDUAL, /* CC_ASDD_RESIDUAL_FUSED, CC_ASDD_RESIDUAL_FULL */
+  CHOICES_OVERLAP_PROBE  /* CC_OVERLAP_PROBE_OFF, CC_OVERLAP_PROBE_ON */
 } choice_list;
 
 /* "Applies to", beyond the variants: what else the run needs for the option to have an effect.

@@ -2,6 +2,7 @@
  * preconditioner set-up, built-in checks, the requested CG variants, exports. */
 #include "checks.h"
 #include "driver_ckpt.h"
+#include "overlap_startup.h"
 #include "pipeline.h"
 #include "report.h"
 #include "roofline.h"
@@ -500,6 +501,7 @@ cc_err cc_run_pipeline(cc_run *run)
     dparams.precision         = CC_PRECISION_DOUBLE;
     PIPELINE_CALL(cc_precond_create(&dparams, &a, &mesh.comm, &pc_double));
   }
+  PIPELINE_CALL(cc_overlap_startup(run, &a, &mesh.comm)); /* runs with iar: measured overlap */
   PIPELINE_CALL(run_solves(run, &mesh, &a, &ord, pc, &pparams, b,
                            pc_double)); /* solves keep their own timers */
 finish:

@@ -1,5 +1,6 @@
 /* report.c: the run's JSON report (docs/report-schema.md, written by rank 0); the human summary is
  * in summary.c. */
+#include "overlap_startup.h"
 #include "report.h"
 #include "roofline.h"
 #include "cc_io.h"
@@ -401,6 +402,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_double(&js, "injected_reduction_latency_us", run->opts.inject_latency_us);
   cc_json_bool(&js, "latency_simulated", run->opts.inject_latency_us > 0);
   cc_json_end_object(&js);
+  cc_overlap_report(run, &js); /* the start-up probe of the reductions' overlap */
 
   cc_json_begin_object(&js, "problem");
   cc_json_int(&js, "nx", run->opts.mesh.nx);

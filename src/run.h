@@ -6,6 +6,7 @@
 #include "cc_topology.h"
 #include "mpi_env.h"
 #include "options.h"
+#include "overlap_probe.h"
 #include "solve_record.h"
 
 typedef struct {
@@ -41,6 +42,7 @@ typedef struct {
   double analytic_error; /* worst over solves */
   cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
   cc_progress_info progress; /* where the MPI library's progress threads ran */
+  cc_overlap_probe overlap;  /* the start-up probe of the reductions' overlap (overlap_startup.c) */
   int rank;              /* of this process in MPI_COMM_WORLD */
   double started;        /* MPI_Wtime at start (stage lines) */
   int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */

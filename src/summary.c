@@ -1,6 +1,7 @@
 /* summary.c: the run's human summary (parameters, platform, build, checks PASSED/FAILED, timings,
  * results), printed by rank 0 and saved beside the report. */
 #include "monitor.h"
+#include "overlap_startup.h"
 #include "roofline.h"
 #include "summary.h"
 
@@ -66,6 +67,7 @@ void cc_summary_print(const cc_run *run, FILE *out)
   if (o->inject_latency_us > 0)
     fprintf(out, "  SIMULATED        every reduction takes >= %g us (--inject-reduction-latency)\n",
             o->inject_latency_us);
+  cc_overlap_summary(run, out); /* how much of a reduction the work hides here */
   fprintf(out,
           "  stages [s, max over ranks]  mesh %.3f  partition %.3f  assembly %.3f  ordering %.3f"
           "  setup %.3f  solve %.3f  total %.3f\n",

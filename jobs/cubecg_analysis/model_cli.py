@@ -1,10 +1,11 @@
 """cubecg-model: a latency-bandwidth MODEL of one CG iteration and of the published Table 7,
 T(Alg.x-AR) / T(Alg.x-IAR) with the asynchronous progress thread on in both runs (x = 3, 4). Also python3 -m cubecg_analysis.model_cli.
 
-  cubecg-model --preset oakforest-pacs --out DIR [--force]
+  cubecg-model --preset oakforest-pacs --out DIR [--overlap-from REPORT] [--force]
   cubecg-model DIR [--alpha-us 2] [--beta-gbs 12.5] [--node-bw-gbs 490|local]
                        [--cores-per-node 64] [--ranks-per-node 8] [--mesh 512x256x256]
-                       [--nodes 128,256,...,4096] [--eta-off 0] [--eta-on H] [--force]
+                       [--nodes 128,256,...,4096] [--eta-off 0] [--eta-on H]
+                       [--overlap-from REPORT] [--force]
 
 One model for both uses. Per iteration of variant v (Table 1: its AXPY count and its reductions,
 docs/algorithms.md: the work each reduction overlaps):
@@ -28,7 +29,11 @@ gives. Everything else is an input:
   five. Writes DIR/model_table7.csv and DIR/model.md.
 DIR (local reports): C from the kernel benchmark and the local runs (bytes per DOF, efficiency,
   calibration kappa), a = alpha * ceil(log2 P) (+ --extra-latency-us) on the target machine given
-  by the options, h = --eta-on (default: h fitted to the published Table 7 on all six points).
+  by the options, h = --eta-on (default: the h measured by --overlap-from's probe when it ran
+  with the progress thread, else h fitted to the published Table 7 on all six points).
+--overlap-from REPORT: h measured by a cubecg run's start-up probe (report key overlap_probe) or
+  by cubecg-bench --overlap, reported as measured beside the fitted h, with Table 7's RMS for
+  both (model_overlap.py); the output says which h each table uses.
   Writes model_projection.png, model_projection.csv and model.md into DIR (or --figdir).
 
 Local model of the compute (DIR path):
@@ -52,6 +57,7 @@ from .model_local import (fit, iteration_time, kernel_model, local_overlap_check
 from .model_preset import (ALG_NAME, PRESETS, PUBLISHED_TABLE4, PUBLISHED_TABLE7, TABLE1, ModelError,
                            preset_model)
 from .model_preset import write_preset_csv
+from .model_overlap import OverlapError, comparison, comparison_lines, load_overlap
 from .model_report import preset_report, run_preset
 from .output import FigureWriter, new_figure, use_agg
 from .reports import ReportError, load_reports
@@ -165,11 +171,17 @@ def parse_args(argv):
     ap.add_argument("--nodes", default="128,256,512,1024,2048,4096", help="(default 128,...,4096)")
     ap.add_argument("--extra-latency-us", type=float, default=0.0,
                     help="constant added to every allreduce (OS noise, software) [us]")
-    ap.add_argument("--eta-off", type=float, default=0.0,
-                    help="overlap achieved without a progress thread, 0..1 (default 0)")
+    ap.add_argument("--eta-off", type=float, default=None,
+                    help="overlap achieved without a progress thread, 0..1 (default 0, or the "
+                         "--overlap-from probe's when it ran without the thread)")
     ap.add_argument("--eta-on", type=float, default=None,
                     help="fraction h of a reduction hidden (up to its overlap window) with the "
-                         "progress thread on (default: h fitted to the published Table 7)")
+                         "progress thread on (default: the --overlap-from probe's when it ran "
+                         "with the thread, else h fitted to the published Table 7)")
+    ap.add_argument("--overlap-from", metavar="REPORT",
+                    help="a cubecg run report (its start-up overlap_probe) or a cubecg-bench "
+                         "--overlap report of the machine projected from: h measured there, the "
+                         "fitted h beside it, and Table 7's RMS with each")
     ap.add_argument("--figdir", help="write model_projection.png and model.md here instead of DIR")
     ap.add_argument("--force", action="store_true", help="overwrite model_projection.png/model.md")
     return ap.parse_args(argv)
@@ -286,6 +298,7 @@ def local_md(args, fitted, ctx, proj, lt7):
              f"{ctx['node_bw'] / 1e9:.1f} GB/s, alpha {args.alpha_us} us, beta {args.beta_gbs} GB/s, "
              f"extra allreduce latency {args.extra_latency_us} us, overlap eta off "
              f"{args.eta_off} / on {args.eta_on:.3f}, compute calibration kappa {kappa:.2f}.\n\n",
+             "".join(f"- {line}\n" for line in args.overlap_lines) + "\n",
              md_table(TABLE_HEAD, [table_row(r) for r in proj]),
              "\nThe paper's Table 4 (Alg.1 strong scaling on Oakforest-PACS) gives the measured share "
              "of MPI_Allreduce in the CG loop; where the modelled share is far below it, the real "
@@ -341,6 +354,8 @@ def run_local(args):
         return 2
     ctx = model_context(args, fitted, mesh)
     print_fit(args, fitted, ctx)
+    for line in args.overlap_lines:
+        print("  " + line)
     proj = project(args, ctx, nodes_list)
     lt7 = local_table7(fitted["rows"], fitted["km"], fitted["precond"], args.eta_on,
                        precond_halos=fitted["precond_halos"])
@@ -366,8 +381,38 @@ def run_local(args):
     return 0
 
 
+def overlap_sources(args):
+    """Which h each output uses (measured, given, fitted), set into args; lines to print."""
+    m = args.overlap
+    fitted = preset_model("oakforest-pacs")
+    args.eta_on_source = "given (--eta-on)" if args.eta_on is not None else "fitted to Table 7"
+    args.eta_off_source = "given (--eta-off)" if args.eta_off is not None else "default 0"
+    if m and m["thread"] and args.eta_on is None:
+        args.eta_on, args.eta_on_source = m["h"], "measured (--overlap-from)"
+    if m and not m["thread"] and args.eta_off is None:
+        args.eta_off, args.eta_off_source = m["h"], "measured (--overlap-from)"
+    if args.eta_on is None:
+        args.eta_on = fitted["h_all"]
+    if args.eta_off is None:
+        args.eta_off = 0.0
+    lines = []
+    if m:
+        lines = comparison_lines(comparison(fitted, m), m)
+    lines.append(f"h used: projection and local Table 7 with the thread on: {args.eta_on:.3f} "
+                 f"({args.eta_on_source}); without it: {args.eta_off:.3f} ({args.eta_off_source});"
+                 " model_table7.csv (the published machine): the fitted h, leave-one-out")
+    return lines
+
+
 def main(argv=None):
     args = parse_args(argv)
+    args.overlap = None
+    if args.overlap_from:
+        try:
+            args.overlap = load_overlap(args.overlap_from)
+        except OverlapError as e:
+            print(f"cubecg-model: {e}", file=sys.stderr)
+            return 2
     if args.preset:
         if not args.out or args.dir:
             print("cubecg-model: --preset NAME needs --out DIR and no report folder", file=sys.stderr)
@@ -377,8 +422,7 @@ def main(argv=None):
         print("cubecg-model: give a folder of local reports, or --preset NAME --out DIR",
               file=sys.stderr)
         return 2
-    if args.eta_on is None:
-        args.eta_on = preset_model("oakforest-pacs")["h_all"]
+    args.overlap_lines = overlap_sources(args)
     return run_local(args)
 
 

@@ -7,6 +7,7 @@ import os
 from .common import md_table
 from .model_preset import (ALG_NAME, PUBLISHED_TABLE7, deep_model, fmt_need, preset_goals,
                            preset_model, unexplained, write_deep_csv, write_preset_csv)
+from .model_overlap import comparison, comparison_lines
 from .output import FigureWriter
 
 POINT_HEAD = ["cores", "solver", "modelled (LOO)", "published", "gain_error", "h used (LOO)",
@@ -232,9 +233,22 @@ def preset_report(res):
     return out, "".join(md)
 
 
+def overlap_md(res, measured):
+    """stdout lines and the model.md section comparing a measured h with the fitted one."""
+    lines = comparison_lines(comparison(res, measured), measured)
+    lines.append("h used: model_table7.csv and every table above: the fitted h, leave-one-out; "
+                 "the measured h only in the RMS comparison (it was measured on another machine "
+                 "than the published one unless the probe ran there)")
+    return lines, "\n## Measured overlap\n\n" + "".join(f"- {x}\n" for x in lines)
+
+
 def run_preset(args):
     res = preset_model(args.preset)
     out, md = preset_report(res)
+    if getattr(args, "overlap", None):
+        lines, section = overlap_md(res, args.overlap)
+        out += ["  " + x for x in lines]
+        md += section
     print("\n".join(out))
     os.makedirs(args.out, exist_ok=True)
     fw = FigureWriter(args.out, args.force)

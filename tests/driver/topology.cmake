@@ -105,7 +105,8 @@ set_tests_properties(topology_bad_placement topology_bad_placement_env PROPERTIE
                      ENVIRONMENT OMP_NUM_THREADS=1 LABELS topology)
 
 # docs/report-schema.md against real reports of every kind (run with and without a checkpoint,
-# kernels, iobench with an offload backend, triad_placement): no undocumented key, no documented key that never
+# an iar run with its overlap probe, kernels, iobench with an offload backend, triad_placement,
+# overlap): no undocumented key, no documented key that never
 # appears, parameters == the options of cubecg --help
 set(SCHEMA_OUT ${TOPO_OUT}/schema)
 add_test(NAME schema_reports
@@ -118,7 +119,9 @@ add_test(NAME schema_reports
            '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-bench>' --nx 8 --ny 8 --nz 8 --repeat 2 --stream-mb 4 --allow-cached --report kernels.json > kernels.out
            '${MPIEXEC_EXECUTABLE}' -n 1 '$<TARGET_FILE:cubecg-iobench>' --dir io --sizes 64k --backends posix,offload --buffers 8k --repeat 1 --report iobench.json > iobench.out
            '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --triad-placement 2 --repeat 2 --stream-mb 4 --report placement.json > placement.out
-           '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/docs/check_schema.py' '${PROJECT_SOURCE_DIR}/docs/report-schema.md' --help-text help.txt run=run.json run=run_ckpt.json run=run_plcg.json run=run_sstep.json kernels=kernels.json iobench=iobench.json triad_placement=placement.json")
+           '${MPIEXEC_EXECUTABLE}' -n 2 '${TOPO_CUBECG}' --nx 6 --ny 6 --nz 6 --solver pipecg --reduction iar --report run_iar.json --quiet
+           '${MPIEXEC_EXECUTABLE}' -n 2 '$<TARGET_FILE:cubecg-bench>' --overlap --nx 6 --ny 6 --nz 6 --repeat 2 --report overlap.json > overlap.out
+           '${Python3_EXECUTABLE}' '${CMAKE_CURRENT_SOURCE_DIR}/docs/check_schema.py' '${PROJECT_SOURCE_DIR}/docs/report-schema.md' --help-text help.txt run=run.json run=run_ckpt.json run=run_plcg.json run=run_sstep.json run=run_iar.json kernels=kernels.json iobench=iobench.json triad_placement=placement.json overlap=overlap.json")
 set_tests_properties(schema_reports PROPERTIES PROCESSORS 2 TIMEOUT 300
                      ENVIRONMENT OMP_NUM_THREADS=1 LABELS topology)
 

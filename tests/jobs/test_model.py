@@ -109,3 +109,80 @@ def test_deep_model_overtakes_agree_with_its_rows():
             assert not earlier or earlier[-1] >= 1.0
     lines = mr.deep_lines(deep)
     assert len(lines) == 7 and all("MODEL" in line for line in lines)
+
+
+# ---- the overlap parameter measured (model_overlap.py) ---------------------------------------
+def _probe_result(hidden, t_pure=1e-4, t_cpu=1e-3, setting="thread"):
+    spread = lambda v: {"min": v, "median": v, "max": v}  # noqa: E731
+    return {"setting": setting, "values": 3, "repeats": 8, "injected_latency_us": 0,
+            "t_pure_s": spread(t_pure), "t_cpu_s": spread(t_cpu), "t_ovrl_s": spread(t_cpu),
+            "wait_s": spread(0.0), "overlap_pct": spread(100.0), "hidden_pct": spread(hidden)}
+
+
+def _write(tmp_path, name, report):
+    path = tmp_path / name
+    path.write_text(json.dumps(report), encoding="utf-8")
+    return str(path)
+
+
+def test_overlap_from_a_run_report_is_h_of_one_halo_exchange(tmp_path):
+    from cubecg_analysis import model_overlap as mo
+    run = {"kind": "run", "overlap_probe": {"status": "measured", "why": None, "work": "spmv",
+                                            "result": _probe_result(64.0)}}
+    m = mo.load_overlap(_write(tmp_path, "run.json", run))
+    assert abs(m["h"] - 0.64) < 1e-12 and m["n_halos"] == 1 and m["thread"]
+    assert not m["window_limited"]
+    # work shorter than the reduction: the hidden share is bounded by the window, said so
+    run["overlap_probe"]["result"] = _probe_result(64.0, t_pure=1e-3, t_cpu=1e-4, setting="none")
+    m = mo.load_overlap(_write(tmp_path, "short.json", run))
+    assert m["window_limited"] and not m["thread"] and "lower bound" in mo.describe(m)
+
+
+def test_overlap_from_a_bench_report_takes_the_nth_root(tmp_path):
+    from cubecg_analysis import model_overlap as mo
+    rows = [dict(_probe_result(h, setting=s), values=n)
+            for s, h in (("none", 25.0), ("poll", 49.0)) for n in (1, 2, 3, 41)]
+    m = mo.load_overlap(_write(tmp_path, "b.json", {"kind": "overlap", "asdd_iters": 2,
+                                                    "rows": rows}))
+    # no thread in the launch: the 'none' row of 3 doubles; SpMV + ASDD(2) holds 2 exchanges
+    assert m["setting"] == "none" and m["n_halos"] == 2 and abs(m["h"] - 0.5) < 1e-12
+
+
+def test_overlap_from_refuses_a_probe_that_did_not_run(tmp_path):
+    from cubecg_analysis import model_overlap as mo
+    run = {"kind": "run", "overlap_probe": {"status": "off", "why": "skipped (--overlap-probe off)"}}
+    with pytest.raises(mo.OverlapError, match="off"):
+        mo.load_overlap(_write(tmp_path, "off.json", run))
+    with pytest.raises(mo.OverlapError, match="kind"):
+        mo.load_overlap(_write(tmp_path, "k.json", {"kind": "kernels"}))
+
+
+def test_measured_h_rms_is_the_fixed_h_error_and_the_fit_is_kept_beside():
+    from cubecg_analysis import model_overlap as mo
+    res = mp.preset_model("oakforest-pacs")
+    goals = mp.preset_goals(res)
+    # the fitted h used as if measured gives the in-sample RMS; the LOO RMS stays the fit's
+    assert abs(mo.fixed_h_rms(res["inputs"], res["preset"]["cores"], res["h_all"])
+               - goals["rms_in"]) < 1e-12
+    m = {"h": 1.0, "thread": True, "setting": "thread", "hidden_pct": {"min": 100, "median": 100,
+         "max": 100}, "values": 3, "repeats": 8, "n_halos": 1, "window_limited": False,
+         "injected_latency_us": 0, "source": "start-up probe (one SpMV)", "where": "x.json"}
+    cmp = mo.comparison(res, m)
+    assert abs(cmp["fitted_loo_rms"] - goals["rms"]) < 1e-12 and cmp["fitted_h"] == res["h_all"]
+    assert cmp["measured_rms"] > cmp["fitted_loo_rms"]  # h = 1 overstates every point
+    lines = mo.comparison_lines(cmp, m)
+    assert any("MEASURED" in x for x in lines) and any("leave-one-out" in x for x in lines)
+
+
+def test_model_cli_preset_with_overlap_from(tmp_path, capsys):
+    from cubecg_analysis import model_cli
+    run = {"kind": "run", "overlap_probe": {"status": "measured", "why": None, "work": "spmv",
+                                            "result": _probe_result(64.0)}}
+    path = _write(tmp_path, "run.json", run)
+    assert model_cli.main(["--preset", "oakforest-pacs", "--out", str(tmp_path / "o"),
+                           "--overlap-from", path]) == 0
+    out = capsys.readouterr().out
+    assert "h = 0.640 MEASURED" in out and "fitted h leave-one-out" in out
+    assert "Measured overlap" in (tmp_path / "o" / "model.md").read_text(encoding="utf-8")
+    assert model_cli.main(["--preset", "oakforest-pacs", "--out", str(tmp_path / "o2"),
+                           "--overlap-from", str(tmp_path / "missing.json")]) == 2

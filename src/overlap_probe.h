@@ -1,0 +1,66 @@
+/* overlap_probe.h: how much of a non-blocking reduction (MPI_Iallreduce through cc_reduce_*, as
+ * the solvers post it) a piece of the solve's own work hides, measured as IMB-NBC measures it:
+ * the reduction alone (t_pure), the work alone (t_CPU) and both overlapped (post, work, wait:
+ * t_ovrl); overlap = 100 max(0, min(1, (t_pure + t_CPU - t_ovrl) / min(t_pure, t_CPU)))
+ * (overlap_probe.c; docs/benchmarks.md "Overlap"). Used by cubecg-bench --overlap and by the
+ * start-up probe of every cubecg run that posts non-blocking reductions. */
+#ifndef CC_OVERLAP_PROBE_H
+#define CC_OVERLAP_PROBE_H
+
+#include "cc_solvers.h"
+
+#define CC_OVERLAP_REPEAT_MAX 1000
+
+typedef struct {
+  double min, median, max;
+} cc_spread;
+
+/* The work between post and wait; ex carries the progress hook (poll) of the probe's reducer. */
+typedef cc_err (*cc_overlap_work_fn)(void *ctx, const cc_exec *ex);
+
+typedef struct {
+  int n_values;              /* doubles per reduction */
+  cc_progress_mode progress; /* none | poll (the solvers' MPI_Test from the kernels) */
+  int thread;                /* the library's progress thread runs in this launch */
+  char setting[16];          /* none | poll | thread | thread+poll */
+  int repeats;
+  double inject_latency_us; /* --inject-reduction-latency applied to the probe's reductions */
+  /* over repeats, each repeat's value the max over ranks (the slowest rank decides) */
+  cc_spread t_pure, t_cpu, t_ovrl; /* seconds */
+  cc_spread wait;                  /* seconds blocked in the wait after the work */
+  cc_spread overlap_pct;           /* IMB-NBC's overlap % */
+  cc_spread hidden_pct;            /* 100 (t_pure - wait) / t_pure, in [0, 100] */
+  double seconds;                  /* the probe's own wall time */
+} cc_overlap_result;
+
+/* The start-up probe of a cubecg run (overlap_startup.c): measured, skipped by --overlap-probe off,
+ * or not run (why says why: one rank, no solve posting non-blocking reductions). */
+typedef enum { CC_OVERLAP_NOT_RUN, CC_OVERLAP_OFF, CC_OVERLAP_MEASURED } cc_overlap_status;
+#define CC_OVERLAP_STARTUP_REPEATS 5 /* rounds of the start-up probe (docs/benchmarks.md: cost) */
+#define CC_OVERLAP_STARTUP_VALUES 3  /* doubles per reduction (Alg.4's, pipelined CG) */
+typedef struct {
+  cc_overlap_status status;
+  char why[160];
+  cc_overlap_result result; /* status CC_OVERLAP_MEASURED */
+} cc_overlap_probe;
+extern const char *const cc_overlap_status_name[3]; /* "not_run", "off", "measured" */
+
+/* IMB-NBC's overlap in %: 100 max(0, min(1, (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu)));
+ * 0 when min(t_pure, t_cpu) <= 0. */
+double cc_overlap_pct(double t_pure, double t_cpu, double t_ovrl);
+/* The share of the reduction the work hid, in %: 100 max(0, min(1, (t_pure - wait) / t_pure)). */
+double cc_overlap_hidden_pct(double t_pure, double wait);
+/* "none", "poll", "thread" or "thread+poll" */
+const char *cc_overlap_setting(cc_progress_mode progress, int thread);
+
+/* Collective over comm: `repeats` rounds of (the reduction alone, the work alone, post + work +
+ * wait), the first and the last part after a barrier, the rounds interleaved so that slow spells of a loaded machine
+ * fall on all three alike. */
+CC_WUR cc_err cc_overlap_measure(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx,
+                                 int n_values, cc_progress_mode progress, int thread,
+                                 double inject_latency_us, int repeats, cc_overlap_result *out);
+/* The result as the object `key` (setting, times and percentages as {min, median, max}). */
+void cc_overlap_json(cc_json *js, const char *key, const cc_overlap_result *r);
+void cc_overlap_spread_json(cc_json *js, const char *key, cc_spread s);
+
+#endif

@@ -1,0 +1,63 @@
+# The reductions' overlap (src/overlap_probe.c, src/overlap_startup.c, bench/overlap_bench.c):
+# IMB-NBC's formula and the measurement against an injected latency where the answer is known
+# (unit), the start-up probe of a cubecg run (longer and shorter work than the latency, off, not
+# run) and cubecg-bench --overlap's rows, at 2 ranks on tiny meshes.
+find_package(Python3 COMPONENTS Interpreter)
+cc_add_unit(test_overlap_probe driver/test_overlap_probe.c ${PROJECT_SOURCE_DIR}/src/overlap_probe.c)
+target_include_directories(test_overlap_probe PRIVATE ${PROJECT_SOURCE_DIR}/src)
+cc_add_mpi_test(NAME overlap_probe_formula RANKS 2 COMMAND $<TARGET_FILE:test_overlap_probe>)
+
+set(OVERLAP_OUT ${CMAKE_CURRENT_BINARY_DIR}/out/overlap)
+file(MAKE_DIRECTORY ${OVERLAP_OUT})
+set(OVERLAP_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/driver/check_overlap_probe.py)
+set(OVERLAP_IAR --solver pipecg --reduction iar)
+# name|ranks|mesh edge|extra options; 16^3's SpMV takes longer than 20 us, 4^3's well under 1 s
+# (on a loaded machine a halo exchange waits tens of ms for a descheduled partner)
+set(OVERLAP_RUNS "longer|2|16|--inject-reduction-latency|20"
+                 "shorter|2|4|--inject-reduction-latency|1000000"
+                 "off|2|6|--overlap-probe|off"
+                 "not-run|1|6|--inject-reduction-latency|0"
+                 "not-run|2|6|--reduction|ar")
+set(overlap_index 0)
+foreach(run ${OVERLAP_RUNS})
+  string(REPLACE "|" ";" parts "${run}")
+  list(GET parts 0 mode)
+  list(GET parts 1 np)
+  list(GET parts 2 edge)
+  list(SUBLIST parts 3 -1 extra)
+  math(EXPR overlap_index "${overlap_index} + 1")
+  set(name driver_overlap_probe_${overlap_index}_${mode}_np${np})
+  string(REPLACE "-" "_" name ${name})
+  set(report ${OVERLAP_OUT}/${name}.json)
+  add_test(NAME ${name}
+           COMMAND ${OVERLAP_CHECK} ${mode} ${report} -- ${MPIEXEC_EXECUTABLE} -n ${np}
+                   $<TARGET_FILE:cubecg> --nx ${edge} --ny ${edge} --nz ${edge} ${OVERLAP_IAR}
+                   ${extra} --report ${report})
+  set_tests_properties(${name} PROPERTIES PROCESSORS ${np} TIMEOUT 300
+                       ENVIRONMENT "OMP_NUM_THREADS=1" LABELS overlap)
+endforeach()
+
+add_test(NAME bench_overlap_np2
+         COMMAND ${OVERLAP_CHECK} bench ${OVERLAP_OUT}/bench.json -- ${MPIEXEC_EXECUTABLE} -n 2
+                 $<TARGET_FILE:cubecg-bench> --overlap --nx 8 --ny 8 --nz 8 --repeat 3
+                 --report ${OVERLAP_OUT}/bench.json)
+set_tests_properties(bench_overlap_np2 PROPERTIES PROCESSORS 2 TIMEOUT 300
+                     ENVIRONMENT "OMP_NUM_THREADS=1" LABELS overlap)
+
+# refusals: one line naming the value, exit 2, no report
+foreach(bad "bench_overlap_1rank|1|--overlap on 1 rank: a reduction without a partner|cubecg-bench|--overlap|--nx|6|--ny|6|--nz|6"
+            "bench_overlap_with_probe|1|--overlap 1, --read-streams 2.*: each replaces the kernels|cubecg-bench|--overlap|1|--read-streams|2"
+            "driver_overlap_probe_bad_value|1|--overlap-probe: unknown value 'maybe'|cubecg|--overlap-probe|maybe")
+  string(REPLACE "|" ";" parts "${bad}")
+  list(GET parts 0 name)
+  list(GET parts 1 np)
+  list(GET parts 2 msg)
+  list(GET parts 3 program)
+  list(SUBLIST parts 4 -1 args)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -E env EXPECT_EXIT=2 OMP_NUM_THREADS=1
+                   ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${msg}" ${OVERLAP_OUT}/${name}.json
+                   -- ${MPIEXEC_EXECUTABLE} -n ${np} $<TARGET_FILE:${program}> ${args}
+                   --report ${OVERLAP_OUT}/${name}.json)
+  set_tests_properties(${name} PROPERTIES LABELS overlap TIMEOUT 120)
+endforeach()
