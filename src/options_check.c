@@ -4,6 +4,8 @@
 #include "options_gas.h"
 #include "options_impl.h"
 
+#include "cc_trace.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -106,6 +108,7 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
     if (!local && opts->checkpoint != CC_CHOICE_NONE)
       local = check_output_dir("checkpoint-dir", opts->checkpoint_dir);
+    if (!local && opts->trace[0]) local = cc_trace_check_dir(opts->trace);
     if (!local && opts->restart[0]) {
       struct stat st;
       if (stat(opts->restart, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -256,6 +259,10 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
   CC_CHECK(opts->monitor >= -1, CC_ERR_ARG, "--monitor %d must be >= -1", opts->monitor);
   CC_CHECK(!opts->export_deformed || opts->export_solution[0], CC_ERR_ARG,
            "--export-deformed needs --export-solution FILE");
+  CC_CHECK(opts->trace_iterations >= 0, CC_ERR_ARG, "--trace-iterations %d must be >= 0",
+           opts->trace_iterations);
+  CC_CHECK(opts->trace[0] || !cc_option_given(opts, "trace-iterations"), CC_ERR_ARG,
+           "--trace-iterations has no effect without --trace DIR");
   /* the roofline fraction divides by the measured time per iteration */
   CC_CHECK(!opts->roofline || opts->timing == CC_TIMING_ON, CC_ERR_ARG,
            "--roofline needs --timing on (the fraction divides by the time per iteration)");
@@ -307,4 +314,3 @@ cc_err cc_options_validate(const cc_options *opts, MPI_Comm comm)
     CC_CALL(cc_options_gas_validate(opts, comm));
   return CC_OK;
 }
-

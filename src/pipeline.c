@@ -162,6 +162,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   cc_driver_ckpt *restart = NULL, *ckpt = NULL;
   cc_triad triad = {0}; /* --roofline: allocated once, first-touched by the solver's threads */
   cc_roofline *roofline = NULL;
+  cc_trace *trace       = NULL; /* --trace: the solves' OTF2 archive */
   /* On an error: free what this function holds. The checkpoint handles only when every rank agreed
    * on the error (their destruction may be collective; otherwise the driver aborts the job). */
 #define SOLVES_CALL(expr)                                                                          \
@@ -169,10 +170,19 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_err solves_err_ = (expr);                                                                   \
     if (solves_err_) {                                                                             \
       if (cc_error_agreed()) cc_driver_ckpt_destroy(&ckpt), cc_driver_ckpt_destroy(&restart);      \
+      cc_trace_discard(&trace);                                                                    \
       cc_free(&x), cc_free(&u), cc_triad_free(&triad), cc_free(&roofline);                         \
       return cc_error_push(solves_err_, __FILE__, __LINE__, __func__, "%s", #expr);                \
     }                                                                                              \
   } while (0)
+  if (opts->trace[0]) {
+    if (opts->trace_iterations)
+      cc_stage(run, "trace: %s/traces.otf2, %d iterations per solve", opts->trace,
+               opts->trace_iterations);
+    else
+      cc_stage(run, "trace: %s/traces.otf2, every iteration", opts->trace);
+    SOLVES_CALL(cc_trace_open(mesh->comm.comm, opts->trace, opts->trace_iterations, &trace));
+  }
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
   cc_traffic tm;
@@ -216,6 +226,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.sstep             = opts->sstep;          /* s-step CG */
     kopts.sstep_basis       = (cc_sstep_basis)opts->sstep_basis;
     kopts.inject            = &opts->seams.krylov; /* test seam, off unless set (test_seams.c) */
+    kopts.trace             = trace;
     SOLVES_CALL(cc_options_spectrum_bounds(opts, &kopts.spectrum_min, &kopts.spectrum_max));
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
@@ -324,6 +335,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_timer_token t_export = cc_timer_start(&run->timers, CC_T_EXPORT);
     SOLVES_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
     cc_timer_stop(&run->timers, t_export);
+  }
+  if (trace) {
+    SOLVES_CALL(cc_trace_close(&trace, &run->trace_counts));
+    run->trace_closed = 1;
   }
 #undef SOLVES_CALL
   cc_free(&x);
