@@ -225,34 +225,34 @@ static cc_err trace_global_defs(cc_trace *tr, const uint64_t *events, uint64_t l
       OTF2_GlobalDefWriter_WriteParameter(w, PARAM_ITERATION, s + 2, OTF2_PARAMETER_TYPE_INT64));
   OTF2_CALL(OTF2_GlobalDefWriter_WriteString(w, s + 3, "solve communicator"));
   s += 4;
-  uint64_t *members = NULL; /* the definitions list every rank: rank 0 alone, at the close */
-  CC_CALL(cc_malloc((size_t)tr->size, sizeof *members, &members));
-  for (int r = 0; r < tr->size; r++) members[r] = (uint64_t)r;
-  cc_err err = CC_OK;
-  OTF2_ErrorCode rc =
-      OTF2_GlobalDefWriter_WriteGroup(w, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                      OTF2_GROUP_FLAG_NONE, (uint32_t)tr->size, members);
-  if (rc == OTF2_SUCCESS)
-    rc = OTF2_GlobalDefWriter_WriteGroup(w, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                         OTF2_GROUP_FLAG_NONE, (uint32_t)tr->size, members);
-  cc_free(&members);
-  if (rc == OTF2_SUCCESS)
-    rc = OTF2_GlobalDefWriter_WriteComm(w, COMM_SOLVE, s - 1, 1, OTF2_UNDEFINED_COMM,
-                                        OTF2_COMM_FLAG_NONE);
+  OTF2_ErrorCode rc = OTF2_SUCCESS; /* the locations before the groups that list them */
   for (int r = 0; rc == OTF2_SUCCESS && r < tr->size; r++) {
     char name[32];
     snprintf(name, sizeof name, "rank %d", r);
-    rc = OTF2_GlobalDefWriter_WriteString(w, s, name);
+    rc = OTF2_GlobalDefWriter_WriteString(w, s + (uint32_t)r, name);
     if (rc == OTF2_SUCCESS)
-      rc = OTF2_GlobalDefWriter_WriteLocationGroup(w, (OTF2_LocationGroupRef)r, s,
+      rc = OTF2_GlobalDefWriter_WriteLocationGroup(w, (OTF2_LocationGroupRef)r, s + (uint32_t)r,
                                                    OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                    OTF2_UNDEFINED_LOCATION_GROUP);
     if (rc == OTF2_SUCCESS)
-      rc = OTF2_GlobalDefWriter_WriteLocation(w, (OTF2_LocationRef)r, s,
+      rc = OTF2_GlobalDefWriter_WriteLocation(w, (OTF2_LocationRef)r, s + (uint32_t)r,
                                               OTF2_LOCATION_TYPE_CPU_THREAD, events[r],
                                               (OTF2_LocationGroupRef)r);
-    s++;
   }
+  uint64_t *members = NULL; /* the definitions list every rank: rank 0 alone, at the close */
+  cc_err err = rc == OTF2_SUCCESS ? cc_malloc((size_t)tr->size, sizeof *members, &members) : CC_OK;
+  for (int r = 0; members && r < tr->size; r++) members[r] = (uint64_t)r;
+  if (rc == OTF2_SUCCESS && !err)
+    rc = OTF2_GlobalDefWriter_WriteGroup(w, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                         OTF2_GROUP_FLAG_NONE, (uint32_t)tr->size, members);
+  if (rc == OTF2_SUCCESS && !err)
+    rc = OTF2_GlobalDefWriter_WriteGroup(w, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                         OTF2_GROUP_FLAG_NONE, (uint32_t)tr->size, members);
+  cc_free(&members);
+  CC_CALL(err);
+  if (rc == OTF2_SUCCESS)
+    rc = OTF2_GlobalDefWriter_WriteComm(w, COMM_SOLVE, s - 1, 1, OTF2_UNDEFINED_COMM,
+                                        OTF2_COMM_FLAG_NONE);
   if (rc != OTF2_SUCCESS)
     err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__, "OTF2: definitions: %s",
                         OTF2_Error_GetName(rc));
