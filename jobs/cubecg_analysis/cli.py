@@ -95,11 +95,12 @@ def main(argv=None):
     reports = load_or_complain("cubecg-analyze", args.dir)
     if reports is None:
         return 2
-    for line in version_notes(reports):
-        print(line)
     rows = solve_rows(reports)
     if rows:
         print_headline(rows, reports, sys.stdout)
+    for line in version_notes(reports):  # after the answer: what older reports lack
+        print(line)
+    if rows:
         if args.verbose:
             print()
             print_table(rows, reports, sys.stdout)
