@@ -2,7 +2,8 @@
 # test_trace.sh: --trace DIR read back with otf2-print. Modes:
 #   counts DIR-BASE MPIEXEC CUBECG   pipecg + IAR (poll) at 2 ranks, every iteration traced: the
 #       archive's events against the report (posted and waited reductions per rank, rank 0's tests,
-#       one iteration marker per iteration and rank, as many leaves as enters)
+#       one iteration marker per iteration and rank, as many leaves as enters); the analysis
+#       package's timeline of it is a PNG
 #   bound DIR-BASE MPIEXEC CUBECG    --trace-iterations 3: 3 markers per rank, fewer posts than the
 #       solve made, the report's trace counts equal to the archive's; a second run replaces it
 #   refuse DIR-BASE MPIEXEC CUBECG   a directory that is not cubecg's, a file, --trace-iterations
@@ -11,6 +12,7 @@
 set -euo pipefail
 mode=$1 base=$2 mpiexec=$3 cubecg=$4
 py=${PYTHON:-python3}
+jobs=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../jobs" && pwd)
 rm -rf "$base" && mkdir -p "$base"
 run=("$mpiexec" -n 2 "$cubecg" --nx 6 --ny 6 --nz 6 --solver pipecg --reduction iar --progress poll
      --quiet)
@@ -58,6 +60,14 @@ counts)
   # each wait says whether the reduction had completed: one "completed" attribute per test and wait
   [[ $(grep -c '"completed"' "$a.txt") == $(($(count "$a" MPI_REQUEST_TEST) + 2 * waited)) ]] ||
     fail "completed attributes"
+  # the analysis package draws its timeline (a PNG), reading the archive through python3-otf2
+  if "$py" -c "import matplotlib" 2>/dev/null; then
+    PYTHONPATH="$jobs${PYTHONPATH:+:$PYTHONPATH}" "$py" -m cubecg_analysis.timeline "$base/t" \
+      --out "$base/timeline.png" || fail "cubecg-timeline"
+    [[ $(od -An -tx1 -N8 "$base/timeline.png" | tr -d ' \n') == 89504e470d0a1a0a ]] || fail "no PNG"
+  else
+    echo "note: matplotlib not importable by $py: the timeline is not drawn (jobs/ensure-python.sh)"
+  fi
   ;;
 bound)
   for pass in 1 2; do # the second run replaces the first one's archive in its own directory
