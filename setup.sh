@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh: install what cubecg needs on Debian 12 (idempotent; used by run.sh, test.sh and CI).
-# Debian packages: MPICH, METIS, parallel HDF5 for MPICH, liburing, cJSON, CMake, hwloc, clang-14 + libFuzzer + libomp (fuzz targets)
+# Debian packages: MPICH, METIS, parallel HDF5 for MPICH, liburing, cJSON, OTF2 (--trace: library,
+# otf2-print, and python3-otf2 for Debian's /usr/bin/python3), CMake, hwloc, clang-14 + libFuzzer + libomp (fuzz targets)
 # (tests/fuzz); matplotlib for the python3 on PATH (which may not be Debian's:
 # jobs/ensure-python.sh checks the one the scripts use).
 #
@@ -71,6 +72,7 @@ apt_install()
 }
 packages=(build-essential cmake pkg-config mpich libmpich-dev libmetis-dev libhdf5-mpich-dev
           liburing-dev hdf5-tools libcjson-dev clang-14 libclang-rt-14-dev libomp-14-dev)
+packages+=(libopen-trace-format2-dev otf2-tools python3-otf2) # --trace, its test, the timeline
 packages+=(hwloc) # hwloc-calc: CPU numbers of a node for the job scripts (jobs/lib/cubecg-jobs.sh)
 apt_install "${packages[@]}"
 # optional: fio, the physical-limit anchor of cubecg-iobench --fio; setup goes on without

@@ -198,10 +198,18 @@ typedef enum {
   CC_T_COUNT
 } cc_timer_id;
 
+/* The OTF2 event trace of --trace (cc_trace.h): the timers' region hooks write to it. */
+typedef struct cc_trace cc_trace;
+void cc_trace_enter(cc_trace *tr, cc_timer_id id);
+void cc_trace_leave(cc_trace *tr, cc_timer_id id);
+
 typedef struct cc_timers {
   double seconds[CC_T_COUNT];
   int64_t count[CC_T_COUNT];
   int count_only; /* 1: count regions but never read the clock (--timing off) */
+  /* where the regions are also traced (set after cc_timers_init; NULL = not traced: the hooks
+   * cost one predictable branch) */
+  cc_trace *trace;
 } cc_timers;
 
 /* What cc_timer_start hands to the matching cc_timer_stop. */
@@ -226,6 +234,7 @@ static inline cc_timer_token cc_timer_start_n(cc_timers *t, cc_timer_id id, int6
   cc_timer_token tok = {id, 0.0};
   if (!t) return tok;
   t->count[id] += n;
+  if (t->trace) cc_trace_enter(t->trace, id); /* before the clock: not inside the region's time */
   if (!t->count_only) tok.started = MPI_Wtime();
   return tok;
 }
@@ -235,7 +244,14 @@ static inline cc_timer_token cc_timer_start(cc_timers *t, cc_timer_id id)
 }
 static inline void cc_timer_stop(cc_timers *t, cc_timer_token tok)
 {
-  if (t && !t->count_only) t->seconds[tok.id] += MPI_Wtime() - tok.started;
+  if (!t) return;
+  if (!t->count_only) t->seconds[tok.id] += MPI_Wtime() - tok.started;
+  if (t->trace) cc_trace_leave(t->trace, tok.id);
+}
+/* The trace the regions of t go to (NULL: none, or t is NULL). */
+static inline cc_trace *cc_timers_trace(const cc_timers *t)
+{
+  return t ? t->trace : NULL;
 }
 /* Count an operation without timing it (e.g. each AXPY inside one timed fused update). */
 static inline void cc_count_op(cc_timers *t, cc_timer_id id, int64_t n)

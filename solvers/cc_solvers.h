@@ -120,6 +120,7 @@ typedef struct {
   MPI_Request request;
   int active;
   double posted_at;
+  uint64_t trace_id; /* its request id in the --trace archive */
   double buffer[CC_REDUCE_MAX];
 } cc_reduction;
 
@@ -135,6 +136,7 @@ typedef struct {
    * (MPI_Iallreduce) and, of those, waited early (cc_reduce_end entered before posted + the
    * injected latency: a wait that pays part of it; 0 without --inject-reduction-latency) */
   int64_t blocking, posted, waited_early;
+  int64_t waited; /* posted reductions completed by cc_reduce_end */
 } cc_reducer;
 
 CC_WUR cc_err cc_reducer_init(cc_reducer *rd, MPI_Comm comm, cc_progress_mode progress,
@@ -325,6 +327,9 @@ typedef struct {
   /* Where the solve times and counts (zeroed when it starts; callbacks may read it while it
    * runs): NULL = a table of the solve's own. Never shared by two solves running at once. */
   cc_timers *timers;
+  /* --trace: the solve's regions, iterations and reductions also go to this OTF2 trace (the
+   * solve's timers point to it; NULL = not traced) */
+  cc_trace *trace;
   /* 1: the reference path, one pass over memory per Table-1 operation (each AXPY-type update and
    * each local dot its own sweep; --fused 0). 0 (default): the fused passes of each variant (its
    * updates and the local dots that follow them in one sweep, where the algorithm allows). Both
@@ -388,6 +393,7 @@ typedef struct {
    * but waited for before the injected latency elapsed; the spectrum estimate's blocking ones
    * (inside the blocking count, before iteration 0) */
   int64_t reductions_blocking, reductions_posted, reductions_waited_early;
+  int64_t reductions_waited; /* posted ones completed by their wait */
   int spectrum_reductions;
   /* the same per iteration inside the loop (measured like ops_per_iteration: set-up, the
    * spectrum estimate and the final checks excluded): blocking, posted, waited early */

@@ -96,6 +96,7 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
            "%s: injected reduction latency %g us must be >= 0", solver, opts->inject_latency_us);
   k->timers = opts->timers ? opts->timers : &k->own_timers;
   cc_timers_init(k->timers, opts->count_only);
+  k->timers->trace = opts->trace; /* the region hooks (cc_timer_start / stop) */
   CC_CALL(
       cc_reducer_init(&k->reducer, comm->comm, opts->progress, opts->inject_latency_us, k->timers));
   k->exec = (cc_exec){.timers = k->timers, .poll = cc_reduce_poll, .poll_ctx = &k->reducer};
@@ -218,6 +219,7 @@ cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
   res->reductions_blocking     = k->reducer.blocking;
   res->reductions_posted       = k->reducer.posted;
   res->reductions_waited_early = k->reducer.waited_early;
+  res->reductions_waited       = k->reducer.waited;
   if (k->last_it > k->first_it)
     for (int i = 0; i < 3; i++)
       res->reductions_per_iteration[i] =

@@ -5,6 +5,8 @@
  */
 #include "cc_solvers.h"
 
+#include "cc_trace.h"
+
 #include <omp.h>
 
 cc_err cc_reducer_init(cc_reducer *rd, MPI_Comm comm, cc_progress_mode progress,
@@ -58,6 +60,8 @@ cc_err cc_reduce_begin(cc_reducer *rd, const double *values, int n, cc_reduction
   red->active = 1;
   rd->active  = red;
   rd->posted++;
+  cc_trace *tr = cc_timers_trace(rd->timers);
+  if (tr) red->trace_id = cc_trace_reduction_post(tr);
   return CC_OK;
 }
 
@@ -68,10 +72,20 @@ cc_err cc_reduce_end(cc_reducer *rd, cc_reduction *red, double *values, int n)
            CC_REDUCE_MAX);
   /* CC_T_REDUCTION = time blocked here (the part of the reduction the overlap did not hide) */
   cc_timer_token tok = cc_timer_start(rd->timers, CC_T_REDUCTION);
-  if (rd->latency_s > 0.0 && MPI_Wtime() < red->posted_at + rd->latency_s) rd->waited_early++;
-  int rc             = MPI_Wait(&red->request, MPI_STATUS_IGNORE);
+  const int early    = rd->latency_s > 0.0 && MPI_Wtime() < red->posted_at + rd->latency_s;
+  rd->waited_early += early;
+  /* traced: had it completed when the wait began? (a successful poll left no request; else one
+   * MPI_Request_get_status, which frees nothing; an early wait still has latency to pay) */
+  cc_trace *tr  = cc_timers_trace(rd->timers);
+  int completed = red->request == MPI_REQUEST_NULL;
+  if (tr && !completed &&
+      MPI_Request_get_status(red->request, &completed, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    completed = 0;
+  int rc = MPI_Wait(&red->request, MPI_STATUS_IGNORE);
   reduce_spin_until(rd, red->posted_at);
+  if (tr) cc_trace_reduction_wait(tr, red->trace_id, completed && !early, n);
   cc_timer_stop(rd->timers, tok);
+  rd->waited++;
   red->active = 0;
   if (rd->active == red) rd->active = NULL;
   int poll_rc    = rd->poll_error;
@@ -102,5 +116,7 @@ void cc_reduce_poll(void *reducer)
    * later MPI_Wait returns at once. Errors are kept for cc_reduce_end (this function is void). */
   int rc = MPI_Test(&rd->active->request, &flag, MPI_STATUS_IGNORE);
   rd->polls++;
+  cc_trace *tr = cc_timers_trace(rd->timers);
+  if (tr) cc_trace_reduction_test(tr, rd->active->trace_id, flag);
   if (rc != MPI_SUCCESS && rd->poll_error == MPI_SUCCESS) rd->poll_error = rc;
 }

@@ -3,6 +3,8 @@
  * (krylov_impl.h). */
 #include "krylov_impl.h"
 
+#include "cc_trace.h"
+
 /* ------------------------------------------------------------------------------------------------
  * Checkpoint / restart
  * ---------------------------------------------------------------------------------------------- */
@@ -51,6 +53,7 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_d
   const int64_t red[3] = {k->reducer.blocking, k->reducer.posted, k->reducer.waited_early};
   if (k->first_it == iteration) memcpy(k->first_red, red, sizeof k->first_red);
   memcpy(k->last_red, red, sizeof k->last_red);
+  if (k->timers->trace) cc_trace_iteration(k->timers->trace, iteration);
   if (iteration == k->inject_it && k->comm->rank == 0 && decl->n_vectors > 1 &&
       strcmp(decl->vector_name[1], "r") == 0)
     vectors[1][0] = k->inject_value; /* test seam: poison r (cc_krylov_opts.inject) */

@@ -6,6 +6,7 @@
 #include "summary.h"
 #include "cc_io.h"
 #include "test_seams.h"
+#include "cc_trace.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -53,10 +54,10 @@ int main(int argc, char **argv)
     if (rank == 0 && run.opts.help) cc_options_help(stdout);
     if (rank == 0 && !run.opts.help)
       printf("cubecg %s (%s build, flags %s; MPI %s %s, built for %s: %.60s; hdf5 backend %s: "
-             "%s)\n",
+             "%s; --trace %s: %s)\n",
              CC_VERSION, cc_build_type, cc_build_flags, run.mpi.implementation, run.mpi.version,
              cc_build_mpi_impl, run.mpi.library, cc_build_have_hdf5 ? "built" : "absent",
-             cc_build_hdf5);
+             cc_build_hdf5, cc_trace_available ? "built" : "absent", cc_trace_library);
     fflush(stdout);
     MPI_Finalize();
     return 0;

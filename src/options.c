@@ -301,6 +301,11 @@ const opt_spec cc_option_table[] = {
     {"export-deformed", OPT_FLAG, OFF(export_deformed), "0", CHOICES_NONE,
      "with --export-solution: also x + u (attribute, and FILE-deformed.xmf)", NULL,
      NEEDS_EXPORT_SOLUTION, SETTING_NO},
+    {"trace", OPT_STRING, OFF(trace), "", CHOICES_NONE,
+     "write an OTF2 trace of every rank's solve iterations into DIR (DIR/traces.otf2)", NULL,
+     NEEDS_NOTHING, SETTING_NO},
+    {"trace-iterations", OPT_INT, OFF(trace_iterations), "10", CHOICES_NONE,
+     "with --trace: iterations each solve records (0 = all)", NULL, NEEDS_TRACE, SETTING_NO},
     {"options-file", OPT_STRING, OFF(options_file), "", CHOICES_NONE,
      "read options from FILE (words as on the command line, # comments; see README)", NULL,
      NEEDS_NOTHING, SETTING_NO},
@@ -468,6 +473,8 @@ static const char *needs_missing(opt_needs needs, const cc_options *opts)
     return cc_options_asdd_residual(opts)[0] ? NULL : "--precond asdd with --asdd-iters >= 2";
   case NEEDS_EXPORT_SOLUTION:
     return opts->export_solution[0] ? NULL : "--export-solution FILE";
+  case NEEDS_TRACE:
+    return opts->trace[0] ? NULL : "--trace DIR";
   }
   return NULL;
 }
@@ -504,7 +511,8 @@ static void print_applies(FILE *out, const opt_spec *spec)
       [NEEDS_GAS_OR_RESTART]        = "--checkpoint gas or --restart",
       [NEEDS_LOW_PRECISION]         = "--precond-precision single|half",
       [NEEDS_ASDD_RESIDUAL]         = "--precond asdd --asdd-iters >= 2",
-      [NEEDS_EXPORT_SOLUTION]       = "--export-solution"};
+      [NEEDS_EXPORT_SOLUTION]       = "--export-solution",
+      [NEEDS_TRACE]                 = "--trace"};
   if (spec->setting != SETTING_NO) fputs(" [setting]", out);
   if (!spec->variants && spec->needs == NEEDS_NOTHING) return;
   fputs(" [applies to:", out);

@@ -83,6 +83,8 @@ typedef struct {
   int version;
   int roofline; /* triad before and after each solve; the solves report roofline_fraction */
   char options_file[CC_PATH_MAX];
+  char trace[CC_PATH_MAX];  /* --trace: the OTF2 trace's directory ("" = no trace) */
+  int trace_iterations;     /* iterations each solve records in the trace (0 = all) */
   int halo_overlap;         /* CC_HALO_OVERLAP_ON | CC_HALO_OVERLAP_OFF */
   int asdd_residual;        /* CC_ASDD_RESIDUAL_FUSED | CC_ASDD_RESIDUAL_FULL */
   int level_order;          /* CC_LEVEL_ORDER_ON | CC_LEVEL_ORDER_OFF (cm-rcm: rows by levels) */

@@ -4,6 +4,8 @@
 #include "options_gas.h"
 #include "options_impl.h"
 
+#include "cc_trace.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -107,6 +109,7 @@ static cc_err check_output_paths(const cc_options *opts, MPI_Comm comm)
     if (!local) local = check_output_file("export-solution", opts->export_solution, 0);
     if (!local && opts->checkpoint != CC_CHOICE_NONE)
       local = check_output_dir("checkpoint-dir", opts->checkpoint_dir);
+    if (!local && opts->trace[0]) local = cc_trace_check_dir(opts->trace);
     if (!local && opts->restart[0]) {
       struct stat st;
       if (stat(opts->restart, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -302,6 +305,8 @@ static cc_err check_ranges(const cc_options *opts)
   CHECK_OPTION("io-buffer", opts->io_buffer >= 512 && opts->io_buffer <= (1LL << 30),
                "--io-buffer %lld must be between 512 bytes and 1 GiB", (long long)opts->io_buffer);
   CHECK_OPTION("monitor", opts->monitor >= -1, "--monitor %d must be >= -1", opts->monitor);
+  CHECK_OPTION("trace-iterations", opts->trace_iterations >= 0,
+               "--trace-iterations %d must be >= 0", opts->trace_iterations);
   /* the roofline fraction divides by the measured time per iteration */
   CHECK_OPTION("roofline", !opts->roofline || opts->timing == CC_TIMING_ON,
                "--roofline needs --timing on (the fraction divides by the time per iteration)");

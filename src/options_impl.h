@@ -37,7 +37,8 @@ typedef enum {
   NEEDS_GAS_OR_RESTART,        /* --checkpoint gas, or a restart (which may read gas) */
   NEEDS_LOW_PRECISION,         /* --precond-precision single|half */
   NEEDS_ASDD_RESIDUAL,         /* --precond asdd with --asdd-iters >= 2 (an inner residual) */
-  NEEDS_EXPORT_SOLUTION        /* --export-solution FILE */
+  NEEDS_EXPORT_SOLUTION,       /* --export-solution FILE */
+  NEEDS_TRACE                  /* --trace DIR */
 } opt_needs;
 
 /* The run's settings: the options that define the computation. A checkpoint's manifest records

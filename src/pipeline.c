@@ -182,6 +182,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
   cc_triad triad = {0}; /* --roofline: allocated once, first-touched by the solver's threads */
   cc_roofline *roofline = NULL;
   cc_options *solve     = NULL; /* one solve's options (cc_options_for_solve) */
+  cc_trace *trace       = NULL; /* --trace: the solves' OTF2 archive */
   /* On an error: free what this function holds. The checkpoint handles only when every rank agreed
    * on the error (their destruction may be collective; otherwise the driver aborts the job). */
 #define SOLVES_CALL(expr)                                                                          \
@@ -189,10 +190,19 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_err solves_err_ = (expr);                                                                   \
     if (solves_err_) {                                                                             \
       if (cc_error_agreed()) cc_driver_ckpt_destroy(&ckpt), cc_driver_ckpt_destroy(&restart);      \
+      cc_trace_discard(&trace);                                                                    \
       cc_free(&x), cc_free(&u), cc_triad_free(&triad), cc_free(&roofline), cc_free(&solve);        \
       return cc_error_push(solves_err_, __FILE__, __LINE__, __func__, "%s", #expr);                \
     }                                                                                              \
   } while (0)
+  if (opts->trace[0]) {
+    if (opts->trace_iterations)
+      cc_stage(run, "trace: %s/traces.otf2, %d iterations per solve", opts->trace,
+               opts->trace_iterations);
+    else
+      cc_stage(run, "trace: %s/traces.otf2, every iteration", opts->trace);
+    SOLVES_CALL(cc_trace_open(mesh->comm.comm, opts->trace, opts->trace_iterations, &trace));
+  }
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &x));
   SOLVES_CALL(cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &u));
   SOLVES_CALL(cc_calloc(1, sizeof *solve, &solve));
@@ -229,6 +239,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_options_for_solve(opts, plan[s].variant, plan[s].reduction, solve);
     cc_krylov_opts kopts;
     SOLVES_CALL(krylov_opts(run, solve, &kopts));
+    kopts.trace = trace;
     cc_solve_record *rec = &run->solves[run->n_solves++];
     memset(rec, 0, sizeof *rec);
     rec->fused = opts->fused;
@@ -335,6 +346,10 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_timer_token t_export = cc_timer_start(&run->timers, CC_T_EXPORT);
     SOLVES_CALL(cc_driver_export_solution(opts, mesh, u)); /* the last solve's displacements */
     cc_timer_stop(&run->timers, t_export);
+  }
+  if (trace) {
+    SOLVES_CALL(cc_trace_close(&trace, &run->trace_counts));
+    run->trace_closed = 1;
   }
 #undef SOLVES_CALL
   cc_free(&x);

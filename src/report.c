@@ -139,6 +139,38 @@ static void write_progress_threads(cc_json *js, const cc_progress_info *p)
   cc_json_end_object(js);
 }
 
+/* --trace: where the archive is and what it holds, summed over ranks once it is closed (null
+ * counts before: a report rewritten between solves) */
+static void write_trace(cc_json *js, const cc_run *run)
+{
+  if (!run->opts.trace[0]) {
+    cc_json_string(js, "trace", NULL);
+    return;
+  }
+  const cc_trace_counts *c = &run->trace_counts;
+  const int closed         = run->trace_closed;
+  char archive[CC_PATH_MAX + 16];
+  snprintf(archive, sizeof archive, "%s/traces.otf2", run->opts.trace);
+  cc_json_begin_object(js, "trace");
+  cc_json_string(js, "dir", run->opts.trace);
+  cc_json_string(js, "archive", archive);
+  cc_json_string(js, "library", cc_trace_library);
+  cc_json_int(js, "iterations_per_solve", run->opts.trace_iterations);
+  cc_json_bool(js, "closed", closed);
+  const struct {
+    const char *key;
+    int64_t value;
+  } sums[] = {{"events", c->events},           {"iterations", c->iterations},
+              {"reductions_posted", c->posted}, {"reduction_tests", c->tests},
+              {"reductions_waited", c->waited}, {"waits_found_completed", c->waited_completed}};
+  for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
+    if (closed)
+      cc_json_int(js, sums[i].key, sums[i].value);
+    else
+      cc_json_string(js, sums[i].key, NULL);
+  cc_json_end_object(js);
+}
+
 static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *rec)
 {
   const cc_solve_result *r = &rec->result;
@@ -177,6 +209,8 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_int(js, "blocking", r->reductions_blocking);
   cc_json_int(js, "posted", r->reductions_posted);
   cc_json_int(js, "waited_early", r->reductions_waited_early);
+  cc_json_int(js, "waited", r->reductions_waited);
+  cc_json_int(js, "tests", r->polls);
   cc_json_begin_object(js, "per_iteration");
   cc_json_double(js, "blocking", r->reductions_per_iteration[0]);
   cc_json_double(js, "posted", r->reductions_per_iteration[1]);
@@ -504,6 +538,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   } else {
     cc_json_string(&js, "roofline", NULL);
   }
+  write_trace(&js, run);
   cc_json_begin_array(&js, "solves");
   for (int s = 0; s < run->n_solves; s++) write_solve(&js, run, &run->solves[s]);
   cc_json_end_array(&js);

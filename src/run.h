@@ -4,6 +4,7 @@
 #define CC_RUN_H
 
 #include "cc_topology.h"
+#include "cc_trace.h"
 #include "mpi_env.h"
 #include "options.h"
 #include "overlap_probe.h"
@@ -59,6 +60,9 @@ typedef struct {
   /* the preconditioner's storage beyond the matrix, summed over ranks: as run, and what the
    * double-precision one would hold (--precond-precision) */
   int64_t precond_bytes, precond_bytes_double;
+  /* --trace: what the archive holds, summed over ranks (rank 0), once it is closed */
+  cc_trace_counts trace_counts;
+  int trace_closed;
 } cc_run;
 
 /* Thread count (OMP_NUM_THREADS, else cores per host / ranks per host), placement and topology;

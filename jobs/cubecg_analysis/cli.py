@@ -3,12 +3,15 @@
 Reproduces the figures of Nakajima's pipelined-CG / asynchronous-progress study (Figs. 12-18,
 Table 7) and of the checkpoint I/O study for the reports under one folder:
 
-  cubecg-analyze DIR [--force] [--figdir OUT] [--no-figures]
+  cubecg-analyze DIR [--force] [--figdir OUT] [--no-figures] [--verbose] [--timeline TRACEDIR]
   python3 -m cubecg_analysis.cli DIR ...   (from jobs/, or with PYTHONPATH=jobs)
 
 Reads every *.json under DIR (recursively), refuses malformed or unknown-version reports (exit 2,
-naming the file; version 1 is read and what it lacks is said), prints a table of every solve and
-writes into DIR (or OUT), every figure with the data it draws as a CSV of the same stem:
+naming the file; version 1 is read and what it lacks is said), prints the study's answer first (a
+short headline, each line with its noise verdict: what the progress thread bought per variant and
+layout, AR/IAR per variant, the measured overlap, the checkpoint share; headline.py), with
+--verbose then a table of every solve, and writes into DIR (or OUT), every figure with the data it
+draws as a CSV of the same stem:
   fig1_speedup.png       speed-up vs cores (Figs. 12/18): every variant against one baseline,
                          Alg.1-AR at the smallest core count n0: n0 x T(pcg/ar, n0) / T(v, n)
   fig2_ar_vs_iar.png     Table 7: median T(AR) / median T(IAR) of each series, published Table 7 beside
@@ -18,6 +21,9 @@ writes into DIR (or OUT), every figure with the data it draws as a CSV of the sa
   io1_size.png ... io5_mapping.png  the I/O study's figures (io_figures.py)
   fig6_checkpoint.png    checkpoint overhead per backend, median with min-max, "within noise"
   fig7_placement.png     Table 6 / Fig. 17: one bar per progress-thread placement, never merged
+  fig8_progress_gain.png what the progress thread buys: T(off) / T(on) per variant and layout
+  timeline.png           with --timeline TRACEDIR: a few iterations per rank of a cubecg --trace
+                         archive (timeline.py; also the console script cubecg-timeline)
   study.csv              one row per solve of every run report (long format, for pandas)
   speedup.csv, relative.csv, table7.csv, table4.csv, table6.csv   the metrics behind the figures
   tables.md              the tables; published values at their own core counts, labelled published
@@ -36,7 +42,9 @@ import sys
 
 from . import io_figures, store
 from .figures_cost import fig_breakdown, fig_checkpoint, fig_io
-from .figures_scaling import fig_ar_iar, fig_placement, fig_progress, fig_speedup
+from .figures_scaling import fig_ar_iar, fig_placement, fig_progress, fig_progress_gain, fig_speedup
+from .headline import print_headline
+from .timeline import timeline
 from .metrics import relative_data, speedup_data, study_data, table4_data, table6_data, table7_data
 from .output import FigureWriter, report_args, skip, use_agg
 from .reports import load_or_complain, version_notes
@@ -59,8 +67,10 @@ def write_figures(rows, reports, fw):
     fig_checkpoint(rows, fw)
     if rows:
         fig_placement(rows, fw)
+        fig_progress_gain(rows, fw)
     else:
         skip(7, "no run reports")
+        skip(8, "no run reports")
 
 
 def write_tables(rows, reports, fw):
@@ -77,18 +87,25 @@ def write_tables(rows, reports, fw):
 
 def main(argv=None):
     ap = report_args("cubecg-analyze", __doc__, "cubecg", "figures, CSVs and tables.md")
-    ap.add_argument("--no-figures", action="store_true", help="print the table only")
+    ap.add_argument("--no-figures", action="store_true", help="print the headline (and table) only")
+    ap.add_argument("--verbose", action="store_true", help="also list every solve of every run")
+    ap.add_argument("--timeline", metavar="TRACEDIR",
+                    help="also draw timeline.png from TRACEDIR/traces.otf2 (cubecg --trace)")
     args = ap.parse_args(argv)
     reports = load_or_complain("cubecg-analyze", args.dir)
     if reports is None:
         return 2
-    for line in version_notes(reports):
-        print(line)
     rows = solve_rows(reports)
     if rows:
-        print_table(rows, reports)
+        print_headline(rows, reports, sys.stdout)
+    for line in version_notes(reports):  # after the answer: what older reports lack
+        print(line)
+    if rows:
+        if args.verbose:
+            print()
+            print_table(rows, reports, sys.stdout)
     else:
-        print("cubecg-analyze: no run reports (only benchmark reports); no solve table")
+        print("cubecg-analyze: no run reports (only benchmark reports); no headline, no solve table")
     if args.no_figures:
         return 0
     if not use_agg():
@@ -99,6 +116,12 @@ def main(argv=None):
     print(f"\nfigures -> {outdir}")
     write_figures(rows, reports, fw)
     write_tables(rows, reports, fw)
+    if args.timeline:
+        try:
+            print(f"  timeline: {timeline(args.timeline, os.path.join(outdir, 'timeline.png'), force=args.force)}")
+        except (OSError, RuntimeError) as e:
+            print(f"cubecg-analyze: --timeline {args.timeline}: {e}", file=sys.stderr)
+            return 2
     return 0
 
 

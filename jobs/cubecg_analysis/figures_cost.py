@@ -26,7 +26,7 @@ def fig_breakdown(rows, fw):
                      key=lambda c: (c[1], PROGRESS_ORDER.index(c[2]) if c[2] in PROGRESS_ORDER else 9))
     configs = configs[:6]
     nr, nc = grid_for(len(configs))
-    fig, axes = new_figure(nr, nc)
+    fig, axes = new_figure(nr, nc, sharey=True)  # panels compared: one y scale
     flat_axes = [a for row in axes for a in row]
     parts = list(BREAKDOWN)
     if any(not math.isnan(r["breakdown"].get("checkpoint", math.nan)) and r["breakdown"].get("checkpoint")
@@ -53,7 +53,7 @@ def fig_breakdown(rows, fw):
                    label=BREAKDOWN_LABEL[p])
             bottom = [b + x for b, x in zip(bottom, vals)]
         ax.set_xticks(range(len(variants)))
-        ax.set_xticklabels([variant_label(v) for v in variants], rotation=45, fontsize=7)
+        ax.set_xticklabels([variant_label(v) for v in variants], rotation=30, ha="right", fontsize=7)
         ax.set_ylabel("seconds per solve (mean over ranks)", fontsize=8)
         ax.set_title(f"{ranks}x{threads}, progress {progress}", fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)

@@ -8,7 +8,8 @@ from . import published as pub
 from . import variants as cv
 from .common import PROGRESS_COLOR, PROGRESS_ORDER, fmt_lat
 from .metrics import relative_data, speedup_data, table6_data, table7_data
-from .output import FIGURES, grid_for, mark_noise, new_figure, skip, yerr
+from .output import (FIGURES, NOISE_LABEL, grid_for, mark_noise, new_figure, noise_handle, skip,
+                     yerr)
 from .series import most_common_setup, variant_label, variant_order
 
 def fig_speedup(rows, fw):
@@ -215,17 +216,18 @@ def fig_progress(rows, fw):
             legend[label] = ax.containers[-1]
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(variants)))
-        ax.set_xticklabels([variant_label(v) for v in variants], rotation=45, fontsize=7)
+        ax.set_xticklabels([variant_label(v) for v in variants], rotation=30, ha="right", fontsize=7)
         ax.set_title(f"{ranks}x{threads}" + (f" on {nodes} nodes" if nodes > 1 else "")
                      + f", lat {fmt_lat(lat)} us", fontsize=9)
-        ax.set_ylabel("T(Alg.1 AR) / T (same setting)", fontsize=8)
+        ax.set_ylabel("T(Alg.1 AR) / T, within one setting", fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
     for ax in flat_axes[len(chosen):]:
         ax.axis("off")
-    fig.legend(list(legend.values()), list(legend), loc="upper right", fontsize=8)
-    fig.suptitle("Performance relative to Alg.1 AR of the same run, by progress setting "
-                 "(cf. Figs. 13/16; > 1: faster);\nhatched: ranges of the repeats overlap "
-                 "(within noise) or a single run", fontsize=10)
+    fig.legend(list(legend.values()) + [noise_handle()], list(legend) + [NOISE_LABEL],
+               loc="upper right", fontsize=8)
+    fig.suptitle("Relative within one setting: each variant against Alg.1 AR of the same run and "
+                 "progress setting\n(cf. Figs. 13/16; > 1: faster; compare bars of one colour, not "
+                 "across settings)", fontsize=10)
     fig.tight_layout(rect=(0, 0, 0.86, 1))
     fw.save(fig, FIGURES[3], "performance relative to Alg.1 AR per variant and progress setting", drawn)
     if dropped:
@@ -268,16 +270,63 @@ def fig_placement(rows, fw):
         ax.axhspan(1 + lo_gain, 1 + hi_gain, color="grey", alpha=0.2,
                    label="published gain, threads on free cores (Table 6, KNL)")
         ax.set_xticks(range(len(variants)))
-        ax.set_xticklabels([variant_label(v) for v in variants], rotation=45, fontsize=7)
+        ax.set_xticklabels([variant_label(v) for v in variants], rotation=30, ha="right", fontsize=7)
         ax.set_title(f"{g[2]}x{g[3]}" + (f" on {g[1]} nodes" if g[1] > 1 else "")
                      + f", lat {fmt_lat(g[4])} us", fontsize=9)
         ax.set_ylabel("T(progress off) / T(on, placement)", fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(fontsize=7, title="placement", title_fontsize=7)
     for ax in flat_axes[len(groups):]:
         ax.axis("off")
+    handles, labels = flat_axes[0].get_legend_handles_labels()
+    fig.legend(handles + [noise_handle()], labels + [NOISE_LABEL], loc="center right", fontsize=7,
+               title="placement", title_fontsize=7)
     fig.suptitle("Progress-thread placement (cf. Table 6 / Fig. 17): one bar per placement, "
-                 "median with min-max over repeats;\nhatched: within noise or a single run. Grey band: "
-                 "published gain of threads on cores free of compute (Table 6, KNL)", fontsize=9)
-    fig.tight_layout()
+                 "median with min-max over repeats.\nGrey band: published gain of threads on cores "
+                 "free of compute (Table 6, KNL)", fontsize=9)
+    fig.tight_layout(rect=(0, 0, 0.68, 1))
     fw.save(fig, FIGURES[7], "gain of the progress thread per placement (Table 6)", drawn)
+
+
+def fig_progress_gain(rows, fw):
+    """What the progress thread buys: T(off) / T(on) per variant (bars) and layout (one colour
+    each), median with min-max over the repeats, hatched when within noise or a single run."""
+    from .headline import progress_gains
+    gains = progress_gains(rows)
+    if not gains:
+        return skip(8, "no configuration run with the progress thread both off and on")
+    layouts = []
+    for g in gains:
+        key = (g["mesh"], g["layout"], g["placement"])
+        if key not in layouts:
+            layouts.append(key)
+    layouts = layouts[:6]
+    variants = variant_order(g["variant"] for g in gains)
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    w = 0.8 / len(layouts)
+    for i, key in enumerate(layouts):
+        ys, lo, hi, notes = [], [], [], []
+        for v in variants:
+            m = [g for g in gains if (g["mesh"], g["layout"], g["placement"]) == key
+                 and g["variant"] == v]
+            ys.append(m[0]["ratio"] if m else math.nan)
+            lo.append(m[0]["lo"] if m else math.nan)
+            hi.append(m[0]["hi"] if m else math.nan)
+            notes.append(m[0]["noise"] if m else "")
+        xs = [j + (i - (len(layouts) - 1) / 2) * w for j in range(len(variants))]
+        label = f"{key[1]}, mesh {key[0]}" + (f", {key[2]}" if key[2] else "")
+        bars = ax.bar(xs, ys, width=w, label=label, yerr=yerr(ys, lo, hi), capsize=2)
+        mark_noise(ax, bars, xs, ys, notes)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(variants)))
+    ax.set_xticklabels([variant_label(v) for v in variants], rotation=30, ha="right", fontsize=8)
+    ax.set_yscale("log")  # a ratio: 2x faster and 2x slower stand equally far from 1
+    ax.set_ylabel("T(progress off) / T(progress on), log scale", fontsize=9)
+    ax.grid(True, axis="y", alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles + [noise_handle()], labels + [NOISE_LABEL], loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), fontsize=7, title="layout", title_fontsize=7)
+    ax.set_title("What the progress thread buys: T(off) / T(on) of the same variant and layout\n"
+                 "(> 1: it helped; median with min-max over the repeats)", fontsize=10)
+    fig.tight_layout()
+    fw.save(fig, FIGURES[8], "T(off) / T(on) per variant and layout", gains)

@@ -47,6 +47,7 @@ reports. The injected-latency runs (--inject-reduction-latency) check the overla
 import argparse
 import math
 import os
+import statistics
 import sys
 
 from . import published as pub
@@ -252,22 +253,46 @@ def print_fit(args, fitted, ctx):
     local_ctx = dict(ctx, node_bw=km["stream"] * min(1.0, ref[0]["cores"] / km["cores"]))
     checks = local_overlap_check(fitted["rows"], local_ctx)
     if checks:
-        print("  overlap check on the injected-latency runs (extra time per iteration, measured / "
-              "model [us]; AR: every reduction waits, IAR: only what the overlapped work leaves):")
-        order = variant_order([x["row"]["variant"] for x in checks])
-        keys = sorted({(c["row"]["rt"], c["row"]["progress"], c["row"]["latency"]) for c in checks},
-                      key=lambda k: (k[2], k[0], k[1]))
-        for k in keys:
-            cs = sorted((c for c in checks
-                         if (c["row"]["rt"], c["row"]["progress"], c["row"]["latency"]) == k),
-                        key=lambda c: order.index(c["row"]["variant"]))
-            print(f"    {k[0]} progress {k[1]}, lat {fmt_lat(k[2])} us: " + ", ".join(
-                f"{variant_label(c['row']['variant'])} {1e6 * c['measured']:.0f}/{1e6 * c['predicted']:.0f}"
-                for c in cs))
+        print("  overlap check on the injected-latency runs, one line per configuration (extra "
+              "time per iteration, measured median [min-max over repeats] against the model, us; "
+              "AR: every reduction waits, IAR: only what the overlapped work leaves):")
+        for line in overlap_check_lines(checks):
+            print(f"    {line}")
     print(f"  target: mesh {args.mesh} ({ctx['dof']:,} DOF), {args.cores_per_node} cores and "
           f"{args.ranks_per_node} ranks per node, node bandwidth {ctx['node_bw'] / 1e9:.1f} GB/s, "
           f"alpha {args.alpha_us} us, beta {args.beta_gbs} GB/s, eta off/on "
           f"{args.eta_off}/{args.eta_on:.3f}")
+
+
+def overlap_check_verdict(measured, predicted):
+    """Whether the model's extra time lies within the repeats' range of the measured one."""
+    if len(measured) < 2:
+        return "single run"
+    if min(measured) <= predicted <= max(measured):
+        return "model within the repeats' range"
+    med = statistics.median(measured)
+    how = "more" if predicted < min(measured) else "less"
+    return f"measured {how} than the model ({med / predicted:.2f}x)" if predicted > 0 else \
+        f"measured {how} than the model"
+
+
+def overlap_check_lines(checks):
+    """One line per configuration (layout, progress, latency, variant) with its verdict."""
+    order = variant_order([x["row"]["variant"] for x in checks])
+    groups = {}
+    for c in checks:
+        r = c["row"]
+        groups.setdefault((r["latency"], r["rt"], r["progress"], order.index(r["variant"])),
+                          []).append(c)
+    lines = []
+    for (lat, rt, progress, vi), cs in sorted(groups.items()):
+        m = [c["measured"] for c in cs]
+        pred = statistics.median(c["predicted"] for c in cs)
+        rng = f" [{1e6 * min(m):.0f}-{1e6 * max(m):.0f}]" if len(m) > 1 else ""
+        lines.append(f"{rt} progress {progress}, lat {fmt_lat(lat)} us, {variant_label(order[vi])}: "
+                     f"measured {1e6 * statistics.median(m):.0f}{rng}, model {1e6 * pred:.0f}: "
+                     f"{overlap_check_verdict(m, pred)}")
+    return lines
 
 
 def project(args, ctx, nodes_list):

@@ -11,6 +11,7 @@ from . import variants as cv
 from .common import (PROGRESS_ORDER, fmt_lat, fmt_noisy, fmt_range, human_bytes, md_table)
 from .metrics import (IO_MODES, backend_order, checkpoint_overheads, io_rows, speedup_data,
                       table4_data, table6_data, table7_data)
+from .headline import headline_md
 from .reports import KINDS, version_notes
 from .series import (config_key, index_stats, noise_verdict, pick_reference, rt_label,
                      variant_label, variant_order)
@@ -304,7 +305,8 @@ def tables_md(rows, reports):
     """tables.md: every section in the study's order."""
     runs = [r for r in rows if not r["ckpt"]]
     variants = variant_order(r["variant"] for r in runs)
-    out = header_section(rows, reports) + table7_section(rows) + speedup_section(rows, variants)
+    out = header_section(rows, reports) + (headline_md(rows, reports) if rows else [])
+    out += table7_section(rows) + speedup_section(rows, variants)
     out += table4_section(rows, variants) + table6_section(rows)
     for other, title in (("on", "asynchronous progress thread on"), ("poll", "polling (--progress poll)")):
         out += progress_section(runs, variants, other, title)

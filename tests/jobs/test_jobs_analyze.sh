@@ -23,17 +23,26 @@ png_ok() # png_ok FILE: PNG signature, IHDR width and height
   fi
 }
 
-python3 "$repo/jobs/analyze.py" "$work" >"$work/analyze.out" 2>&1
+python3 "$repo/jobs/analyze.py" --verbose "$work" >"$work/analyze.out" 2>&1
 rc=$?
 cat "$work/analyze.out"
 if grep -q "skipped" "$work/analyze.out"; then echo "FAIL a figure was skipped"; fail=1; fi
 for f in fig1_speedup fig2_ar_vs_iar fig3_progress fig4_breakdown fig5_io_bandwidth fig6_checkpoint \
-  fig7_placement io1_size io2_c_fortran io3_modes io4_ranks io5_mapping; do
+  fig7_placement fig8_progress_gain io1_size io2_c_fortran io3_modes io4_ranks io5_mapping; do
   png_ok "$work/$f.png"
   # the data behind every figure, as CSV of the same stem
   if [[ -s $work/$f.csv ]] && (($(wc -l <"$work/$f.csv") >= 2)); then echo "ok   $f.csv beside $f.png"
   else echo "FAIL $f.csv missing or without data rows"; fail=1; fi
 done
+# the answer first: the headline's first line, each comparison with its verdict
+if head -1 "$work/analyze.out" | grep -q "^The study's answer" &&
+  grep -Eq '^  progress thread, T\(off\)/T\(on\), Alg.1 AR: [0-9.]+' "$work/analyze.out" &&
+  grep -q '^  measured overlap: ' "$work/analyze.out" && grep -q '^  checkpoint share, ' "$work/analyze.out" &&
+  grep -q '^## The answer first' "$work/tables.md"; then
+  echo "ok   the headline first (stdout and tables.md)"
+else
+  echo "FAIL no headline first"; fail=1
+fi
 # the printed table has every variant x reduction and the progress settings of the fixtures
 for pat in "Alg.1 AR" "Alg.2 IAR" "Alg.3 IAR" "Alg.4 AR" " on " " poll " " posix "; do
   grep -q -- "$pat" "$work/analyze.out" || { echo "FAIL table lacks '$pat'"; fail=1; }
@@ -144,7 +153,7 @@ PY
 mkdir -p "$work/topo"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["platform"]["cores_online"]=1; json.dump(d, open(sys.argv[2],"w"))' \
   "$work/run_2n_2x1_off.json" "$work/topo/run_2n_2x1_off.json"
-python3 "$repo/jobs/analyze.py" --no-figures "$work/topo" >"$work/topo.out" 2>&1
+python3 "$repo/jobs/analyze.py" --no-figures --verbose "$work/topo" >"$work/topo.out" 2>&1
 if ! grep -Eq '^ +8x8x8 +2 +2x1 +flat +off .*Alg.1 AR' "$work/topo.out"; then
   echo "FAIL 2-node table row missing"; cat "$work/topo.out"; fail=1
 elif grep -E '^ +8x8x8 ' "$work/topo.out" | grep -q oversub; then
