@@ -197,8 +197,10 @@ cc_err cc_options_from_checkpoint(cc_options *opts, MPI_Comm comm)
     snprintf(message, sizeof message, "%s", cc_error_message());
     const char *inner = strstr(message, "(): ");
     cc_error_clear();
-    CC_FAIL(CC_ERR_ARG, "--restart %s: %s; name the problem with --nx --ny --nz --solver",
-            opts->restart, inner ? inner + 4 : message);
+    /* no checkpoint there is bad input (2); an unreadable or corrupt one a runtime failure (1) */
+    CC_FAIL(err == CC_ERR_ARG ? CC_ERR_ARG : CC_ERR_IO,
+            "--restart %s: %s; name the problem with --nx --ny --nz --solver", opts->restart,
+            inner ? inner + 4 : message);
   }
   /* the values as text, through the parser: the same checks as on the command line */
   char precond[16];
