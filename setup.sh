@@ -72,6 +72,7 @@ apt_install()
 packages=(build-essential cmake pkg-config mpich libmpich-dev libmetis-dev libhdf5-mpich-dev
           liburing-dev hdf5-tools libcjson-dev clang-14 libclang-rt-14-dev libomp-14-dev)
 packages+=(hwloc) # hwloc-calc: CPU numbers of a node for the job scripts (jobs/lib/cubecg-jobs.sh)
+packages+=(strace) # the checkpoint scaling test counts file-system calls per rank (io_ckpt_scaling)
 apt_install "${packages[@]}"
 # optional: fio, the physical-limit anchor of cubecg-iobench --fio; setup goes on without
 if ! command -v fio >/dev/null 2>&1; then
