@@ -74,6 +74,7 @@ packages=(build-essential cmake pkg-config mpich libmpich-dev libmetis-dev libhd
           liburing-dev hdf5-tools libcjson-dev clang-14 libclang-rt-14-dev libomp-14-dev)
 packages+=(libopen-trace-format2-dev otf2-tools python3-otf2) # --trace, its test, the timeline
 packages+=(hwloc) # hwloc-calc: CPU numbers of a node for the job scripts (jobs/lib/cubecg-jobs.sh)
+packages+=(strace) # the checkpoint scaling test counts file-system calls per rank (io_ckpt_scaling)
 apt_install "${packages[@]}"
 # optional: fio, the physical-limit anchor of cubecg-iobench --fio; setup goes on without
 if ! command -v fio >/dev/null 2>&1; then

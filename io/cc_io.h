@@ -30,8 +30,12 @@
  *   DIR/latest naming the newest complete one. Write protocol: files into DIR/ckpt.<it>.tmp/,
  *   fsync files when durable, every rank reports, MPI_Allreduce decides (cc_error_agree), rank 0
  *   writes the manifest, fsyncs it and the directory, renames tmp -> ckpt.<it>, fsyncs DIR, writes
- *   latest.tmp, fsyncs, renames it to latest, fsyncs DIR, and only then deletes checkpoints beyond
- *   keep. A failed or interrupted checkpoint never replaces a good one. One run per DIR: creating
+ *   latest.tmp, fsyncs, renames it to latest, fsyncs DIR, and only then retires checkpoints beyond
+ *   keep: each rank removes its own files of them, then rank 0 the rest. Every CRC is computed by
+ *   the rank that wrote the file, from memory as it was written (hdf5: each rank's block of each
+ *   dataset, combined in rank order with cc_io_crc32c_combine; the manifest's "crc_of": "data"),
+ *   and checked at a restart by the ranks that read it. A failed or interrupted checkpoint never
+ *   replaces a good one. One run per DIR: creating
  *   a checkpointer removes the DIR/ckpt.*.tmp an interrupted run left, and refuses a DIR holding
  *   checkpoints of another problem (see cc_io_checkpointer_create). The manifest is JSON read with
  *   cJSON; it records the problem's parameters (cc_io_metadata) that a restart checks.
@@ -42,7 +46,7 @@
  *   backend name that reads them back (written_as): the manager knows no backend.
  * - Failure paths: an error on one rank is agreed on (cc_agree) before the next collective call,
  *   so every rank leaves a failed checkpoint together; the hdf5 backend reserves its file's space
- *   on rank 0 (posix_fallocate) before the collective transfers, where MPI-IO would report an
+ *   (each rank its slice, posix_fallocate) before the collective transfers, where MPI-IO would report an
  *   ENOSPC on one rank only and leave the others inside HDF5.
  * - io/ starts no timer of cc_common.h: the solver times its checkpoint callback (CC_T_CHECKPOINT);
  *   cc_io_checkpointer_stats reports stall, write and commit seconds of this rank.
@@ -193,7 +197,8 @@ typedef struct {
   char file[CC_IO_PATH_MAX]; /* full path of this rank's file ("" on ranks > 0 for shared files) */
   /* The files this rank's commit wrote, as names inside the directory (shared-file backends: rank 0
    * lists them, the others none); name[0] is file, with bytes and crc32c below; the others (side
-   * files such as state.xmf) have their size and CRC taken from the disk by the manifest writer. */
+   * files such as state.xmf) have their size and CRC taken from the disk by the rank that wrote
+   * them. */
   int n_files;
   char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
   char written_as[24]; /* the backend name that reads these files back (manifest "backend"):
@@ -201,6 +206,8 @@ typedef struct {
   int64_t bytes;       /* its size */
   uint32_t crc32c;     /* over its bytes (valid when has_crc) */
   bool has_crc;
+  bool crc_of_data; /* crc32c is of the data the backend wrote, in its defined order, not of the
+                       file's bytes (hdf5: pieces CRC'd by the ranks that hold them, combined) */
   char path_used[48]; /* "stdio", "uring-fixed-direct", "uring-direct", "pwrite-direct",
                          "pwrite-buffered", "fortran-sequential", "mpio-collective" ... */
   char detail[160];   /* backend notes: uring buffers/limits, HDF5 actual I/O mode */
@@ -309,14 +316,31 @@ typedef struct {
 /* One job per checkpoint directory (io_lock.c). Collective: rank 0 creates dir (mkdir -p) and takes
  * dir/cubecg.lock (flock, naming its host and PID); a lock another live process holds is refused
  * with CC_ERR_ARG naming that holder; a lock file whose holder died (killed) is reported on stderr
- * and taken over. Held until cc_io_dir_lock_release (which removes the file). */
+ * and taken over; a file under that name that holds no lock text (a user's, or not a regular file)
+ * is refused with CC_ERR_ARG and left alone. Held until cc_io_dir_lock_release (which removes the
+ * file it locked). */
 typedef struct cc_io_dir_lock cc_io_dir_lock;
 CC_WUR cc_err cc_io_dir_lock_acquire(const char *dir, MPI_Comm comm, cc_io_dir_lock **lock);
 void cc_io_dir_lock_release(cc_io_dir_lock **lock);
 
+/* The name of iteration's checkpoint inside its directory ("ckpt.<iteration>"), for messages,
+ * reports and tests: every checkpoint name is spelled by io/ckpt_names.c. Returns out. */
+const char *cc_io_checkpoint_name(int iteration, char *out, size_t n);
+
 /* What a checkpoint directory (dir/latest, else dir itself) holds, from its manifest, read by rank 0
  * and broadcast: a restart takes the options the user left at their default from it. Collective. */
 CC_WUR cc_err cc_io_checkpoint_describe(const char *dir, MPI_Comm comm, cc_io_metadata *meta);
+
+/* The iteration of the checkpoint a restart from dir would load (dir/latest, else dir itself),
+ * read by rank 0 and broadcast. Collective. */
+CC_WUR cc_err cc_io_checkpoint_iteration(const char *dir, MPI_Comm comm, int *iteration);
+
+/* Collective, with dir's lock held, before any work: whether a checkpointer created with params
+ * and meta would be refused (CC_ERR_ARG naming why: newer progress of this problem, another
+ * problem without params->overwrite, a user's file under a name this run would write or replace).
+ * Changes nothing; cc_io_checkpointer_create checks the same again. */
+CC_WUR cc_err cc_io_checkpoint_dir_check(const cc_io_checkpoint_params *params,
+                                         const cc_io_metadata *meta, MPI_Comm comm);
 
 /* Collective. Validates params, creates dir. Nothing is removed before the problem is checked.
  * cubecg's own entries only are ever removed: a committed checkpoint is dir/ckpt.<n>, a directory
@@ -402,6 +426,9 @@ uint32_t cc_io_crc32c(uint32_t crc, const void *data, size_t n);
 uint32_t cc_io_crc32c_sw(uint32_t crc, const void *data, size_t n); /* table-driven */
 uint32_t cc_io_crc32c_hw(uint32_t crc, const void *data, size_t n); /* = _sw if no SSE4.2 */
 bool cc_io_crc32c_hw_available(void);
+/* The CRC32C of A||B from crc1 = CRC32C(A), crc2 = CRC32C(B) and len2 = |B| bytes: pieces computed
+ * by different ranks combine into the CRC of the whole (in order; not commutative). */
+uint32_t cc_io_crc32c_combine(uint32_t crc1, uint32_t crc2, int64_t len2);
 /* CRC32C and size of a whole file (buffered reads). */
 CC_WUR cc_err cc_io_file_crc32c(const char *path, uint32_t *crc, int64_t *bytes);
 /* "8k", "512K", "1M", "1G", "4096" -> bytes (powers of 1024). */

@@ -26,9 +26,15 @@ static cc_err commit_task(void *arg)
 {
   cc_io_checkpointer *ck = arg;
   double t0              = ckpt_now_s();
-  cc_err err =
-      ck->failed_rank >= 0 ? ckpt_remove_temporary(ck->tmp)
-                           : ckpt_publish(ck, ck->all, ck->info.written_as);
+  /* the previous commit's retired checkpoints: every rank removed its files when it concluded, and
+   * every rank has (this commit's agreement came after) */
+  cc_err err = ckpt_remove_retired(ck, &ck->retired);
+  if (err) { /* left for the next run's retention; this commit goes on */
+    fprintf(stderr, "cubecg: warning: retention: %s\n", cc_error_message());
+    cc_error_clear();
+  }
+  err = ck->failed_rank >= 0 ? ckpt_remove_temporary(ck->tmp)
+                             : ckpt_publish(ck, ck->all, ck->info.written_as, &ck->outcome.retired);
   /* if the rename did not happen */
   if (err && ck->failed_rank < 0 && ckpt_remove_temporary(ck->tmp)) {
   }
@@ -59,15 +65,22 @@ static void collect_write(cc_io_checkpointer *ck)
     snprintf(m->message, sizeof m->message, "%s", inner ? inner + 4 : cc_error_message());
     cc_error_clear();
   } else {
-    m->bytes   = ck->info.bytes;
-    m->crc     = ck->info.crc32c;
-    m->has_crc = ck->info.has_crc;
-    m->n_files = ck->info.n_files;
+    m->bytes       = ck->info.bytes;
+    m->crc         = ck->info.crc32c;
+    m->has_crc     = ck->info.has_crc;
+    m->crc_of_data = ck->info.crc_of_data;
+    m->n_files     = ck->info.n_files;
     memcpy(m->name, ck->info.name, sizeof m->name);
+    m->err = ckpt_file_crcs(ck, m); /* each rank its own files */
+    if (m->err) {
+      const char *inner = strstr(cc_error_message(), "(): ");
+      snprintf(m->message, sizeof m->message, "%s", inner ? inner + 4 : cc_error_message());
+      cc_error_clear();
+    }
   }
-  m->write_s                  = ck->info.write_s;
+  m->write_s                       = ck->info.write_s;
   ckpt_current_record(ck)->write_s = ck->info.write_s;
-  ck->pending_err             = CC_OK;
+  ck->pending_err                  = CC_OK;
 }
 
 /* Test (or wait for) the posted request; *done says whether it completed. */
@@ -108,6 +121,8 @@ static void conclude(cc_io_checkpointer *ck)
   ck->pending                  = false;
   ck->phase                    = PHASE_IDLE;
   if (ck->outcome.err) return; /* reported by the next write or finish (take_failure) */
+  ckpt_unlink_own(ck, &ck->outcome.retired); /* this rank's files of the retired checkpoints */
+  if (ck->rank == 0) ck->retired = ck->outcome.retired; /* the rest: rank 0, once all have */
   rec->committed = true;
   ck->stats.count++;
   ck->stats.write_s += ck->info.write_s;
@@ -196,7 +211,8 @@ static cc_err begin(cc_io_checkpointer *ck, const cc_io_state *state)
   CC_CHECK(state->iteration >= 0 && state->n_vectors >= 0 && state->n_vectors <= CC_IO_MAX_VECTORS,
            CC_ERR_ARG, "checkpoint state: iteration %d, %d vectors", state->iteration,
            state->n_vectors);
-  snprintf(ck->tmp, sizeof ck->tmp, "%s/ckpt.%d.tmp", ck->params.dir, state->iteration);
+  CC_CHECK(ckpt_path(ck->tmp, sizeof ck->tmp, ck->params.dir, state->iteration, true), CC_ERR_ARG,
+           "checkpoint directory too long: %s", ck->params.dir);
   CC_CALL(ckpt_add_record(ck, state->iteration));
   if (!ck->ops->asynchronous) { /* offload: each rank's helper creates the directory */
     cc_err local = CC_OK;
@@ -259,8 +275,12 @@ cc_err cc_io_checkpointer_poll(cc_io_checkpointer *ck)
 cc_err cc_io_checkpointer_finish(cc_io_checkpointer *ck)
 {
   CC_CALL(io_resources_release_collective(ck->resources)); /* the gas store, collective */
-  if (ck->ops->asynchronous) {            /* settle counts its wait as stall */
+  if (ck->ops->asynchronous) {                             /* settle counts its wait as stall */
     CC_CALL(settle(ck));
+    /* the last commit's retired checkpoints, once every rank removed its files */
+    CC_MPI(MPI_Barrier(ck->layout.comm));
+    CC_CALL(
+        cc_agree(ck->layout.comm, ck->rank == 0 ? ckpt_remove_retired(ck, &ck->retired) : CC_OK));
     return CC_OK;
   }
   if (!ck->pending) return CC_OK;

@@ -20,13 +20,15 @@ static int newest_first(const void *a, const void *b)
   return (x < y) - (x > y);
 }
 
-/* After a commit: the series' checkpoints older than the keep newest (the new one among them) go;
- * only cubecg's own of this problem, never one newer than the new checkpoint. */
-static cc_err retention(const cc_io_checkpointer *ck)
+/* After a commit: the series' checkpoints older than the keep newest (the new one among them) are
+ * retired into *retired (beyond CKPT_RETIRE_MAX removed here); only cubecg's own of this problem,
+ * never one newer than the new checkpoint. */
+static cc_err retention(const cc_io_checkpointer *ck, ckpt_retired *retired)
 {
   const char *dir = ck->params.dir;
   int *found      = NULL;
   size_t n        = 0;
+  retired->n      = 0;
   CC_CALL(ckpt_own_checkpoints(dir, false, &found, &n));
   if (n > 1) qsort(found, n, sizeof *found, newest_first); /* found is NULL when n = 0 */
   int kept   = 1;
@@ -38,14 +40,16 @@ static cc_err retention(const cc_io_checkpointer *ck)
       continue;
     }
     char name[IO_NAME_MAX], differs[400] = "";
-    snprintf(name, sizeof name, "ckpt.%d", found[i]);
+    ckpt_name(name, sizeof name, found[i], false);
     io_manifest m;
     bool unverified = false, same = ckpt_own_checkpoint(dir, name, &m);
     if (same) {
       same = !ckpt_problem_differs(&m, &ck->meta, differs, sizeof differs, &unverified);
       io_manifest_free(&m);
     }
-    if (same)
+    if (same && retired->n < CKPT_RETIRE_MAX)
+      retired->iteration[retired->n++] = found[i];
+    else if (same)
       err = ckpt_remove_checkpoint(dir, name);
     else
       fprintf(stderr,
@@ -57,11 +61,44 @@ static cc_err retention(const cc_io_checkpointer *ck)
   return CC_OK;
 }
 
+void ckpt_unlink_own(const cc_io_checkpointer *ck, const ckpt_retired *retired)
+{
+  char cdir[CC_IO_CKPT_DIR_MAX], path[IO_PATH_MAX];
+  for (int k = 0; k < retired->n; k++) {
+    if (!ckpt_path(cdir, sizeof cdir, ck->params.dir, retired->iteration[k], false)) continue;
+    for (int i = 0; i < ck->info.n_files && i < CC_IO_MAX_FILES; i++) {
+      const char *name = ck->info.name[i];
+      /* only the names a backend writes (never the manifest, never a path): what is left, and a
+       * file another backend named, goes with rank 0's pass */
+      if (!name[0] || !strcmp(name, CKPT_MANIFEST) || !ckpt_file_name(name) ||
+          !ckpt_join(path, sizeof path, cdir, name))
+        continue;
+      if (unlink(path) != 0 && errno != ENOENT)
+        fprintf(stderr, "cubecg: warning: cannot remove %s: %s\n", path, strerror(errno));
+    }
+  }
+}
+
+cc_err ckpt_remove_retired(const cc_io_checkpointer *ck, ckpt_retired *r)
+{
+  char name[IO_NAME_MAX];
+  cc_err err = CC_OK;
+  for (int k = 0; k < r->n && !err; k++) {
+    ckpt_name(name, sizeof name, r->iteration[k], false);
+    err = ckpt_remove_checkpoint(ck->params.dir, name);
+  }
+  r->n = 0;
+  CC_CALL(err);
+  return CC_OK;
+}
+
 /* Rank 0: manifest, fsyncs, rename, latest, retention. Knows no backend: the files are those the
  * ranks' commits listed (side files included, written by the backend), the backend name the one
  * they were written as. */
-cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as)
+cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as,
+                    ckpt_retired *retired)
 {
+  retired->n      = 0;
   const char *dir = ck->params.dir;
   bool durable    = ck->params.durable;
   io_manifest m;
@@ -97,17 +134,13 @@ cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *
     for (int i = 0; i < files[r].n_files && !err; i++, k++) {
       io_manifest_file *f = &m.files[k];
       snprintf(f->file, sizeof f->file, "%s", files[r].name[i]);
-      f->rank = ck->ops->shared_file ? -1 : r;
-      if (i == 0 && files[r].has_crc) {
-        f->bytes  = files[r].bytes;
-        f->crc32c = files[r].crc;
-      } else {
-        snprintf(path, sizeof path, "%s/%s", ck->tmp, f->file);
-        err = cc_io_file_crc32c(path, &f->crc32c, &f->bytes);
-      }
+      f->rank        = ck->ops->shared_file ? -1 : r;
+      f->bytes       = files[r].sizes[i]; /* every CRC by the rank that wrote the file */
+      f->crc32c      = files[r].crcs[i];
+      f->crc_of_data = i == 0 && files[r].crc_of_data;
     }
   if (!err) {
-    snprintf(path, sizeof path, "%s/manifest.json", ck->tmp);
+    ckpt_join(path, sizeof path, ck->tmp, CKPT_MANIFEST);
     err = io_inject_commit_enospc(ck->checkpoint_number) /* test seam: the disk fills up here */
               ? cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
                               "writing %s failed: %s (injected)", path, strerror(ENOSPC))
@@ -118,13 +151,14 @@ cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *
   if (durable) CC_CALL(io_fsync_path(ck->tmp));           /* the files' directory entries */
   io_inject_kill_step("manifest", ck->checkpoint_number); /* test seam: complete, not renamed */
 
-  char final[CC_IO_CKPT_DIR_MAX], latest[IO_NAME_MAX] = "";
-  snprintf(final, sizeof final, "%s/ckpt.%d", dir, ck->iteration);
+  char final[CC_IO_CKPT_DIR_MAX];
+  ckpt_path(final, sizeof final, dir, ck->iteration, false);
   struct stat st;
   if (stat(final, &st) == 0) { /* an older run's checkpoint of the same iteration (same problem) */
-    snprintf(path, sizeof path, "%s/latest", dir);
-    if (stat(path, &st) == 0) CC_CALL(ckpt_read_latest(dir, latest, sizeof latest));
-    if (!strcmp(latest, final + strlen(dir) + 1)) {
+    bool has_latest = false;
+    int latest      = -1;
+    CC_CALL(ckpt_latest_read(dir, &has_latest, &latest));
+    if (has_latest && latest == ck->iteration) {
       /* it is latest: swap the two directories atomically, so that latest names a complete
        * checkpoint at every instant; the old one, now at the temporary name, goes */
       CC_CHECK(ckpt_own_checkpoint(dir, final + strlen(dir) + 1, NULL), CC_ERR_IO,
@@ -155,21 +189,26 @@ cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *
   /* test seam: killed here, the new checkpoint is complete under its name but latest still names
    * the previous one, which a restart takes */
   io_inject_kill_commit_point(ck->checkpoint_number);
-  /* latest: write a temporary, make it durable, rename over the old pointer (atomic) */
-  char tmp_latest[IO_PATH_MAX], new_latest[IO_PATH_MAX];
-  snprintf(tmp_latest, sizeof tmp_latest, "%s/latest.tmp", dir);
-  snprintf(new_latest, sizeof new_latest, "%s/latest", dir);
-  FILE *f = fopen(tmp_latest, "w");
-  CC_CHECK(f != NULL, CC_ERR_IO, "cannot create %s: %s", tmp_latest, strerror(errno));
-  int failed = fprintf(f, "ckpt.%d\n", ck->iteration) < 0 || fflush(f) != 0;
-  if (!failed && durable) failed = fsync(fileno(f)) != 0;
-  failed |= fclose(f) != 0;
-  CC_CHECK(!failed, CC_ERR_IO, "writing %s failed: %s", tmp_latest, strerror(errno));
-  CC_CHECK(rename(tmp_latest, new_latest) == 0, CC_ERR_SYS, "rename(%s, %s): %s", tmp_latest,
-           new_latest, strerror(errno));
-  if (durable) CC_CALL(io_fsync_path(dir));
+  /* latest: a temporary made durable, renamed over the old pointer (atomic) */
+  CC_CALL(ckpt_latest_write(dir, ck->iteration, durable));
   io_inject_kill_step("latest", ck->checkpoint_number); /* test seam: latest moved, no retention */
-  CC_CALL(retention(ck)); /* only now that the new checkpoint is durable */
+  CC_CALL(retention(ck, retired)); /* only now that the new checkpoint is durable */
+  return CC_OK;
+}
+
+cc_err ckpt_file_crcs(const cc_io_checkpointer *ck, rank_file *m)
+{
+  char path[IO_PATH_MAX];
+  for (int i = 0; i < m->n_files && i < CC_IO_MAX_FILES; i++) {
+    if (i == 0 && m->has_crc) {
+      m->sizes[0] = m->bytes;
+      m->crcs[0]  = m->crc;
+      continue;
+    }
+    CC_CHECK(ckpt_join(path, sizeof path, ck->tmp, m->name[i]), CC_ERR_ARG, "path too long: %s",
+             ck->tmp);
+    CC_CALL(cc_io_file_crc32c(path, &m->crcs[i], &m->sizes[i]));
+  }
   return CC_OK;
 }
 
@@ -208,7 +247,7 @@ cc_err ckpt_failed_error(cc_io_checkpointer *ck, cc_err err, const char *why)
 {
   char latest[IO_NAME_MAX] = "none";
   if (ck->stats.last_iteration >= 0)
-    snprintf(latest, sizeof latest, "ckpt.%d", ck->stats.last_iteration);
+    ckpt_name(latest, sizeof latest, ck->stats.last_iteration, false);
   CC_FAIL(err ? err : CC_ERR_IO,
           "checkpoint of iteration %d failed and was discarded; %s/%s remains the latest%s%s",
           ck->iteration, ck->params.dir, latest, why ? ": " : "", why ? why : "");
@@ -239,22 +278,25 @@ cc_err ckpt_complete(cc_io_checkpointer *ck)
   }
   rank_file mine;
   memset(&mine, 0, sizeof mine);
-  mine.bytes   = ck->info.bytes;
-  mine.crc     = ck->info.crc32c;
-  mine.has_crc = ck->info.has_crc;
-  mine.n_files = ck->info.n_files;
+  mine.bytes       = ck->info.bytes;
+  mine.crc         = ck->info.crc32c;
+  mine.has_crc     = ck->info.has_crc;
+  mine.crc_of_data = ck->info.crc_of_data;
+  mine.n_files     = ck->info.n_files;
   CC_CHECK(mine.n_files >= 0 && mine.n_files <= CC_IO_MAX_FILES, CC_ERR_IO,
            "backend %s listed %d files (at most %d)", ck->params.backend, mine.n_files,
            CC_IO_MAX_FILES);
   memcpy(mine.name, ck->info.name, sizeof mine.name);
+  CC_CALL(cc_agree(ck->layout.comm, ckpt_file_crcs(ck, &mine))); /* each rank its own files */
   rank_file *all = NULL;
   if (ck->rank == 0) CC_CALL(cc_malloc((size_t)ck->size, sizeof *all, &all));
   CC_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, ck->layout.comm));
   int64_t total;
   CC_MPI(MPI_Allreduce(&ck->info.bytes, &total, 1, MPI_INT64_T, MPI_SUM, ck->layout.comm));
-  double p0    = ckpt_now_s();
-  cc_err local = ck->rank == 0 ? ckpt_publish(ck, all, ck->info.written_as) : CC_OK;
-  double p1    = ckpt_now_s();
+  double p0 = ckpt_now_s();
+  ckpt_retired retired;
+  memset(&retired, 0, sizeof retired);
+  cc_err local = ck->rank == 0 ? ckpt_publish(ck, all, ck->info.written_as, &retired) : CC_OK;
   cc_free(&all);
   if (cc_agree(ck->layout.comm, local)) {
     if (ck->rank == 0 && ckpt_remove_temporary(ck->tmp)) { /* if the rename did not happen */
@@ -262,6 +304,13 @@ cc_err ckpt_complete(cc_io_checkpointer *ck)
     CC_FAIL(local ? local : CC_ERR_IO, "committing checkpoint %d in %s failed", ck->iteration,
             ck->params.dir);
   }
+  /* retention: every rank its own files, then (all done: the agreement) rank 0 the rest */
+  CC_MPI(MPI_Bcast(&retired, sizeof retired, MPI_BYTE, 0, ck->layout.comm));
+  ckpt_unlink_own(ck, &retired);
+  CC_MPI(MPI_Barrier(ck->layout.comm));
+  local     = ck->rank == 0 ? ckpt_remove_retired(ck, &retired) : CC_OK;
+  double p1 = ckpt_now_s();
+  CC_CALL(cc_agree(ck->layout.comm, local));
   cc_io_checkpoint_record *rec = ckpt_current_record(ck);
   rec->committed               = true;
   rec->write_s                 = ck->info.write_s;

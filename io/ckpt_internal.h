@@ -6,6 +6,7 @@
 #ifndef CC_CKPT_INTERNAL_H
 #define CC_CKPT_INTERNAL_H
 
+#include "ckpt_names.h"
 #include "io_internal.h"
 
 /* What one rank's commit wrote (cc_io_file_info), gathered on rank 0 for the manifest; offload:
@@ -13,19 +14,32 @@
 typedef struct {
   int64_t bytes; /* of name[0] */
   uint32_t crc;
-  int has_crc, n_files;
+  int has_crc, n_files, crc_of_data;
   char name[CC_IO_MAX_FILES][CC_IO_FILE_NAME_LEN];
+  int64_t sizes[CC_IO_MAX_FILES]; /* of each file, with its CRC32C: by the rank that wrote it */
+  uint32_t crcs[CC_IO_MAX_FILES];
   int err;                          /* offload: this rank's write failed (cc_err) */
   char message[IO_MESSAGE_MAX / 2]; /* ... with this innermost message */
   double write_s;                   /* offload: the helper's write + fsync */
 } rank_file;
 
+/* The checkpoints a commit retired (retention): rank 0 decides, every rank then removes its own
+ * files from them (ckpt_unlink_own), and rank 0 the rest (ckpt_remove_retired) once every rank
+ * has: no rank does every rank's file work. More than CKPT_RETIRE_MAX at once (a lowered
+ * --checkpoint-keep) are removed by rank 0 alone. */
+#define CKPT_RETIRE_MAX 16
+typedef struct {
+  int32_t n;
+  int32_t iteration[CKPT_RETIRE_MAX];
+} ckpt_retired;
+
 /* Offload: what rank 0 tells every rank once the commit is decided (phase 3's outcome). */
 typedef struct {
-  int32_t err;       /* CC_OK: committed */
-  int32_t committed; /* the new checkpoint is latest */
-  int64_t total;     /* bytes of all ranks */
-  double commit_s;   /* rank 0's helper: manifest, fsyncs, renames, latest, retention */
+  int32_t err;          /* CC_OK: committed */
+  int32_t committed;    /* the new checkpoint is latest */
+  int64_t total;        /* bytes of all ranks */
+  double commit_s;      /* rank 0's helper: manifest, fsyncs, renames, latest, retention */
+  ckpt_retired retired; /* the checkpoints retention retired */
   char message[IO_MESSAGE_MAX];
 } ckpt_outcome;
 
@@ -68,10 +82,11 @@ struct cc_io_checkpointer {
   rank_file *all;       /* rank 0: every rank's (Igather's receive buffer) */
   ckpt_outcome outcome; /* Ibcast's buffer */
   int failed_rank;      /* rank 0: the lowest rank whose write failed (-1: none) */
+  ckpt_retired retired; /* rank 0, offload: retired checkpoints whose rest is still to remove
+                           (by the next commit's helper, or finish), every rank's files gone */
 };
 
 /* ---- ckpt_owner.c -------------------------------------------------------------------------- */
-CC_WUR cc_err ckpt_read_latest(const char *dir, char *name, size_t n); /* the name latest holds */
 /* Whether dir/name is one of cubecg's committed checkpoints (a real directory with a readable
  * manifest.json); *m gets the manifest (io_manifest_free it) when m is not NULL. */
 bool ckpt_own_checkpoint(const char *dir, const char *name, io_manifest *m);
@@ -89,8 +104,19 @@ bool ckpt_problem_differs(const io_manifest *m, const cc_io_metadata *meta, char
                           bool *unverified);
 
 /* ---- ckpt_commit.c ------------------------------------------------------------------------- */
-/* Rank 0: manifest, fsyncs, rename, latest, retention, over the files the ranks listed. */
-CC_WUR cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as);
+/* Rank 0: manifest, fsyncs, rename, latest, retention's decision (*retired), over the files the
+ * ranks listed. */
+CC_WUR cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as,
+                           ckpt_retired *retired);
+/* Every rank: its own files (the names its backend wrote this time) removed from the retired
+ * checkpoints; no MPI. */
+void ckpt_unlink_own(const cc_io_checkpointer *ck, const ckpt_retired *retired);
+/* Rank 0, after every rank's ckpt_unlink_own: the rest of each retired checkpoint (what other
+ * backends' names left, the manifest last, the directory); r->n is 0 afterwards. */
+CC_WUR cc_err ckpt_remove_retired(const cc_io_checkpointer *ck, ckpt_retired *r);
+/* Every rank: the size and CRC32C of each file it wrote (m->sizes, m->crcs): name[0]'s from the
+ * backend (computed as it was written), a side file's read back by this rank, its writer. */
+CC_WUR cc_err ckpt_file_crcs(const cc_io_checkpointer *ck, rank_file *m);
 /* Synchronous backends: every rank has written and synced its file; agree, gather, publish. */
 CC_WUR cc_err ckpt_complete(cc_io_checkpointer *ck);
 /* The error of a failed checkpoint, the same on every rank: the previous one stays latest. */

@@ -16,24 +16,18 @@ void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
 {
   memset(params, 0, sizeof *params);
   snprintf(params->backend, sizeof params->backend, "posix");
-  params->keep            = 2;
-  params->durable         = true;
+  params->keep               = 2;
+  params->durable            = true;
   params->io_writeback_bytes = CC_IO_WRITEBACK_DEFAULT;
-  params->queue_depth     = IO_QUEUE_DEPTH;
-  params->start_iteration = -1; /* not known: newer checkpoints are not looked for */
+  params->queue_depth        = IO_QUEUE_DEPTH;
+  params->start_iteration    = -1; /* not known: newer checkpoints are not looked for */
 }
 
 /* "ckpt.<n>" exactly (committed checkpoints; not "ckpt.<n>.tmp") */
 static bool committed_name(const char *name, int *iteration)
 {
-  int n    = -1;
-  char end = 0;
-  if (sscanf(name, "ckpt.%d%c", &n, &end) != 1 || n < 0) return false;
-  char canonical[32];
-  snprintf(canonical, sizeof canonical, "ckpt.%d", n);
-  if (strcmp(canonical, name)) return false;
-  *iteration = n;
-  return true;
+  bool temporary;
+  return ckpt_name_parse(name, iteration, &temporary) && !temporary;
 }
 
 /* ---- what is cubecg's own ------------------------------------------------------------------
@@ -41,25 +35,11 @@ static bool committed_name(const char *name, int *iteration)
  * manifest lists and the names cubecg's backends write; a directory that still holds anything else
  * after that is kept and reported. */
 
-/* The names cubecg's backends write inside a checkpoint: manifest.json, rank.<r>.<ext> (per-rank
- * files, gas receipts), gas.<owner>.pages (gas page files), state.h5 / state.xmf (hdf5). */
-static bool cubecg_file_name(const char *name)
-{
-  int n = -1, used = 0;
-  if (!strcmp(name, "manifest.json") || !strcmp(name, "state.h5") || !strcmp(name, "state.xmf"))
-    return true;
-  if (sscanf(name, "rank.%d.%n", &n, &used) == 1 && used > 0 && n >= 0 && name[used] &&
-      !strchr(name + used, '/'))
-    return true;
-  used = 0;
-  return sscanf(name, "gas.%d.pages%n", &n, &used) == 1 && used > 0 && n >= 0 && name[used] == '\0';
-}
-
 /* The manifest of checkpoint dir/name, read and parsed (io_manifest_free it). */
 static cc_err read_manifest(const char *dir, const char *name, io_manifest *m)
 {
   char path[IO_PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s/manifest.json", dir, name);
+  snprintf(path, sizeof path, "%s/%s/" CKPT_MANIFEST, dir, name);
   char *text = NULL;
   cc_err err = io_read_text(path, &text, NULL);
   if (!err) err = io_manifest_parse(text, path, m);
@@ -101,9 +81,9 @@ static cc_err remove_files_of(const char *path, const io_manifest *m, char *kept
   while (!err && (e = readdir(d)) != NULL) {
     /* the manifest goes last: a removal killed half-way leaves a checkpoint still recognised as
      * cubecg's own (and removed by the next run), never an unknown directory */
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "manifest.json"))
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, CKPT_MANIFEST))
       continue;
-    bool listed = cubecg_file_name(e->d_name);
+    bool listed = ckpt_file_name(e->d_name);
     for (int i = 0; m && !listed && i < m->n_files; i++)
       listed = !strcmp(m->files[i].file, e->d_name);
     struct stat st;
@@ -119,7 +99,7 @@ static cc_err remove_files_of(const char *path, const io_manifest *m, char *kept
   closedir(d);
   CC_CALL(err);
   io_inject_kill_step("retention", 0); /* test seam: killed with the manifest still there */
-  snprintf(child, sizeof child, "%s/manifest.json", path);
+  snprintf(child, sizeof child, "%s/" CKPT_MANIFEST, path);
   CC_CHECK(unlink(child) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove %s: %s", child,
            strerror(errno));
   if (kept[0]) return CC_OK;
@@ -172,8 +152,9 @@ cc_err ckpt_remove_temporary(const char *path)
 /* "ckpt.<n>.tmp" exactly */
 static bool temporary_name(const char *name)
 {
-  int n = -1, used = 0;
-  return sscanf(name, "ckpt.%d.tmp%n", &n, &used) == 1 && used > 0 && name[used] == '\0' && n >= 0;
+  int n;
+  bool temporary;
+  return ckpt_name_parse(name, &n, &temporary) && temporary;
 }
 
 /* Rank 0 at create, with the lock held and the problem checked: the temporaries of an interrupted
@@ -191,7 +172,7 @@ static cc_err remove_stale_temporaries(const char *dir)
         fprintf(stderr, "cubecg: warning: %s\n", cc_error_message());
         cc_error_clear();
       }
-    } else if (!strcmp(e->d_name, "latest.tmp")) {
+    } else if (!strcmp(e->d_name, CKPT_LATEST_TMP)) {
       struct stat st;
       if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) != 0)
         fprintf(stderr, "cubecg: warning: cannot remove %s: %s\n", path, strerror(errno));
@@ -201,30 +182,13 @@ static cc_err remove_stale_temporaries(const char *dir)
   return CC_OK;
 }
 
-/* The checkpoint name that dir/latest holds. */
-cc_err ckpt_read_latest(const char *dir, char *name, size_t n)
-{
-  char path[IO_PATH_MAX];
-  snprintf(path, sizeof path, "%s/latest", dir);
-  char *text;
-  size_t len;
-  CC_CALL(io_read_text(path, &text, &len));
-  while (len && (text[len - 1] == '\n' || text[len - 1] == ' ' || text[len - 1] == '\r'))
-    text[--len] = '\0';
-  bool ok = len > 0 && len < n && !strchr(text, '/');
-  if (ok) memcpy(name, text, len + 1);
-  cc_free(&text);
-  CC_CHECK(ok, CC_ERR_IO, "%s does not name a checkpoint directory", path);
-  return CC_OK;
-}
-
 /* ---- the problem a checkpoint belongs to -------------------------------------------------------
  */
 /* The first parameter of meta that differs from manifest m, as "--E 2 differs from the
  * checkpoint's E = 1" in msg; false when every recorded parameter agrees. Parameters the manifest
  * does not hold (older cubecg) are not compared: *unverified says so. */
 bool ckpt_problem_differs(const io_manifest *m, const cc_io_metadata *meta, char *msg, size_t n,
-                            bool *unverified)
+                          bool *unverified)
 {
   *unverified = false;
   if ((meta->nx || meta->ny || meta->nz) &&
@@ -286,34 +250,9 @@ bool ckpt_problem_differs(const io_manifest *m, const cc_io_metadata *meta, char
   return false;
 }
 
-
-/* latest := name (a temporary made durable, renamed over the old pointer), or removed when name is
- * NULL. */
-static cc_err point_latest(const char *dir, const char *name, bool durable)
-{
-  char tmp_latest[IO_PATH_MAX], new_latest[IO_PATH_MAX];
-  snprintf(tmp_latest, sizeof tmp_latest, "%s/latest.tmp", dir);
-  snprintf(new_latest, sizeof new_latest, "%s/latest", dir);
-  if (!name) {
-    CC_CHECK(unlink(new_latest) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove %s: %s",
-             new_latest, strerror(errno));
-  } else {
-    FILE *f = fopen(tmp_latest, "w");
-    CC_CHECK(f != NULL, CC_ERR_IO, "cannot create %s: %s", tmp_latest, strerror(errno));
-    int failed = fprintf(f, "%s\n", name) < 0 || fflush(f) != 0;
-    if (!failed && durable) failed = fsync(fileno(f)) != 0;
-    failed |= fclose(f) != 0;
-    CC_CHECK(!failed, CC_ERR_IO, "writing %s failed: %s", tmp_latest, strerror(errno));
-    CC_CHECK(rename(tmp_latest, new_latest) == 0, CC_ERR_SYS, "rename(%s, %s): %s", tmp_latest,
-             new_latest, strerror(errno));
-  }
-  if (durable) CC_CALL(io_fsync_path(dir));
-  return CC_OK;
-}
-
 /* The committed checkpoints of dir that are cubecg's own (ckpt_own_checkpoint), as iterations;
- * entries named ckpt.<n> that are not (a user's file or directory) are left alone (and named on stderr when
- * report). */
+ * entries named ckpt.<n> that are not (a user's file or directory) are left alone (and named on
+ * stderr when report). */
 cc_err ckpt_own_checkpoints(const char *dir, bool report, int **found, size_t *n)
 {
   *found = NULL;
@@ -350,131 +289,222 @@ cc_err ckpt_own_checkpoints(const char *dir, bool report, int **found, size_t *n
   return CC_OK;
 }
 
-/* Rank 0 at create: an entry ckpt.<n> that is not cubecg's at an iteration this run will
- * checkpoint (a multiple of params.every past its start) would stop the run there: refused now. */
-static cc_err check_collisions(const cc_io_checkpointer *ck)
+/* The first entry of directory path (a checkpoint or its temporary) that cubecg did not write: not
+ * a name its backends write nor a file manifest m lists (m may be NULL), or not a regular file;
+ * "" when there is none or path does not exist. */
+static void foreign_entry(const char *path, const io_manifest *m, char *name, size_t n)
 {
-  const char *dir = ck->params.dir;
-  int every       = ck->params.every, it;
-  if (every < 1) return CC_OK; /* the period is not known (direct users of io/) */
-  DIR *d = opendir(dir);
+  name[0] = '\0';
+  DIR *d  = opendir(path);
+  if (!d) return;
+  struct dirent *e;
+  char child[IO_PATH_MAX];
+  while (!name[0] && (e = readdir(d)) != NULL) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    bool listed = ckpt_file_name(e->d_name);
+    for (int i = 0; m && !listed && i < m->n_files; i++)
+      listed = !strcmp(m->files[i].file, e->d_name);
+    struct stat st;
+    if (!listed || !ckpt_join(child, sizeof child, path, e->d_name) || lstat(child, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+      snprintf(name, n, "%.100s", e->d_name);
+  }
+  closedir(d);
+}
+
+/* Whether this run may write the checkpoint of iteration it (a multiple of params.every past its
+ * start): the checkpoints it would replace are checked up front. */
+static bool will_write(const cc_io_checkpoint_params *p, int it)
+{
+  return p->every >= 1 && it > p->start_iteration && it > 0 && it % p->every == 0;
+}
+
+/* Rank 0, the lock held: an entry at an iteration this run will checkpoint that it could not
+ * replace (a ckpt.<n> that is not cubecg's, a checkpoint or temporary holding a user's file) would
+ * stop the run there; a latest.tmp cubecg did not write would be overwritten: refused now. */
+static cc_err check_collisions(const cc_io_checkpoint_params *p)
+{
+  const char *dir = p->dir;
+  DIR *d          = opendir(dir);
+  if (!d && errno == ENOENT) return CC_OK; /* a fresh (sub)directory */
   CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
   struct dirent *e;
-  char clash[IO_NAME_MAX] = "";
-  while ((e = readdir(d)) != NULL && !clash[0])
-    if (committed_name(e->d_name, &it) && it > ck->params.start_iteration && it > 0 &&
-        it % every == 0 && !ckpt_own_checkpoint(dir, e->d_name, NULL))
-      snprintf(clash, sizeof clash, "%.40s", e->d_name);
+  char clash[IO_NAME_MAX] = "", inner[128] = "", path[IO_PATH_MAX];
+  int it;
+  bool temporary;
+  while ((e = readdir(d)) != NULL && !clash[0]) {
+    if (!ckpt_name_parse(e->d_name, &it, &temporary) || !will_write(p, it)) continue;
+    io_manifest m;
+    bool own = temporary || ckpt_own_checkpoint(dir, e->d_name, &m);
+    if (own && ckpt_join(path, sizeof path, dir, e->d_name)) {
+      foreign_entry(path, temporary ? NULL : &m, inner, sizeof inner);
+      if (!temporary) io_manifest_free(&m);
+    }
+    if (!own || inner[0]) snprintf(clash, sizeof clash, "%.40s", e->d_name);
+  }
   closedir(d);
   CC_CHECK(!clash[0], CC_ERR_ARG,
-           "%s/%s is not a cubecg checkpoint, and this run (--checkpoint-every %d) would write its "
-           "checkpoint there: move it away or use another --checkpoint-dir",
-           dir, clash, every);
+           "%s/%s %s%s, and this run (--checkpoint-every %d) would write its checkpoint there: "
+           "move it away or use another --checkpoint-dir",
+           dir, clash, inner[0] ? "holds " : "is not a cubecg checkpoint", inner, p->every);
+  char text[IO_NAME_MAX];
+  size_t len;
+  bool exists;
+  cc_err err = CC_OK;
+  if (ckpt_join(path, sizeof path, dir, CKPT_LATEST_TMP)) {
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    exists = fd >= 0 || errno != ENOENT;
+    len    = fd >= 0 ? (size_t)read(fd, text, sizeof text - 1) : 0;
+    if (fd >= 0) close(fd);
+    if (exists && !ckpt_latest_parse(text, len < sizeof text ? len : 0, &it))
+      err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                          "%s is not cubecg's (it holds no checkpoint pointer), and this run "
+                          "would overwrite it: move it away or use another --checkpoint-dir",
+                          path);
+  }
+  CC_CALL(err);
   return CC_OK;
 }
 
-/* Rank 0 at create, with the directory's lock held: the checkpoints dir already holds (latest,
- * else the newest of cubecg's own) must be of this problem and not newer than this run's start,
- * or be removed (cubecg's own only) when params->overwrite. */
-static cc_err check_existing(const cc_io_checkpointer *ck)
-{
-  const char *dir        = ck->params.dir;
-  char name[IO_NAME_MAX] = "", path[IO_PATH_MAX];
-  struct stat st;
-  int *found = NULL;
+/* What a checkpoint directory holds, as rank 0 examined it (dir_examine). */
+typedef struct {
+  int *found; /* cubecg's committed checkpoints, as iterations */
   size_t count;
-  CC_CALL(check_collisions(ck));
-  CC_CALL(ckpt_own_checkpoints(dir, true, &found, &count)); /* reported once, at create */
-  int newest = -1;
-  for (size_t i = 0; i < count; i++)
-    if (found[i] > newest) newest = found[i];
-  snprintf(path, sizeof path, "%s/latest", dir);
-  bool has_latest = stat(path, &st) == 0;
-  if (!count && !has_latest) { /* a fresh directory */
-    cc_free(&found);
+  int newest;        /* the newest committed progress (what latest names, else the newest found) */
+  bool fresh;        /* no checkpoint and no latest */
+  char differs[400]; /* "" when of this problem */
+} dir_state;
+
+/* The problem of the checkpoint ds->newest names, compared with meta (ds->differs). */
+static void compare_problem(const char *dir, const cc_io_metadata *meta, bool report, dir_state *ds)
+{
+  char name[IO_NAME_MAX];
+  ckpt_name(name, sizeof name, ds->newest, false);
+  io_manifest m;
+  bool unverified = false;
+  if (read_manifest(dir, name, &m)) {
+    snprintf(ds->differs, sizeof ds->differs, "%.40s/" CKPT_MANIFEST " cannot be read", name);
+    cc_error_clear();
+    return;
+  }
+  if (!ckpt_problem_differs(&m, meta, ds->differs, sizeof ds->differs, &unverified))
+    ds->differs[0] = '\0';
+  io_manifest_free(&m);
+  if (unverified && report)
+    fprintf(stderr,
+            "cubecg: warning: %s/%s was written without E, nu, traction and preconditioner: "
+            "they cannot be verified; its checkpoints are taken as this problem's\n",
+            dir, name);
+}
+
+/* Rank 0, the lock held, nothing changed: whether this run may use dir (CC_ERR_ARG naming why
+ * not), and what it holds. Free ds->found. */
+static cc_err dir_examine(const cc_io_checkpoint_params *p, const cc_io_metadata *meta, bool report,
+                          dir_state *ds)
+{
+  memset(ds, 0, sizeof *ds);
+  ds->newest = -1;
+  CC_CALL(check_collisions(p));
+  struct stat st;
+  if (stat(p->dir, &st) != 0 && errno == ENOENT) { /* a fresh (sub)directory */
+    ds->fresh = true;
     return CC_OK;
   }
-  char differs[400] = "";
-  bool unverified   = false;
-  if (has_latest) {
-    cc_err err = ckpt_read_latest(dir, name, sizeof name);
-    if (err) {
-      snprintf(differs, sizeof differs, "latest is unreadable");
-      cc_error_clear();
-    }
-  } else
-    snprintf(name, sizeof name, "ckpt.%d", newest);
-  if (!differs[0]) {
-    io_manifest m;
-    if (read_manifest(dir, name, &m)) {
-      snprintf(differs, sizeof differs, "%.40s/manifest.json cannot be read", name);
-      cc_error_clear();
-    } else {
-      if (!ckpt_problem_differs(&m, &ck->meta, differs, sizeof differs, &unverified))
-        differs[0] = '\0';
-      io_manifest_free(&m);
-    }
-  }
+  bool has_latest = false;
+  int latest      = -1;
+  CC_CALL(ckpt_latest_read(p->dir, &has_latest, &latest)); /* a user's latest: refused */
+  CC_CALL(ckpt_own_checkpoints(p->dir, report, &ds->found, &ds->count));
+  for (size_t i = 0; i < ds->count; i++)
+    if (ds->found[i] > ds->newest) ds->newest = ds->found[i];
+  ds->fresh = !ds->count && !has_latest;
+  if (ds->fresh) return CC_OK;
+  /* committed progress is what latest names: a checkpoint above it is a commit killed before
+   * latest moved (replaced when this run reaches its iteration, or removed by overwrite) */
+  if (has_latest) ds->newest = latest;
+  compare_problem(p->dir, meta, report, ds);
   cc_err err = CC_OK;
-  if (!differs[0]) {
-    /* committed progress is what latest names: a checkpoint above it is a commit killed before
-     * latest moved (replaced when this run reaches its iteration, or removed by overwrite) */
-    int committed = -1;
-    if (has_latest && sscanf(name, "ckpt.%d", &committed) == 1) newest = committed;
-    if (unverified)
-      fprintf(stderr,
-              "cubecg: warning: %s/%s was written without E, nu, traction and preconditioner: "
-              "they cannot be verified; its checkpoints are taken as this problem's\n",
-              dir, name);
-    /* the same problem: checkpoints newer than this run's start are another run's progress (a
-     * requeued job, the same command again): never removed without being asked */
-    int start = ck->params.start_iteration;
-    if (start < 0) newest = start; /* the caller did not say where it starts: nothing is newer */
-    if (newest > start && !ck->params.overwrite) {
-      cc_free(&found);
-      CC_FAIL(CC_ERR_ARG,
-              "--checkpoint-dir %s holds ckpt.%d of this problem, newer than this run's start "
-              "(iteration %d): continue it with --restart %s (and the same options), or replace "
-              "it with --checkpoint-overwrite",
-              dir, newest, start, dir);
+  int start  = p->start_iteration;
+  char name[IO_NAME_MAX];
+  ckpt_name(name, sizeof name, ds->newest, false);
+  /* the same problem: checkpoints newer than this run's start are another run's progress (a
+   * requeued job, the same command again): never removed without being asked */
+  if (!ds->differs[0] && start >= 0 && ds->newest > start && !p->overwrite)
+    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                        "--checkpoint-dir %s holds %s of this problem, newer than this run's "
+                        "start (iteration %d): continue it with --restart %s (and the same "
+                        "options), or replace it with --checkpoint-overwrite",
+                        p->dir, name, start, p->dir);
+  else if (ds->differs[0] && !p->overwrite)
+    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                        "--checkpoint-dir %s holds checkpoints of another problem (%s): refusing "
+                        "to mix them; use another directory or --checkpoint-overwrite",
+                        p->dir, ds->differs);
+  if (err) cc_free(&ds->found);
+  CC_CALL(err);
+  return CC_OK;
+}
+
+/* Removes dir's checkpoints above iteration above (all: above = -1), latest first moved to the
+ * newest that stays (keep, -1: none). */
+static cc_err remove_above(const cc_io_checkpoint_params *p, const dir_state *ds, int above,
+                           int keep)
+{
+  CC_CALL(ckpt_latest_write(p->dir, keep, p->durable && keep >= 0));
+  char name[IO_NAME_MAX];
+  for (size_t i = 0; i < ds->count; i++)
+    if (ds->found[i] > above) {
+      ckpt_name(name, sizeof name, ds->found[i], false);
+      CC_CALL(ckpt_remove_checkpoint(p->dir, name));
     }
-    if (newest > start) {
-      fprintf(stderr,
-              "cubecg: --checkpoint-overwrite: removing the checkpoints of %s newer than "
-              "iteration %d\n",
-              dir, start);
-      int keep = -1; /* the newest that stays: latest names it */
-      for (size_t i = 0; i < count; i++)
-        if (found[i] <= start && found[i] > keep) keep = found[i];
-      char kept_name[IO_NAME_MAX];
-      snprintf(kept_name, sizeof kept_name, "ckpt.%d", keep);
-      err = point_latest(dir, keep >= 0 ? kept_name : NULL, ck->params.durable);
-      for (size_t i = 0; i < count && !err; i++)
-        if (found[i] > start) {
-          snprintf(name, sizeof name, "ckpt.%d", found[i]);
-          err = ckpt_remove_checkpoint(dir, name);
-        }
-    }
-    cc_free(&found);
-    CC_CALL(err);
-    if (ck->params.durable && newest > start) CC_CALL(io_fsync_path(dir));
+  if (p->durable) CC_CALL(io_fsync_path(p->dir));
+  return CC_OK;
+}
+
+/* Rank 0 at create, with the directory's lock held: the checkpoints dir already holds must be of
+ * this problem and not newer than this run's start (dir_examine), or be removed (cubecg's own only)
+ * when params->overwrite. */
+static cc_err check_existing(const cc_io_checkpointer *ck)
+{
+  const cc_io_checkpoint_params *p = &ck->params;
+  dir_state ds;
+  CC_CALL(dir_examine(p, &ck->meta, true, &ds)); /* reported once, at create */
+  int start  = p->start_iteration;
+  cc_err err = CC_OK;
+  if (ds.fresh || (!ds.differs[0] && (start < 0 || ds.newest <= start))) {
+    cc_free(&ds.found);
     return CC_OK; /* the same problem: continue, same-numbered checkpoints are replaced */
   }
-  if (!ck->params.overwrite) cc_free(&found);
-  CC_CHECK(ck->params.overwrite, CC_ERR_ARG,
-           "--checkpoint-dir %s holds checkpoints of another problem (%s): refusing to mix them; "
-           "use another directory or --checkpoint-overwrite",
-           dir, differs);
-  fprintf(stderr, "cubecg: --checkpoint-overwrite: removing the checkpoints in %s (%s)\n", dir,
-          differs);
-  err = point_latest(dir, NULL, false); /* first: no pointer to a half-removed one */
-  for (size_t i = 0; i < count && !err; i++) {
-    snprintf(name, sizeof name, "ckpt.%d", found[i]);
-    err = ckpt_remove_checkpoint(dir, name);
+  if (!ds.differs[0]) { /* --checkpoint-overwrite of this problem's newer progress */
+    fprintf(stderr,
+            "cubecg: --checkpoint-overwrite: removing the checkpoints of %s newer than iteration "
+            "%d\n",
+            p->dir, start);
+    int keep = -1; /* the newest that stays: latest names it */
+    for (size_t i = 0; i < ds.count; i++)
+      if (ds.found[i] <= start && ds.found[i] > keep) keep = ds.found[i];
+    err = remove_above(p, &ds, start, keep);
+  } else {
+    fprintf(stderr, "cubecg: --checkpoint-overwrite: removing the checkpoints in %s (%s)\n", p->dir,
+            ds.differs);
+    err = remove_above(p, &ds, -1, -1); /* latest first: no pointer to a half-removed one */
   }
-  cc_free(&found);
+  cc_free(&ds.found);
   CC_CALL(err);
-  if (ck->params.durable) CC_CALL(io_fsync_path(dir));
+  return CC_OK;
+}
+
+cc_err cc_io_checkpoint_dir_check(const cc_io_checkpoint_params *params, const cc_io_metadata *meta,
+                                  MPI_Comm comm)
+{
+  int rank;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  cc_err local = CC_OK;
+  if (rank == 0) {
+    dir_state ds;
+    local = dir_examine(params, meta, false, &ds);
+    if (!local) cc_free(&ds.found);
+  }
+  CC_CALL(cc_agree(comm, local));
   return CC_OK;
 }
 
@@ -494,14 +524,14 @@ cc_err cc_io_checkpointer_create(const cc_io_checkpoint_params *params, const cc
   ck->layout = *layout;
   if (meta) ck->meta = *meta;
   cc_io_options_default(&ck->opt);
-  ck->opt.buffer_bytes = params->io_buffer_bytes;
+  ck->opt.buffer_bytes    = params->io_buffer_bytes;
   ck->opt.writeback_bytes = params->durable ? params->io_writeback_bytes : 0;
-  ck->opt.queue_depth  = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
-  ck->opt.durable      = params->durable;
-  ck->opt.fallback     = params->fallback;
-  ck->opt.checksum     = true;
-  ck->opt.gas          = params->gas;
-  ck->opt.keep         = params->keep;
+  ck->opt.queue_depth     = params->queue_depth > 0 ? params->queue_depth : IO_QUEUE_DEPTH;
+  ck->opt.durable         = params->durable;
+  ck->opt.fallback        = params->fallback;
+  ck->opt.checksum        = true;
+  ck->opt.gas             = params->gas;
+  ck->opt.keep            = params->keep;
   if (meta) {
     ck->opt.grid[0] = meta->nx;
     ck->opt.grid[1] = meta->ny;

@@ -15,19 +15,21 @@
  */
 static cc_err locate(const char *dir, char *cdir, size_t n, char **text)
 {
-  char path[IO_PATH_MAX], name[IO_NAME_MAX];
+  char path[IO_PATH_MAX];
   struct stat st;
-  snprintf(path, sizeof path, "%s/latest", dir);
-  if (stat(path, &st) == 0) {
-    CC_CALL(ckpt_read_latest(dir, name, sizeof name));
-    snprintf(cdir, n, "%s/%s", dir, name);
+  bool has_latest = false;
+  int latest      = -1;
+  CC_CALL(ckpt_latest_read(dir, &has_latest, &latest));
+  if (has_latest) {
+    CC_CHECK(ckpt_path(cdir, n, dir, latest, false), CC_ERR_ARG, "path too long: %s", dir);
   } else {
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    CC_CHECK(stat(path, &st) == 0, CC_ERR_IO,
-             "no checkpoint in %s: neither %s/latest nor %s/manifest.json exists", dir, dir, dir);
+    ckpt_join(path, sizeof path, dir, CKPT_MANIFEST);
+    CC_CHECK(stat(path, &st) == 0, CC_ERR_ARG, /* bad input: nothing to restart from */
+             "no checkpoint in %s: neither %s/" CKPT_LATEST " nor %s/" CKPT_MANIFEST " exists", dir,
+             dir, dir);
     snprintf(cdir, n, "%s", dir);
   }
-  snprintf(path, sizeof path, "%s/manifest.json", cdir);
+  ckpt_join(path, sizeof path, cdir, CKPT_MANIFEST);
   CC_CALL(io_read_text(path, text, NULL));
   return CC_OK;
 }
@@ -100,7 +102,7 @@ static cc_err load_per_rank(const io_manifest *m, const char *cdir, const cc_io_
   const io_manifest_file *f = NULL;
   for (int i = 0; i < m->n_files; i++)
     if (m->files[i].rank == rank) f = &m->files[i];
-  CC_CHECK(f != NULL, CC_ERR_IO, "%s/manifest.json lists no file of rank %d", cdir, rank);
+  CC_CHECK(f != NULL, CC_ERR_IO, "%s/" CKPT_MANIFEST " lists no file of rank %d", cdir, rank);
   CC_CALL(verify_file(cdir, f, false)); /* size now, CRC while loading */
   void *ctx;
   cc_io_file_info info;
@@ -143,17 +145,31 @@ static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoin
     CC_CALL(cc_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
     return CC_OK;
   }
-  cc_err local = CC_OK;
-  if (rank == 0) /* one shared file: rank 0 checks it whole before anyone reads */
-    for (int i = 0; i < m->n_files && !local; i++) local = verify_file(cdir, &m->files[i], true);
+  /* one shared file: rank 0 checks the sizes (and the CRC of a file whose manifest CRC is of its
+   * bytes: side files, older checkpoints); a data CRC is checked by the ranks as they read */
+  cc_err local                 = CC_OK;
+  const io_manifest_file *data = NULL;
+  for (int i = 0; i < m->n_files; i++)
+    if (m->files[i].crc_of_data) data = &m->files[i];
+  if (rank == 0)
+    for (int i = 0; i < m->n_files && !local; i++)
+      local = verify_file(cdir, &m->files[i], !m->files[i].crc_of_data);
   CC_CALL(cc_agree(layout->comm, local));
   void *ctx;
   cc_io_file_info info;
+  memset(&info, 0, sizeof info);
   CC_CALL(ops->open(&opt, layout, cdir, CC_IO_READ, &ctx)); /* collective, agreed inside */
   cc_err err  = ops->read_vectors(ctx, state, &info);
   cc_err cerr = ops->close(ctx);
   CC_CALL(err);
   CC_CALL(cerr);
+  /* the combined CRC is the same on every rank: the same verdict everywhere */
+  if (data && !(info.has_crc && info.crc_of_data && info.crc32c == data->crc32c))
+    local = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
+                          "checkpoint file %s/%s is corrupt: the CRC32C of its data is %08x, the "
+                          "manifest says %08x; refusing to restart",
+                          cdir, data->file, info.crc32c, data->crc32c);
+  CC_CALL(cc_agree(layout->comm, local));
   return CC_OK;
 }
 
@@ -178,7 +194,7 @@ cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *par
   if (rank != 0) CC_CALL(cc_calloc(length + 1, 1, &text));
   CC_MPI(MPI_Bcast(text, (int)length, MPI_CHAR, 0, layout->comm));
   char path[IO_PATH_MAX];
-  snprintf(path, sizeof path, "%s/manifest.json", cdir);
+  ckpt_join(path, sizeof path, cdir, CKPT_MANIFEST);
   io_manifest m;
   cc_err err = io_manifest_parse(text, path, &m); /* same text, same verdict everywhere */
   cc_free(&text);
@@ -209,7 +225,7 @@ cc_err cc_io_checkpoint_describe(const char *dir, MPI_Comm comm, cc_io_metadata 
     char *text = NULL;
     io_manifest m;
     local = locate(dir, cdir, sizeof cdir, &text);
-    snprintf(path, sizeof path, "%s/manifest.json", cdir);
+    ckpt_join(path, sizeof path, cdir, CKPT_MANIFEST);
     if (!local) local = io_manifest_parse(text, path, &m);
     cc_free(&text);
     if (!local) {
@@ -230,5 +246,26 @@ cc_err cc_io_checkpoint_describe(const char *dir, MPI_Comm comm, cc_io_metadata 
   }
   CC_CALL(cc_agree(comm, local));
   CC_MPI(MPI_Bcast(meta, sizeof *meta, MPI_BYTE, 0, comm));
+  return CC_OK;
+}
+
+cc_err cc_io_checkpoint_iteration(const char *dir, MPI_Comm comm, int *iteration)
+{
+  int rank;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  cc_err local = CC_OK;
+  *iteration   = -1;
+  if (rank == 0) {
+    char cdir[CC_IO_CKPT_DIR_MAX], path[IO_PATH_MAX];
+    char *text = NULL;
+    io_manifest m;
+    local = locate(dir, cdir, sizeof cdir, &text);
+    ckpt_join(path, sizeof path, cdir, CKPT_MANIFEST);
+    if (!local) local = io_manifest_parse(text, path, &m);
+    cc_free(&text);
+    if (!local) *iteration = m.iteration, io_manifest_free(&m);
+  }
+  CC_CALL(cc_agree(comm, local));
+  CC_MPI(MPI_Bcast(iteration, 1, MPI_INT, 0, comm));
   return CC_OK;
 }

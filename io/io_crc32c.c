@@ -191,6 +191,30 @@ uint32_t cc_io_crc32c(uint32_t crc, const void *data, size_t n)
 #endif
 }
 
+/* crc(A||B) from crc(A), crc(B) and |B| (zlib's crc32_combine): crc(A||B) = Z_|B|(crc(A)) ^
+ * crc(B), the pre- and post-inversions cancelling; Z_|B| is built from the one-zero-bit operator by
+ * squaring (Z_2n = Z_n Z_n), applied for each set bit of |B|: O(32^2 log |B|) operations. */
+uint32_t cc_io_crc32c_combine(uint32_t crc1, uint32_t crc2, int64_t len2)
+{
+  if (len2 <= 0) return crc1;
+  uint32_t even[32], odd[32], row = 1;
+  odd[0] = CRC32C_POLY; /* one zero bit */
+  for (int n = 1; n < 32; n++, row <<= 1) odd[n] = row;
+  gf2_square(even, odd); /* 2 zero bits */
+  gf2_square(odd, even); /* 4 zero bits */
+  uint64_t len = (uint64_t)len2;
+  do { /* even, odd: 1, 2, 4 ... zero bytes; applied where len has a bit */
+    gf2_square(even, odd);
+    if (len & 1) crc1 = gf2_times(even, crc1);
+    len >>= 1;
+    if (!len) break;
+    gf2_square(odd, even);
+    if (len & 1) crc1 = gf2_times(odd, crc1);
+    len >>= 1;
+  } while (len);
+  return crc1 ^ crc2;
+}
+
 cc_err cc_io_file_crc32c(const char *path, uint32_t *crc, int64_t *bytes)
 {
   FILE *f = fopen(path, "rb");

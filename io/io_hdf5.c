@@ -158,24 +158,28 @@ cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims, con
   return CC_OK;
 }
 
-/* Collective. Rank 0 reserves bytes for the file at path (posix_fallocate; HDF5 truncates the file
- * to its real end when it closes it). A full file system is then seen here, by one call on one
- * rank, and agreed on before any collective transfer: ROMIO writes non-interleaved blocks
- * independently, so an ENOSPC inside a collective H5Dwrite reaches one rank only while the others
- * wait in HDF5's next collective forever. */
+/* Collective. Each rank reserves its own slice of the bytes of the file at path, rank r the
+ * bytes [r B / P, (r + 1) B / P) (posix_fallocate; HDF5 truncates the file to its real end when it
+ * closes it): no rank reserves the others' share, and the slices together cover the file. A full
+ * file system is then seen here, by a call on some rank, and agreed on before any collective
+ * transfer: ROMIO writes non-interleaved blocks independently, so an ENOSPC inside a collective
+ * H5Dwrite reaches one rank only while the others wait in HDF5's next collective forever. */
 cc_err io_h5_reserve(const char *path, MPI_Comm comm, int64_t bytes)
 {
-  int rank;
+  int rank, size;
   CC_MPI(MPI_Comm_rank(comm, &rank));
-  cc_err err = CC_OK;
-  if (rank == 0) {
-    int fd = open(path, O_WRONLY);
-    int rc = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+  CC_MPI(MPI_Comm_size(comm, &size));
+  int64_t from = (int64_t)((__int128)bytes * rank / size);
+  int64_t to   = (int64_t)((__int128)bytes * (rank + 1) / size);
+  cc_err err   = CC_OK;
+  if (to > from) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int rc = fd < 0 ? errno : posix_fallocate(fd, (off_t)from, (off_t)(to - from));
     if (fd >= 0) close(fd);
     if (rc)
       err = cc_error_push(CC_ERR_IO, __FILE__, __LINE__, __func__,
-                          "cannot reserve %lld bytes for %s: %s", (long long)bytes, path,
-                          strerror(rc));
+                          "cannot reserve bytes %lld to %lld of %s: %s", (long long)from,
+                          (long long)to, path, strerror(rc));
   }
   CC_CALL(cc_agree(comm, err));
   return CC_OK;
@@ -341,6 +345,7 @@ typedef struct {
   bool own_cache;
   int n_vectors; /* written, for the XDMF description */
   char vector_name[CC_IO_MAX_VECTORS][CC_IO_NAME_LEN];
+  uint32_t data_crc; /* written: h5_data_crc of what was written */
 } h5_ctx;
 
 /* The attributes every rank writes must be identical: take rank 0's. */
@@ -351,6 +356,50 @@ typedef struct {
   char scalar_name[CC_IO_MAX_SCALARS][CC_IO_NAME_LEN];
   double scalar[CC_IO_MAX_SCALARS];
 } h5_header;
+
+/* ---- the data's CRC32C, computed by the ranks that hold it ---------------------------------
+ * Rank r holds the block [block_start[r], block_start[r+1]) of every dataset; the CRC of a whole
+ * dataset in global order is the rank-ordered combination of the blocks' CRCs (crc(A||B) =
+ * cc_io_crc32c_combine(crc(A), crc(B), |B|)), reduced by a non-commutative MPI operation over
+ * (crc, bytes) pairs: O(log P) per rank, and nobody reads the file back. The checkpoint's data
+ * CRC is that of header || dataset 0 || dataset 1 ..., header = iteration, counts and scalars. */
+
+/* inout <- in || inout, pair by pair (MPI gives in from the lower ranks) */
+static void crc_pairs_combine(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  (void)type;
+  const uint64_t *a = in;
+  uint64_t *b       = inout;
+  for (int i = 0; i + 1 < *len; i += 2) {
+    b[i] = cc_io_crc32c_combine((uint32_t)a[i], (uint32_t)b[i], (int64_t)b[i + 1]);
+    b[i + 1] += a[i + 1];
+  }
+}
+
+/* The data CRC from this rank's block CRCs (pairs[2v] = crc, pairs[2v+1] = bytes of vector v's
+ * block), the same on every rank. Collective. */
+static cc_err h5_data_crc(MPI_Comm comm, int iteration, int n_vectors, int n_scalars,
+                          const double *scalar, uint64_t *pairs, uint32_t *crc)
+{
+  MPI_Op op;
+  CC_MPI(MPI_Op_create(crc_pairs_combine, 0 /* not commutative: rank order */, &op));
+  int rc = n_vectors ? MPI_Allreduce(MPI_IN_PLACE, pairs, 2 * n_vectors, MPI_UINT64_T, op, comm)
+                     : MPI_SUCCESS;
+  MPI_Op_free(&op);
+  CC_CHECK(rc == MPI_SUCCESS, CC_ERR_MPI, "MPI_Allreduce of the data CRC failed");
+  struct {
+    int32_t iteration, n_vectors, n_scalars, pad;
+    double scalar[CC_IO_MAX_SCALARS];
+  } header;
+  memset(&header, 0, sizeof header);
+  header.iteration = iteration, header.n_vectors = n_vectors, header.n_scalars = n_scalars;
+  for (int s = 0; s < n_scalars && s < CC_IO_MAX_SCALARS; s++) header.scalar[s] = scalar[s];
+  uint32_t c = cc_io_crc32c(0, &header, sizeof header);
+  for (int v = 0; v < n_vectors; v++)
+    c = cc_io_crc32c_combine(c, (uint32_t)pairs[2 * v], (int64_t)pairs[2 * v + 1]);
+  *crc = c;
+  return CC_OK;
+}
 
 static cc_err h5_open(const cc_io_options *opt, const cc_io_layout *layout, const char *dir,
                       cc_io_mode mode, void **ctx)
@@ -363,9 +412,9 @@ static cc_err h5_open(const cc_io_options *opt, const cc_io_layout *layout, cons
   h->file   = -1;
   snprintf(h->path, sizeof h->path, "%s/state.h5", dir);
   snprintf(h->xmf, sizeof h->xmf, "%s/state.xmf", dir);
-  double t0           = MPI_Wtime();
-  cc_err err          = MPI_Comm_rank(layout->comm, &h->rank) == MPI_SUCCESS ? CC_OK : CC_ERR_MPI;
-  void **owned        = io_resources_slot(opt->resources, &io_backend_hdf5);
+  double t0    = MPI_Wtime();
+  cc_err err   = MPI_Comm_rank(layout->comm, &h->rank) == MPI_SUCCESS ? CC_OK : CC_ERR_MPI;
+  void **owned = io_resources_slot(opt->resources, &io_backend_hdf5);
   if (!err && owned && !*owned) err = cc_calloc(1, sizeof(io_h5_cache), owned);
   if (!err && owned)
     h->cache = *owned;
@@ -438,13 +487,17 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
   io_redist *rd;
   double *block; /* NULL when the layout already is the block (rd->identity) */
   CC_CALL(cached_redist(h->cache, &h->layout, &rd, &block));
-  int vpn    = h->layout.values_per_node;
+  int vpn = h->layout.values_per_node;
+  uint64_t pairs[2 * CC_IO_MAX_VECTORS];
   cc_err err = io_h5_reserve(
       h->path, comm,
       io_h5_estimate(hd.n_vectors, h->layout.n_global_nodes * vpn * (int64_t)sizeof(double)));
   for (int v = 0; v < hd.n_vectors && !err; v++) {
     const double *data = rd->identity ? state->vector[v] : block;
     if (!rd->identity) err = io_redist_forward(rd, state->vector[v], block);
+    size_t bytes     = (size_t)rd->n_block * (size_t)vpn * sizeof(double);
+    pairs[2 * v]     = cc_io_crc32c(0, data, bytes); /* this rank's block, from memory */
+    pairs[2 * v + 1] = bytes;
     if (!err) {
       uint64_t dims[2]  = {(uint64_t)h->layout.n_global_nodes, (uint64_t)vpn};
       uint64_t start[2] = {(uint64_t)rd->block_start[h->rank], 0};
@@ -457,6 +510,9 @@ static cc_err h5_write(void *ctx, const cc_io_state *state)
   }
   if (hd.n_vectors == 0) io_inject_kill_point();
   if (!err) err = cc_agree(comm, write_attributes(h, &hd));
+  if (!err)
+    err =
+        h5_data_crc(comm, hd.iteration, hd.n_vectors, hd.n_scalars, hd.scalar, pairs, &h->data_crc);
   CC_CALL(err);
   h->n_vectors = hd.n_vectors;
   memcpy(h->vector_name, hd.vector_name, sizeof h->vector_name);
@@ -509,7 +565,10 @@ static cc_err h5_commit(void *ctx, cc_io_file_info *info)
     struct stat st;
     snprintf(info->file, sizeof info->file, "%s", h->path);
     if (stat(h->path, &st) == 0) info->bytes = st.st_size;
-    info->n_files = xdmf ? 2 : 1;
+    info->n_files     = xdmf ? 2 : 1;
+    info->crc32c      = h->data_crc; /* the ranks' pieces, combined: the file is not read back */
+    info->has_crc     = true;
+    info->crc_of_data = true;
     snprintf(info->name[0], sizeof info->name[0], "state.h5");
     snprintf(info->name[1], sizeof info->name[1], "state.xmf");
   }
@@ -579,6 +638,7 @@ static cc_err h5_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
   double *block;
   CC_CALL(cached_redist(h->cache, &h->layout, &rd, &block));
   size_t count = (size_t)h->layout.n_local_nodes * (size_t)vpn;
+  uint64_t pairs[2 * CC_IO_MAX_VECTORS];
   for (int v = 0; v < hd.n_vectors && !err; v++) {
     snprintf(state->vector_name[v], CC_IO_NAME_LEN, "%.31s", hd.vector_name[v]);
     if (given)
@@ -592,13 +652,22 @@ static cc_err h5_read(void *ctx, cc_io_state *state, cc_io_file_info *info)
     if (!err)
       err = io_h5_read(h->file, hd.vector_name[v], 2, dims, start, cnt,
                        rd->identity ? state->vector[v] : block);
-    err = cc_agree(comm, err);
+    size_t bytes     = (size_t)rd->n_block * (size_t)vpn * sizeof(double);
+    pairs[2 * v]     = err ? 0 : cc_io_crc32c(0, rd->identity ? state->vector[v] : block, bytes);
+    pairs[2 * v + 1] = bytes;
+    err              = cc_agree(comm, err);
     if (!err && !rd->identity) err = io_redist_backward(rd, block, state->vector[v]);
   }
+  uint32_t crc = 0; /* what was read, CRC'd by the ranks that read it */
+  if (!err)
+    err = h5_data_crc(comm, hd.iteration, hd.n_vectors, hd.n_scalars, hd.scalar, pairs, &crc);
   if (err && !given) cc_io_state_free(state);
   CC_CALL(err);
   h->seconds += MPI_Wtime() - t0;
   memset(info, 0, sizeof *info);
+  info->crc32c      = crc;
+  info->has_crc     = true;
+  info->crc_of_data = true;
   snprintf(info->file, sizeof info->file, "%s", h->path);
   info->write_s = h->seconds;
   snprintf(info->path_used, sizeof info->path_used, "mpio-collective");

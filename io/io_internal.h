@@ -166,6 +166,8 @@ typedef struct {
   int rank;               /* writer rank (-1: shared) */
   int64_t bytes;
   uint32_t crc32c;
+  bool crc_of_data; /* "crc_of": "data": crc32c is the backend's data CRC (cc_io_file_info), checked
+                       by the ranks as they read; otherwise of the file's bytes */
 } io_manifest_file;
 typedef struct {
   int version;
@@ -207,7 +209,8 @@ CC_WUR cc_err io_h5_close(int64_t *file);
 CC_WUR cc_err io_h5_write(MPI_Comm comm, int64_t file, const char *name, int ndims,
                           const uint64_t *dims, const uint64_t *start, const uint64_t *count,
                           const double *data, char *io_mode, size_t n_io_mode);
-/* Collective: rank 0 reserves bytes for the open file at path (posix_fallocate), agreed. */
+/* Collective: each rank reserves its slice of bytes for the open file at path (rank r: bytes
+ * [r B / P, (r + 1) B / P), posix_fallocate), agreed. */
 CC_WUR cc_err io_h5_reserve(const char *path, MPI_Comm comm, int64_t bytes);
 int64_t io_h5_estimate(int n_datasets, int64_t bytes_each); /* upper bound of the file's size */
 CC_WUR cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64_t *dims,

@@ -120,6 +120,7 @@ cc_err io_manifest_write(const char *path, const io_manifest *m, bool durable)
     add_number(f, "rank", m->files[i].rank, &ok);
     add_number(f, "bytes", m->files[i].bytes, &ok);
     add_string(f, "crc32c", crc, &ok);
+    if (m->files[i].crc_of_data) add_string(f, "crc_of", "data", &ok);
   }
   char *text = ok ? cJSON_Print(top) : NULL;
   cJSON_Delete(top);
@@ -305,6 +306,11 @@ static cc_err parse(const cJSON *top, const char *path, io_manifest *m)
     f->crc32c = (uint32_t)strtoul(crc, &end, 16);
     CC_CHECK(*end == '\0' && strlen(crc) == 8 && strspn(crc, "0123456789abcdefABCDEF") == 8,
              CC_ERR_IO, "%s: \"%scrc32c\" '%s' is not 8 hex digits", path, where, crc);
+    /* optional (older manifests: the file's bytes) */
+    const cJSON *of = cJSON_GetObjectItemCaseSensitive(entry, "crc_of");
+    CC_CHECK(of == NULL || (cJSON_IsString(of) && !strcmp(of->valuestring, "data")), CC_ERR_IO,
+             "%s: \"%scrc_of\" is not \"data\"", path, where);
+    f->crc_of_data = of != NULL;
   }
   return CC_OK;
 }

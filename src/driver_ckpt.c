@@ -5,6 +5,7 @@
 #include "driver_ckpt.h"
 #include "cc_io.h"
 #include "options_gas.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
 
@@ -33,20 +34,16 @@ static cc_err layout_create(const cc_mesh *mesh, const cc_ordering *ord, cc_driv
   return CC_OK;
 }
 
-/* opts: the solve's options (cc_options_for_solve), whose settings the manifest records */
-static cc_err metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
-                            const char *solver, cc_io_metadata *meta)
+/* The problem as the options define it (the partition is the mesh's: metadata_fill); opts: the
+ * solve's options (cc_options_for_solve), whose settings the manifest records. */
+static cc_err metadata_of_options(const cc_options *opts, const char *solver, cc_io_metadata *meta)
 {
   memset(meta, 0, sizeof *meta);
-  meta->nx = mesh->nx;
-  meta->ny = mesh->ny;
-  meta->nz = mesh->nz;
-  if (mesh->partition == CC_PARTITION_METIS)
-    snprintf(meta->partition, sizeof meta->partition, "metis");
-  else
-    snprintf(meta->partition, sizeof meta->partition, "box %dx%dx%d", mesh->px, mesh->py, mesh->pz);
+  meta->nx = opts->mesh.nx;
+  meta->ny = opts->mesh.ny;
+  meta->nz = opts->mesh.nz;
   snprintf(meta->solver, sizeof meta->solver, "%s", solver ? solver : "");
-  snprintf(meta->ordering, sizeof meta->ordering, "%s", ord->kind);
+  snprintf(meta->ordering, sizeof meta->ordering, "%s", cc_ordering_list[opts->ordering].name);
   /* the parameters that define the system: a restart or a reused --checkpoint-dir must match */
   meta->has_problem = true;
   meta->E           = opts->mesh.E;
@@ -63,6 +60,78 @@ static cc_err metadata_fill(const cc_options *opts, const cc_mesh *mesh, const c
   snprintf(meta->asdd_residual, sizeof meta->asdd_residual, "%s", cc_options_asdd_residual(opts));
   /* the run's settings, which a restart takes or compares (src/options_settings.c) */
   CC_CALL(cc_options_settings_text(opts, meta->settings, sizeof meta->settings));
+  return CC_OK;
+}
+
+static cc_err metadata_fill(const cc_options *opts, const cc_mesh *mesh, const cc_ordering *ord,
+                            const char *solver, cc_io_metadata *meta)
+{
+  CC_CALL(metadata_of_options(opts, solver, meta));
+  meta->nx = mesh->nx;
+  meta->ny = mesh->ny;
+  meta->nz = mesh->nz;
+  snprintf(meta->ordering, sizeof meta->ordering, "%s", ord->kind);
+  if (mesh->partition == CC_PARTITION_METIS)
+    snprintf(meta->partition, sizeof meta->partition, "metis");
+  else
+    snprintf(meta->partition, sizeof meta->partition, "box %dx%dx%d", mesh->px, mesh->py, mesh->pz);
+  return CC_OK;
+}
+
+/* The checkpointer's parameters of one solve (subdir: of several solves in one run). */
+static cc_err params_fill(const cc_options *opts, const char *subdir, int start_iteration,
+                          cc_io_checkpoint_params *params)
+{
+  cc_io_checkpoint_params_default(params);
+  snprintf(params->backend, sizeof params->backend, "%.23s", cc_options_checkpoint(opts));
+  int n = subdir ? snprintf(params->dir, sizeof params->dir, "%s/%s", opts->checkpoint_dir, subdir)
+                 : snprintf(params->dir, sizeof params->dir, "%s", opts->checkpoint_dir);
+  CC_CHECK(n > 0 && (size_t)n < sizeof params->dir, CC_ERR_ARG, "--checkpoint-dir '%s' is too long",
+           opts->checkpoint_dir);
+  params->every              = opts->checkpoint_every;
+  params->keep               = opts->checkpoint_keep;
+  params->durable            = opts->durable != 0;
+  params->io_buffer_bytes    = (size_t)opts->io_buffer;
+  params->io_writeback_bytes = (size_t)opts->io_writeback;
+  params->fallback           = opts->io_fallback != 0;
+  params->n_vectors_hint     = CC_STATE_MAX_VECTORS;
+  params->overwrite          = opts->checkpoint_overwrite != 0;
+  params->start_iteration    = start_iteration;
+  return CC_OK;
+}
+
+/* One solve's directory refused or cleared before the mesh (opts: that solve's options). */
+static cc_err precheck_solve(const cc_options *opts, const cc_solve_plan *plan, int n_plan,
+                             int start, MPI_Comm comm)
+{
+  char subdir[CC_SUBDIR_MAX]; /* the subdirectory as run_solves names it */
+  snprintf(subdir, sizeof subdir, "%s-%s", plan->variant->name,
+           cc_reduction_list[plan->reduction].name);
+  cc_io_checkpoint_params params;
+  CC_CALL(params_fill(opts, n_plan > 1 ? subdir : NULL, start, &params));
+  cc_io_metadata meta;
+  CC_CALL(metadata_of_options(opts, plan->variant->name, &meta));
+  CC_CALL(cc_io_checkpoint_dir_check(&params, &meta, comm));
+  return CC_OK;
+}
+
+cc_err cc_driver_ckpt_precheck(const cc_options *opts, MPI_Comm comm)
+{
+  if (!cc_options_checkpoint(opts)) return CC_OK;
+  int start = 0; /* a restart continues from its checkpoint's iteration */
+  if (opts->restart[0]) CC_CALL(cc_io_checkpoint_iteration(opts->restart, comm, &start));
+  cc_solve_plan plan[CC_MAX_SOLVES];
+  int n_plan;
+  CC_CALL(cc_plan_solves(opts, plan, &n_plan));
+  cc_options *solve = NULL; /* each solve's own options, as run_solves builds them */
+  CC_CALL(cc_calloc(1, sizeof *solve, &solve));
+  cc_err err = CC_OK;
+  for (int s = 0; s < n_plan && !err; s++) {
+    cc_options_for_solve(opts, plan[s].variant, plan[s].reduction, solve);
+    err = precheck_solve(solve, &plan[s], n_plan, start, comm);
+  }
+  cc_free(&solve);
+  CC_CALL(err);
   return CC_OK;
 }
 
@@ -84,23 +153,7 @@ cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh, const 
   } while (0)
   DC_CALL(layout_create(mesh, ord, dc));
   cc_io_checkpoint_params params;
-  cc_io_checkpoint_params_default(&params);
-  snprintf(params.backend, sizeof params.backend, "%.23s", cc_options_checkpoint(opts));
-  int n = subdir ? snprintf(params.dir, sizeof params.dir, "%s/%s", opts->checkpoint_dir, subdir)
-                 : snprintf(params.dir, sizeof params.dir, "%s", opts->checkpoint_dir);
-  DC_CALL(n > 0 && (size_t)n < sizeof params.dir
-              ? CC_OK
-              : cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                              "--checkpoint-dir '%s' is too long", opts->checkpoint_dir));
-  params.every              = opts->checkpoint_every;
-  params.keep               = opts->checkpoint_keep;
-  params.durable            = opts->durable != 0;
-  params.io_buffer_bytes    = (size_t)opts->io_buffer;
-  params.io_writeback_bytes = (size_t)opts->io_writeback;
-  params.fallback           = opts->io_fallback != 0;
-  params.n_vectors_hint     = CC_STATE_MAX_VECTORS;
-  params.overwrite          = opts->checkpoint_overwrite != 0;
-  params.start_iteration    = start_iteration;
+  DC_CALL(params_fill(opts, subdir, start_iteration, &params));
   cc_io_metadata meta;
   DC_CALL(metadata_fill(opts, mesh, ord, solver, &meta));
   cc_options_gas_params(opts, &dc->gas); /* owned by dc: the checkpointer reads it while it lives */
@@ -136,14 +189,16 @@ cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *st)
      */
     cc_io_checkpointer_stats(dc->ckpt, &after);
     int staged      = after.last_iteration != st->iteration;
-    char latest[32] = "none";
-    if (after.last_iteration >= 0) snprintf(latest, sizeof latest, "ckpt.%d", after.last_iteration);
+    char latest[32] = "none", name[32];
+    if (after.last_iteration >= 0)
+      cc_io_checkpoint_name(after.last_iteration, latest, sizeof latest);
+    cc_io_checkpoint_name(st->iteration, name, sizeof name);
     if (staged) /* its commit goes on behind the solver; the bytes are known once it is agreed */
-      printf("  checkpoint %d -> %s/ckpt.%d (%s, staged in %.3f s; latest committed: %s)\n",
-             st->iteration, dc->dir, st->iteration, dc->backend, MPI_Wtime() - started, latest);
+      printf("  checkpoint %d -> %s/%s (%s, staged in %.3f s; latest committed: %s)\n",
+             st->iteration, dc->dir, name, dc->backend, MPI_Wtime() - started, latest);
     else
-      printf("  checkpoint %d -> %s/ckpt.%d (%s, %.1f MB, %.3f s)\n", st->iteration, dc->dir,
-             st->iteration, dc->backend, (after.bytes_all_ranks - before.bytes_all_ranks) / 1e6,
+      printf("  checkpoint %d -> %s/%s (%s, %.1f MB, %.3f s)\n", st->iteration, dc->dir, name,
+             dc->backend, (after.bytes_all_ranks - before.bytes_all_ranks) / 1e6,
              MPI_Wtime() - started);
     fflush(stdout);
   }
@@ -209,8 +264,11 @@ cc_err cc_driver_ckpt_finish(cc_driver_ckpt *dc, const cc_options *opts, cc_solv
   rec->ckpt_stall_s  = stall.max;
   rec->ckpt_write_s  = write.max;
   rec->ckpt_finish_s = finish_s;
-  if (stats.last_iteration >= 0)
-    snprintf(rec->ckpt_last, sizeof rec->ckpt_last, "%s/ckpt.%d", dc->dir, stats.last_iteration);
+  if (stats.last_iteration >= 0) {
+    char name[32];
+    snprintf(rec->ckpt_last, sizeof rec->ckpt_last, "%s/%s", dc->dir,
+             cc_io_checkpoint_name(stats.last_iteration, name, sizeof name));
+  }
   CC_CALL(records_reduce(dc, rec));
   return CC_OK;
 }

@@ -11,6 +11,9 @@ typedef struct cc_driver_ckpt cc_driver_ckpt;
 CC_WUR cc_err cc_driver_ckpt_create(const cc_options *opts, const cc_mesh *mesh,
                                     const cc_ordering *ord, const char *solver, const char *subdir,
                                     int start_iteration, cc_driver_ckpt **out);
+/* Collective, with the checkpoint directory's lock held, before the mesh: refuses (CC_ERR_ARG) a
+ * --checkpoint-dir that cc_driver_ckpt_create would refuse, for every solve of the run. */
+CC_WUR cc_err cc_driver_ckpt_precheck(const cc_options *opts, MPI_Comm comm);
 CC_WUR cc_err cc_driver_ckpt_write(void *ctx, const cc_solver_state *state); /* cc_checkpoint_fn */
 /* Once per iteration on every rank: moves an offloaded checkpoint's commit on, never blocks. */
 CC_WUR cc_err cc_driver_ckpt_poll(cc_driver_ckpt *dc);

@@ -5,6 +5,7 @@
 #include "report.h"
 #include "summary.h"
 #include "cc_io.h"
+#include "driver_ckpt.h"
 #include "test_seams.h"
 #include "cc_trace.h"
 
@@ -77,7 +78,10 @@ int main(int argc, char **argv)
   cc_io_dir_lock *lock = NULL;
   if (!err && cc_options_checkpoint(&run.opts))
     err = cc_io_dir_lock_acquire(run.opts.checkpoint_dir, MPI_COMM_WORLD, &lock);
+  /* what the directory holds, checked now: every refusal comes before the mesh and assembly */
+  if (!err) err = cc_driver_ckpt_precheck(&run.opts, MPI_COMM_WORLD);
   if (err) {
+    cc_io_dir_lock_release(&lock);
     if (rank == 0) cc_error_print(stderr, rank);
     cc_error_clear();
     MPI_Finalize();

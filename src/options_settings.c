@@ -177,8 +177,10 @@ cc_err cc_options_from_checkpoint(cc_options *opts, MPI_Comm comm)
     snprintf(message, sizeof message, "%s", cc_error_message());
     const char *inner = strstr(message, "(): ");
     cc_error_clear();
-    CC_FAIL(CC_ERR_ARG, "--restart %s: %s; name the problem with --nx --ny --nz --solver",
-            opts->restart, inner ? inner + 4 : message);
+    /* no checkpoint there is bad input (2); an unreadable or corrupt one a runtime failure (1) */
+    CC_FAIL(err == CC_ERR_ARG ? CC_ERR_ARG : CC_ERR_IO,
+            "--restart %s: %s; name the problem with --nx --ny --nz --solver", opts->restart,
+            inner ? inner + 4 : message);
   }
   const int legacy = meta->settings[0] == '\0';
   char *text       = malloc(CC_IO_SETTINGS_MAX);

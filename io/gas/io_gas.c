@@ -6,6 +6,7 @@
  * manifest with its CRC32C) records where both copies are and every page's CRC32C.
  * Restart reads the local copy; when it is missing or corrupt, it reads the partner's pages
  * (O_DIRECT), checks each page's CRC32C and the whole stream's. */
+#include "ckpt_names.h"
 #include "gas_internal.h"
 
 #include <dirent.h>
@@ -43,7 +44,7 @@ static bool kept_after(const char *parent, int now, int j, int keep)
   if (j == now) return true;
   if (j > now) return false;
   char path[CC_IO_PATH_MAX + IO_NAME_MAX]; /* parent/ckpt.<j> */
-  snprintf(path, sizeof path, "%s/ckpt.%d", parent, j);
+  if (!ckpt_path(path, sizeof path, parent, j, false)) return true;
   struct stat st;
   if (stat(path, &st) != 0) return false; /* not committed (retired or interrupted) */
   int newer = 0;                          /* committed checkpoints between j and now */
@@ -52,8 +53,8 @@ static bool kept_after(const char *parent, int now, int j, int keep)
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     int i;
-    char end;
-    if (sscanf(e->d_name, "ckpt.%d%c", &i, &end) == 1 && i > j && i < now) newer++;
+    bool tmp;
+    if (ckpt_name_parse(e->d_name, &i, &tmp) && !tmp && i > j && i < now) newer++;
   }
   closedir(d);
   return newer < (keep >= 1 ? keep : 1) - 1;
@@ -214,12 +215,15 @@ static cc_err ssd_dir_of(const gas_ctx *g, const cc_gas_params *p, char *out, si
   snprintf(parent, sizeof parent, "%s", g->dir);
   char *slash = strrchr(parent, '/');
   int it      = -1;
-  CC_CHECK(slash && sscanf(slash + 1, "ckpt.%d.tmp", &it) == 1, CC_ERR_ARG,
+  bool tmp    = false;
+  CC_CHECK(slash && ckpt_name_parse(slash + 1, &it, &tmp) && tmp, CC_ERR_ARG,
            "gas: %s is not a checkpoint's temporary directory", g->dir);
   *slash           = '\0';
   const char *base = strrchr(parent, '/') ? strrchr(parent, '/') + 1 : parent;
-  int k            = snprintf(out, n, "%s/%s/ckpt.%d", p->ssd_dir, base, it);
-  CC_CHECK(k > 0 && (size_t)k < n, CC_ERR_ARG, "--gas-ssd-dir %s: path too long", p->ssd_dir);
+  char area[CC_IO_PATH_MAX];
+  int k = snprintf(area, sizeof area, "%s/%s", p->ssd_dir, base);
+  CC_CHECK(k > 0 && (size_t)k < sizeof area && ckpt_path(out, n, area, it, false), CC_ERR_ARG,
+           "--gas-ssd-dir %s: path too long", p->ssd_dir);
   return CC_OK;
 }
 
@@ -236,7 +240,8 @@ static cc_err ssd_retention(const gas_ctx *g)
   snprintf(parent, sizeof parent, "%s", g->dir);
   char *slash = strrchr(parent, '/');
   int now     = -1;
-  if (!slash || sscanf(slash + 1, "ckpt.%d.tmp", &now) != 1) return CC_OK;
+  bool tmp    = false;
+  if (!slash || !ckpt_name_parse(slash + 1, &now, &tmp) || !tmp) return CC_OK;
   *slash           = '\0';
   const char *base = strrchr(parent, '/') ? strrchr(parent, '/') + 1 : parent;
   snprintf(area, sizeof area, "%s/%s", p->ssd_dir, base);
@@ -247,8 +252,9 @@ static cc_err ssd_retention(const gas_ctx *g)
   cc_gas_file_name(g->rank, name, sizeof name);
   while ((e = readdir(d)) != NULL) {
     int j;
-    char end;
-    if (sscanf(e->d_name, "ckpt.%d%c", &j, &end) != 1 || kept_after(parent, now, j, g->opt.keep))
+    bool temporary;
+    if (!ckpt_name_parse(e->d_name, &j, &temporary) || temporary ||
+        kept_after(parent, now, j, g->opt.keep))
       continue;
     snprintf(path, sizeof path, "%s/%s/%s", area, e->d_name, name);
     if (unlink(path) != 0 && errno != ENOENT) {

@@ -215,7 +215,7 @@ endforeach()
 # user files named like checkpoints left alone, one job per directory (a second one refused naming
 # the holder, the live job's temporary untouched), a requeued job after SIGKILL, SIGKILL at each
 # step of the commit protocol (io_ckpt_safety.sh; REPEAT=20 in the environment repeats a case).
-foreach(case rerun userfiles concurrent requeue killsteps)
+foreach(case rerun userfiles ownership concurrent requeue killsteps)
   foreach(np 1 2 4)
     if(np GREATER CC_TEST_MAX_PROCS)
       continue()
@@ -239,5 +239,26 @@ foreach(case fifo symlink xdmf solverall restart silent)
                      $<TARGET_FILE:cubecg> ${Python3_EXECUTABLE} ${np} ${case}
                      ${CC_IO_TEST_DIR}/outputs_${case}_np${np})
     set_tests_properties(io_outputs_${case}_np${np} PROPERTIES PROCESSORS ${np} TIMEOUT 120)
+  endforeach()
+endforeach()
+
+# A checkpoint's file-system work per process does not grow with the rank count: unlinks and opens
+# per checkpoint and the checkpoint data bytes a restart reads, per rank under strace, at 2, 8 and
+# 16 ranks against a baseline (io_ckpt_scaling.sh). Oversubscribed on purpose (tiny mesh): past
+# CC_TEST_MAX_PROCS, so RUN_SERIAL keeps a parallel ctest from running anything beside it; label
+# "scaling". posix, offload, hdf5 and fortran read through read(2), which strace counts; uring reads
+# through its ring and gas from its store, which it does not see.
+set(CC_IO_SCALING_BACKENDS posix offload hdf5)
+if(CUBECG_HAVE_FORTRAN)
+  list(APPEND CC_IO_SCALING_BACKENDS fortran)
+endif()
+foreach(backend ${CC_IO_SCALING_BACKENDS})
+  foreach(np 2 8 16)
+    add_test(NAME io_ckpt_scaling_${backend}_np${np}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/io/io_ckpt_scaling.sh ${MPIEXEC_EXECUTABLE}
+                     $<TARGET_FILE:cubecg> ${Python3_EXECUTABLE} ${np} ${backend}
+                     ${CC_IO_TEST_DIR}/scaling_${backend}_np${np})
+    set_tests_properties(io_ckpt_scaling_${backend}_np${np} PROPERTIES RUN_SERIAL TRUE
+                         TIMEOUT 1200 SKIP_RETURN_CODE 77 LABELS scaling)
   endforeach()
 endforeach()

@@ -10,6 +10,9 @@
 #   requeue    a job killed (SIGKILL) while writing a checkpoint, run again as Slurm's requeue does:
 #              the same command is refused naming the --restart command (the stale lock reported);
 #              that command continues from the newest complete checkpoint and converges
+#   ownership  a user's file named cubecg.lock, latest or latest.tmp, a user's file inside a
+#              checkpoint this run would replace, and a same-problem rerun: each refused (exit 2)
+#              before the mesh is built, with or without --checkpoint-overwrite, the file unchanged
 #   killsteps  SIGKILL at each step of the commit protocol (writing, manifest written, directory
 #              renamed, latest moved, inside retention): a restart continues from a complete
 #              checkpoint and nothing is left half-removed
@@ -69,6 +72,33 @@ case_userfiles() {
   [ "$(cat "$dir/ckpt.2")" = "user data" ] || fail "the user's file ckpt.2 was removed"
   [ "$(cat "$dir/ckpt.1/notes.txt")" = notes ] || fail "the user's directory ckpt.1 was removed"
   [ "$(cat "$dir/ckpt.5/my-results.csv")" = results ] || fail "--checkpoint-overwrite removed the user's file"
+}
+
+# expect_before_work PATTERN -- COMMAND...: refused (exit 2) naming PATTERN before the mesh stage
+expect_before_work() {
+  expect 2 "$@"
+  ! grep -q "mesh + partition" "$base/out" || fail "refused only after the mesh was built: ${*:3}"
+}
+
+case_ownership() {
+  local dir=$base/ck run="$mpiexec -n $np $cubecg --nx 10 --ny 9 --nz 8 --checkpoint posix --checkpoint-dir $base/ck"
+  mkdir -p "$dir"
+  for name in cubecg.lock latest latest.tmp; do
+    echo "the user's $name" >"$dir/$name"
+    expect_before_work "$dir/$name (is|does) not" -- $run --checkpoint-every 5
+    expect_before_work "$dir/$name (is|does) not" -- $run --checkpoint-every 5 --checkpoint-overwrite
+    [ "$(cat "$dir/$name")" = "the user's $name" ] || fail "the user's $name was changed"
+    rm "$dir/$name"
+  done
+  expect 0 "" -- $run --checkpoint-every 5 --quiet
+  [ ! -e "$dir/cubecg.lock" ] || fail "cubecg's own lock outlived the run"
+  local newest
+  newest=$(cat "$dir/latest")
+  expect_before_work "holds $newest of this problem" -- $run --checkpoint-every 5
+  echo "mine" >"$dir/$newest/mine.txt"
+  expect_before_work "$dir/$newest holds mine.txt, and this run" -- $run --checkpoint-every 5 --checkpoint-overwrite
+  [ "$(cat "$dir/$newest/mine.txt")" = mine ] && [ -f "$dir/$newest/manifest.json" ] ||
+    fail "a refused --checkpoint-overwrite changed $dir/$newest"
 }
 
 case_concurrent() {

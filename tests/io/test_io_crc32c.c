@@ -2,7 +2,7 @@
  * 0xE3069283), the SSE4.2 and table versions against each other on random data at every
  * alignment and length (also past the three-stream blocks of 3 x 256 and 3 x 8192 bytes), and
  * chaining crc(a||b) = crc(crc(a), b), and the one-pass copy + CRC (io_crc32c_copy) against a
- * copy and a CRC. */
+ * copy and a CRC; pieces combined (cc_io_crc32c_combine) against the one-pass CRC of the whole. */
 #include "io_internal.h"
 #include "test_io_util.h"
 
@@ -69,6 +69,24 @@ int main(int argc, char **argv)
         cc_io_crc32c(cc_io_crc32c(0, data, (size_t)cut), data + cut, (size_t)(N - cut));
     TIO_CHECK(chained == whole, "chaining at %d: %08x != %08x", cut, chained, whole);
   }
+  /* crc(a||b) from crc(a), crc(b), |b|: every cut, three pieces, empty pieces, 9 MB of zeros */
+  for (int cut = 0; cut <= N; cut += 97) {
+    uint32_t a = cc_io_crc32c(0, data, (size_t)cut), b = cc_io_crc32c(0, data + cut, N - cut);
+    uint32_t combined = cc_io_crc32c_combine(a, b, N - cut);
+    TIO_CHECK(combined == whole, "combine at %d: %08x != %08x", cut, combined, whole);
+    int mid     = cut + (N - cut) / 3;
+    uint32_t c1 = cc_io_crc32c(0, data + cut, (size_t)(mid - cut));
+    uint32_t c2 = cc_io_crc32c(0, data + mid, (size_t)(N - mid));
+    combined    = cc_io_crc32c_combine(cc_io_crc32c_combine(a, c1, mid - cut), c2, N - mid);
+    TIO_CHECK(combined == whole, "combine of three at %d, %d: %08x != %08x", cut, mid, combined,
+              whole);
+  }
+  TIO_CHECK(cc_io_crc32c_combine(whole, 0, 0) == whole, "combine with an empty piece");
+  static unsigned char zeros[9000000 + 1];
+  zeros[9000000] = 0x5a;
+  uint32_t z1 = cc_io_crc32c(0, zeros, 1), z2 = cc_io_crc32c(0, zeros + 1, 9000000);
+  TIO_CHECK(cc_io_crc32c_combine(z1, z2, 9000000) == cc_io_crc32c(0, zeros, 9000001),
+            "combine over 9 MB");
   printf("crc32c: known vectors and sw == hw (SSE4.2 %s)\n",
          cc_io_crc32c_hw_available() ? "compiled in" : "not available: hw = sw");
   MPI_Finalize();

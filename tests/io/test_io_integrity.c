@@ -87,7 +87,8 @@ static void damaged_file(const char *dir, const char *backend, int iteration, ch
     snprintf(name, n_name, "state.h5");
   else
     snprintf(name, n_name, "rank.%d.%s", size - 1, !strcmp(backend, "fortran") ? "fbin" : "bin");
-  snprintf(path, n, "%s/ckpt.%d/%s", dir, iteration, name);
+  char ck[32];
+  snprintf(path, n, "%s/%s/%s", dir, cc_io_checkpoint_name(iteration, ck, sizeof ck), name);
 }
 
 static void mode_corrupt(const char *backend, const char *dir, bool truncate_it)
@@ -168,7 +169,7 @@ static void mode_enospc_inject(const char *backend, const char *dir)
     cc_io_checkpointer_stats(ck, &stats);
     TIO_CHECK(stats.count == 1 && stats.last_iteration == 10, "%s: stats %d, %d", context,
               stats.count, stats.last_iteration);
-    snprintf(name, sizeof name, "ckpt.%d", iteration);
+    cc_io_checkpoint_name(iteration, name, sizeof name);
     if (rank == 0) TIO_CHECK(!tio_exists(dir, name), "%s: failed checkpoint committed", context);
     expect_loads(dir, 10); /* the previous checkpoint stays latest and restartable */
   }
@@ -361,10 +362,11 @@ static void mode_retention_many(const char *backend, const char *dir)
     TIO_CHECK(text && fread(text, 1, n, in) == n, "read %s", from);
     fclose(in);
     for (int i = 0; i < MANY; i++) {
-      char path[2048];
-      snprintf(path, sizeof path, "%s/ckpt.%d", dir, i);
+      char path[2048], ck[32];
+      cc_io_checkpoint_name(i, ck, sizeof ck);
+      snprintf(path, sizeof path, "%s/%s", dir, ck);
       TIO_CHECK(mkdir(path, 0755) == 0, "mkdir %s: %s", path, strerror(errno));
-      snprintf(path, sizeof path, "%s/ckpt.%d/manifest.json", dir, i);
+      snprintf(path, sizeof path, "%s/%s/manifest.json", dir, ck);
       FILE *out = fopen(path, "w");
       TIO_CHECK(out && fwrite(text, 1, n, out) == n && fclose(out) == 0, "write %s", path);
     }

@@ -62,8 +62,8 @@ int main(int argc, char **argv)
            "spectrum-bounds=\nreplace-every=auto\n");
   snprintf(w.vector_name[0], CC_IO_NAME_LEN, "x");
   snprintf(w.vector_name[1], CC_IO_NAME_LEN, "r");
-  io_manifest_file files[2] = {{"rank.0.bin", 0, 5000000000LL, 0xdeadbeef},
-                               {"rank.1.bin", 1, 30016, 0x0000abcd}};
+  io_manifest_file files[2] = {{"rank.0.bin", 0, 5000000000LL, 0xdeadbeef, false},
+                               {"rank.1.bin", 1, 30016, 0x0000abcd, true}};
   w.files                   = files;
   w.n_files                 = 2;
   TIO_OK(io_manifest_write(file, &w, false));
@@ -85,7 +85,8 @@ int main(int argc, char **argv)
             w.settings);
   TIO_CHECK(m.n_files == 2 && !strcmp(m.files[0].file, "rank.0.bin") && m.files[0].rank == 0 &&
                 m.files[0].bytes == 5000000000LL && m.files[0].crc32c == 0xdeadbeef &&
-                m.files[1].bytes == 30016 && m.files[1].crc32c == 0x0000abcd,
+                m.files[1].bytes == 30016 && m.files[1].crc32c == 0x0000abcd &&
+                !m.files[0].crc_of_data && m.files[1].crc_of_data,
             "files differ");
   io_manifest_free(&m);
 
