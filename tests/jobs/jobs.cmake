@@ -75,6 +75,11 @@ add_test(NAME jobs_options_fuzz
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_jobs_options_fuzz.sh ${JOBS_SRC}
                  ${JOBS_OUT}/options_fuzz)
 set_tests_properties(jobs_options_fuzz PROPERTIES LABELS jobs)
+# submit-study.sh's list: placements and variant lists, its --help, CUBECG_MPI against the build's
+# MPI, and the Table 6 recipes of docs/study.md (dry runs, seconds)
+add_test(NAME jobs_tools
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_jobs_tools.sh ${JOBS_SRC} ${JOBS_OUT}/tools)
+set_tests_properties(jobs_tools PROPERTIES LABELS jobs TIMEOUT 120)
 
 # jobs/ read the variants from the report's "available": the built-in copy equals cubecg's registry.
 find_package(Python3 COMPONENTS Interpreter)
