@@ -80,6 +80,11 @@ set_tests_properties(jobs_options_fuzz PROPERTIES LABELS jobs)
 add_test(NAME jobs_tools
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_jobs_tools.sh ${JOBS_SRC} ${JOBS_OUT}/tools)
 set_tests_properties(jobs_tools PROPERTIES LABELS jobs TIMEOUT 120)
+# `pip install ./jobs` into a fresh venv installs the package and writes nothing into jobs/
+add_test(NAME jobs_pip_install_clean
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_pip_install_clean.sh ${JOBS_SRC}
+                 ${JOBS_OUT}/pip_install)
+set_tests_properties(jobs_pip_install_clean PROPERTIES LABELS jobs TIMEOUT 300)
 
 # jobs/ read the variants from the report's "available": the built-in copy equals cubecg's registry.
 find_package(Python3 COMPONENTS Interpreter)
