@@ -70,6 +70,14 @@ CUBECG_BUILD=$work/mpich-build CUBECG_MPI=mpich CUBECG_LAYOUTS=flat CUBECG_PROGR
   bash "$sb" >"$work/same.txt" 2>&1 || bad "CUBECG_MPI equal to the build's refused"
 expect "$work/same.txt" 'mpiexec.mpich -n 36 ' "CUBECG_MPI equal to the build's MPI runs"
 
+# 5b) make-figures.sh: --help is its own comment block; a bad option stops it before the analysis
+bash "$repo/jobs/make-figures.sh" --help >"$work/mf-help.txt" 2>&1 || bad "make-figures.sh --help exit $?"
+if grep -q '^jobs/make-figures.sh \[--out DIR\]\|^  jobs/make-figures.sh' "$work/mf-help.txt" && ! grep -q 'set -euo' "$work/mf-help.txt"; then
+  ok "make-figures.sh --help"
+else bad "make-figures.sh --help:"; cat "$work/mf-help.txt"; fi
+bash "$repo/jobs/make-figures.sh" --bogus --out "$work/mf" >/dev/null 2>"$work/err.txt"
+refused "$work/err.txt" $? "unknown option '--bogus'" "make-figures.sh --bogus refused before any figure"
+
 # 6) the Table 6 recipes of docs/study.md on this node (2 ranks x 17 threads, hybrid): the progress
 # thread of each rank on the last core of its socket (17, 35), the first cores, an SMT sibling
 recipe() # recipe NAME REGEX ENV...: strong-scaling.sbatch dry run with ENV prints REGEX
