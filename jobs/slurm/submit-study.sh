@@ -85,6 +85,7 @@ done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "submit-study.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
 case "$launcher" in srun | mpiexec) ;; *) echo "submit-study.sh: --launcher '$launcher' (srun or mpiexec)" >&2 && exit 2 ;; esac
 progress_env=()
+[[ -n $placements ]] || { echo "submit-study.sh: --placements '' (inherit, auto, free, compute, smt or list:CPU,...)" >&2; exit 2; }
 for p in ${progress//,/ }; do
   case "$p" in
   off | poll) progress_env+=("$p") ;;

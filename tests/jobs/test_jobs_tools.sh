@@ -44,7 +44,7 @@ expect "$work/all.txt" '--solver all --reduction all .*_progress-off_rep1\.json'
 for case in "--solver pipecg,cg|--solver entry 'cg'" "--solver all,pcg|'all' cannot be combined" \
   "--solver pcg,pcg|names pcg twice" "--reduction both|--reduction 'both'" \
   "--placements list:a,b|placement 'list:a'" "--placements inherit,,free|placement ''" \
-  "--placements smt,list:|placement 'list:'" "--placements nowhere|placement 'nowhere'"; do
+  "--placements smt,list:|placement 'list:'" "--placements=|unknown option" "--placements nowhere|placement 'nowhere'"; do
   args=${case%%|*} why=${case#*|}
   # shellcheck disable=SC2086
   bash "$study" --preset small --nodes 2 $args --dry-run >/dev/null 2>"$work/err.txt"
