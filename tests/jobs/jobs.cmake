@@ -79,7 +79,7 @@ set_tests_properties(jobs_options_fuzz PROPERTIES LABELS jobs)
 # MPI, and the Table 6 recipes of docs/study.md (dry runs, seconds)
 add_test(NAME jobs_tools
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_jobs_tools.sh ${JOBS_SRC} ${JOBS_OUT}/tools)
-set_tests_properties(jobs_tools PROPERTIES LABELS jobs TIMEOUT 120)
+set_tests_properties(jobs_tools PROPERTIES LABELS jobs TIMEOUT 300)
 # `pip install ./jobs` into a fresh venv installs the package and writes nothing into jobs/
 add_test(NAME jobs_pip_install_clean
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_pip_install_clean.sh ${JOBS_SRC}
