@@ -28,14 +28,15 @@ static void print_table(const bench_params *p, const bench_row *rows, int n, con
       size, p->n_dirs, p->n_dirs == 1 ? "y" : "ies", p->mapping, p->repeat,
       p->durable ? " incl. fsync" : "");
   if (p->fio)
-    printf("  fio: %s; fio = row mean / twin mean, fio-med = median over repetitions of row / the "
-           "twin run right after it\n",
+    printf("  fio: %s; fio-GB/s = the fio twin's mean aggregate GB/s, fio = row mean / twin mean, "
+           "fio-med = median over repetitions of row / the twin run right after it\n",
            fio_state);
-  printf("%-14s %-5s %7s %6s %-16s %8s %8s %8s %8s %9s %6s %7s  %s\n", "backend", "op", "size",
-         "buffer", "timing", "mean", "med", "min", "max", "s/rank", "fio", "fio-med", "path");
+  printf("%-14s %-5s %7s %6s %-16s %8s %8s %8s %8s %9s %8s %6s %7s  %s\n", "backend", "op", "size",
+         "buffer", "timing", "mean", "med", "min", "max", "s/rank", "fio-GB/s", "fio", "fio-med",
+         "path");
   for (int i = 0; i < n; i++) {
     const bench_row *r = &rows[i];
-    char buf[24], fio[24] = "-", fio_med[24] = "-", sz[24];
+    char buf[24], fio_gbs[24] = "-", fio[24] = "-", fio_med[24] = "-", sz[24];
     if (r->size >= (1u << 20))
       snprintf(sz, sizeof sz, "%.0fM", (double)r->size / 1048576);
     else
@@ -44,11 +45,13 @@ static void print_table(const bench_params *p, const bench_row *rows, int n, con
       snprintf(buf, sizeof buf, "%zuk", r->buffer >> 10);
     else
       snprintf(buf, sizeof buf, "-");
+    if (r->fio.mean > 0) snprintf(fio_gbs, sizeof fio_gbs, "%.3f", r->fio.mean / 1e9);
     if (r->fio.mean > 0) snprintf(fio, sizeof fio, "%.2fx", r->aggregate.mean / r->fio.mean);
     if (r->fio.mean > 0) snprintf(fio_med, sizeof fio_med, "%.2fx", r->fio_ratio_median);
-    printf("%-14s %-5s %7s %6s %-16s %8.3f %8.3f %8.3f %8.3f %9.4f %6s %7s  %s", r->backend, r->op,
-           sz, buf, r->timing, r->per_rank.mean * size / 1e9, r->aggregate.median / 1e9,
-           r->aggregate.min / 1e9, r->aggregate.max / 1e9, r->seconds.mean, fio, fio_med, r->path);
+    printf("%-14s %-5s %7s %6s %-16s %8.3f %8.3f %8.3f %8.3f %9.4f %8s %6s %7s  %s", r->backend,
+           r->op, sz, buf, r->timing, r->per_rank.mean * size / 1e9, r->aggregate.median / 1e9,
+           r->aggregate.min / 1e9, r->aggregate.max / 1e9, r->seconds.mean, fio_gbs, fio, fio_med,
+           r->path);
     if (!strncmp(r->backend, "offload", 7) && !strcmp(r->op, "write") && r->write_median > 0)
       printf(" (stall %.1f%% of write)", 100.0 * r->stall_median / r->write_median);
     if (r->resident_max >= 0) printf(" (cached before read: %.0f%%)", 100.0 * r->resident_max);

@@ -6,6 +6,8 @@
 # here wins): the figures show medians with min-max bars, and an overhead below the run-to-run
 # spread is drawn as "within noise". run-info.txt records the load average at start and end.
 #   jobs/make-figures.sh [--out DIR] [run-local.sh options...]
+# A bad option (run-local.sh exits 2) stops it before any figure is touched.
+
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -14,14 +16,24 @@ args=()
 repeat=(--repeat "${CUBECG_FIGURE_REPEAT:-3}")
 while (($#)); do
   case "$1" in
-  --out) out=$2; shift 2 ;;
+  -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}" && exit 0 ;;
+  --out)
+    (($# >= 2)) || { echo "make-figures.sh: --out needs a value" >&2; exit 2; }
+    out=$2
+    shift 2
+    ;;
   --repeat) repeat=() && args+=("$1"); shift ;;
   *) args+=("$1"); shift ;;
   esac
 done
 figs=$repo/docs/figures
-"$here/run-local.sh" --quick "${repeat[@]}" --out "$out" "${args[@]}" ||
-  echo "make-figures.sh: run-local.sh reported failures (above); figures from the reports that exist" >&2
+rc=0
+"$here/run-local.sh" --quick "${repeat[@]}" --out "$out" "${args[@]}" || rc=$?
+# 2: refused before running (bad option, no build): nothing to draw
+((rc != 2)) || exit 2
+# a dry run printed the runs and wrote no report: nothing to draw either
+[[ " ${args[*]} " != *" --dry-run "* && ${CUBECG_DRY_RUN:-0} != 1 ]] || exit "$rc"
+((rc == 0)) || echo "make-figures.sh: run-local.sh reported failures (above); figures from the reports that exist" >&2
 mkdir -p "$figs"
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" # the package beside this script
 python3 -m cubecg_analysis.cli --force --figdir "$figs" "$out" >/dev/null

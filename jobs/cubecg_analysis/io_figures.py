@@ -61,6 +61,8 @@ def io_points(reports):
                             buffer_bytes=x["buffer_bytes"], mapping=mapping, n_dirs=len(dirs),
                             gb_s=pr["mean"] * n / 1e9, gb_s_lo=pr["min"] * n / 1e9,
                             gb_s_hi=pr["max"] * n / 1e9,
+                            fio_gb_s=(x["fio_bytes_per_s"] / 1e9 if x.get("fio_bytes_per_s")
+                                      else ""),
                             fio_ratio=x.get("fio_ratio"), page_cache=x.get("page_cache", "")))
     return pts
 
@@ -82,7 +84,7 @@ def published_rows(op=None, mode=None):
     return [dict(source=f"{PUB} {s} ({d} devices, {n} ranks, 1 GB files; other hardware)",
                  backend=m, op=o, timing="seeds: barrier + write/read + flush", size_bytes=1 << 30,
                  ranks=n, buffer_bytes="", mapping="", n_dirs=d, gb_s=v, gb_s_lo=v, gb_s_hi=v,
-                 fio_ratio="", page_cache=note)
+                 fio_gb_s="", fio_ratio="", page_cache=note)
             for s, d, n, m, o, v, note in PUBLISHED
             if (op is None or o == op) and (mode is None or m == mode)]
 
@@ -308,7 +310,7 @@ def fig_mapping(pts, fw):
     data += [dict(source=f"{PUB} A300-8 (8 devices behind 2 PCIe switches; other hardware)",
                   backend="accelerated", op="write", timing="seeds", size_bytes="", ranks="",
                   buffer_bytes="", mapping=k, n_dirs=8, gb_s=v, gb_s_lo=v, gb_s_hi=v,
-                  fio_ratio="", page_cache="") for k, v in PUBLISHED_MAPPING]
+                  fio_gb_s="", fio_ratio="", page_cache="") for k, v in PUBLISHED_MAPPING]
     fig.suptitle("Rank-to-device mapping (the seeds' PCIe-switch experiment)", fontsize=9)
     fig.tight_layout()
     fw.save(fig, FIGS[5], "the mapping effect", data)

@@ -110,8 +110,25 @@ def validate(report, path):
             _check(k, "kernel", f"{path}: kernels[{i}]")
 
 
+def printable(path):
+    """path as text every output can hold: a name that is not UTF-8 reaches Python with its bytes
+    as surrogates (os.fsdecode's surrogateescape), which no UTF-8 file or stream may write; they are
+    shown as \\xNN escapes (caf\\xe9/r.json), the rest of the name unchanged."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def printable_streams():
+    """stdout and stderr escape what they cannot encode instead of raising: the folder named on
+    the command line, printed by every tool, may itself not be UTF-8."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def load_reports(folder):
-    """All reports under folder as (path, dict), validated. Raises ReportError."""
+    """All reports under folder as (path, dict), validated; each path printable() (the file is
+    opened by its real name). Raises ReportError."""
+    printable_streams()
     if not os.path.isdir(folder):
         raise ReportError(f"{folder}: not a directory")
     paths = []
@@ -122,9 +139,10 @@ def load_reports(folder):
         raise ReportError(f"{folder}: no cubecg reports (*.json) found; run jobs/run-local.sh "
                           "or point cubecg-analyze at a results folder")
     reports = []
-    for p in paths:
+    for real in paths:
+        p = printable(real)
         try:
-            with open(p, encoding="utf-8") as f:
+            with open(real, encoding="utf-8") as f:
                 data = json.load(f)
         except json.JSONDecodeError as e:
             raise ReportError(f"{p}: malformed JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None

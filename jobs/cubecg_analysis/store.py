@@ -21,7 +21,7 @@ import sys
 
 from . import published as pub
 from .output import FIG_SIZE_IN, FigureWriter, use_agg
-from .reports import REPORT_VERSIONS, ReportError
+from .reports import REPORT_VERSIONS, ReportError, printable_streams, printable
 
 # vGASNet (published, other hardware: TSUBAME-KFC), data/published.json
 PUBLISHED_GET_DRAM_4M = pub.VGASNET["get_dram_bytes_per_s"]  # remote get from DRAM caches, bytes/s
@@ -60,11 +60,13 @@ def load(paths):
         else:
             files.append(p)
     reports = []
-    for f in files:
+    printable_streams()
+    for real in files:
+        f = printable(real)  # opened by its real name, named in every output by its printable one
         try:
-            with open(f, encoding="utf-8") as fh:
+            with open(real, encoding="utf-8") as fh:
                 r = json.load(fh)
-        except (OSError, json.JSONDecodeError) as e:
+        except (OSError, ValueError) as e:  # ValueError: bad JSON or bytes that are not UTF-8
             raise ReportError(f"{f}: {e}") from e
         if os.path.isdir(paths[0]) and isinstance(r, dict) and r.get("kind") != "gasbench":
             continue  # a folder may hold other reports: only gasbench ones are ours

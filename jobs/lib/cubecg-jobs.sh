@@ -57,6 +57,13 @@ cc_mpi_detect()
     done <"$file"
   fi
   CC_MPI=${CUBECG_MPI:-${built_mpi:-mpich}}
+  # the programs speak the MPI they were linked with: another library's launcher and knobs would
+  # start N copies of rank 0 or set variables nobody reads, so a different CUBECG_MPI is refused
+  if [[ -n ${CUBECG_MPI:-} && -n $built_mpi && $CUBECG_MPI != "$built_mpi" ]]; then
+    echo "cubecg-jobs: CUBECG_MPI=$CUBECG_MPI, but the build in ${CC_BUILD} is linked with $built_mpi" \
+      "($file); point CUBECG_BUILD at a build made with $CUBECG_MPI (./build.sh ...) or unset CUBECG_MPI" >&2
+    return 2
+  fi
   case "$CC_MPI" in
   mpich | openmpi | intel | cray-mpich | mvapich) ;;
   *)
@@ -254,6 +261,34 @@ cc_require_binary()
   echo "cubecg-jobs: $1 is missing or not executable; build first:" >&2
   echo "  cd <repo> && cmake --preset release && cmake --build --preset release   (or ./build.sh release)" >&2
   echo "  (or point CUBECG_BUILD at your build directory)" >&2
+  return 2
+}
+
+# cc_split_pins LIST: the entries of a comma-separated list of progress-thread placements, one a
+# line. An explicit list keeps its own commas: in "inherit,list:17,35,free" the numbers after
+# list: belong to it (a placement name never starts with a digit), giving inherit, list:17,35, free.
+cc_split_pins()
+{
+  local items=() out=() item
+  IFS=, read -r -a items <<<"$1"
+  for item in "${items[@]}"; do
+    if [[ $item =~ ^[0-9][0-9-]*$ ]] && ((${#out[@]} > 0)) && [[ ${out[-1]} == list:* ]]; then
+      out[-1]+=,$item
+    else
+      out+=("$item")
+    fi
+  done
+  ((${#out[@]} == 0)) || printf '%s\n' "${out[@]}"
+}
+
+# cc_check_pin PIN: 0 when PIN names a placement cc_progress_affinity knows, else one line, 2.
+cc_check_pin()
+{
+  case "$1" in
+  inherit | auto | free | compute | smt) return 0 ;;
+  list:[0-9]*) [[ ${1#list:} =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] && return 0 ;;
+  esac
+  echo "cubecg-jobs: placement '$1' (inherit, auto, free, compute, smt or list:CPU,CPU,...)" >&2
   return 2
 }
 

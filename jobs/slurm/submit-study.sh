@@ -7,14 +7,18 @@
 #
 #   jobs/slurm/submit-study.sh --preset NAME --nodes 2,4,8 [--repeat 3] [--progress off,poll,on]
 #       [--placements inherit,free,smt] [--reserve none|per-rank|N] [--reserve-at last|first|both]
-#       [--layouts hybrid,flat] [--launcher srun|mpiexec] [--time 01:00:00] [--sweep NAME]
-#       [--results DIR] [--dry-run] [-- extra sbatch options, e.g. -p normal -A myproject]
+#       [--layouts hybrid,flat] [--solver all|LIST] [--reduction all|ar|iar] [--launcher srun|mpiexec]
+#       [--time 01:00:00] [--sweep NAME] [--results DIR] [--dry-run] [-- extra sbatch options,
+#       e.g. -p normal -A myproject]
 #
 # --placements: where the progress thread runs when progress is on (one run each, never merged;
 # Table 6): inherit (its rank's cores), auto, free (reserved cores), compute, smt (CUBECG_SMT_INDEX-th
-# hardware thread of the rank's first core), list:a,b,...  --dry-run prints every sbatch line and
-# every launch line each job would run (CPU numbers from hwloc: set CUBECG_HWLOC_INPUT and
-# CUBECG_CORES_PER_NODE to the compute nodes' when dry-running elsewhere).
+# hardware thread of the rank's first core), list:a,b,... (its commas kept: list:17,35,free is two
+# placements). --solver: all (one process solves with every variant) or a list of variants
+# (pipecg,gropp: one run each). --dry-run prints every sbatch line and every launch line each job
+# would run (CPU numbers from hwloc: set CUBECG_HWLOC_INPUT and CUBECG_CORES_PER_NODE to the
+# compute nodes' when dry-running elsewhere).
+
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,13 +26,14 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/cubecg-jobs.sh
 source "$repo/jobs/lib/cubecg-jobs.sh"
 preset="" nodes_list="" repeat=3 progress=off,poll,on placements=inherit reserve=none reserve_at=last
-layouts=hybrid,flat launcher=srun time_limit=01:00:00 sweep="" results=${CUBECG_RESULTS:-$repo/results}
+layouts=hybrid,flat solver=all reduction=all launcher=srun time_limit=01:00:00 sweep="" results=${CUBECG_RESULTS:-$repo/results}
 dry=${CUBECG_DRY_RUN:-0}
 extra=()
 
 usage()
 {
-  sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  # the comment block under the first line, up to the first line that is not a comment
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"
 }
 need() # need OPTION VALUE...: the option has a value
 {
@@ -41,7 +46,7 @@ need() # need OPTION VALUE...: the option has a value
 while (($#)); do
   case "$1" in
   --preset | --nodes | --repeat | --progress | --placements | --reserve | --reserve-at | --layouts | \
-    --launcher | --time | --sweep | --results) need "$@" ;;
+    --launcher | --time | --sweep | --results | --solver | --reduction) need "$@" ;;
   esac
   case "$1" in
   --preset) preset=$2 ;;
@@ -52,6 +57,8 @@ while (($#)); do
   --reserve) reserve=$2 ;;
   --reserve-at) reserve_at=$2 ;;
   --layouts) layouts=$2 ;;
+  --solver) solver=$2 ;;
+  --reduction) reduction=$2 ;;
   --launcher) launcher=$2 ;;
   --time) time_limit=$2 ;;
   --sweep) sweep=$2 ;;
@@ -78,23 +85,40 @@ done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "submit-study.sh: --repeat '$repeat' (a positive integer)" >&2; exit 2; }
 case "$launcher" in srun | mpiexec) ;; *) echo "submit-study.sh: --launcher '$launcher' (srun or mpiexec)" >&2 && exit 2 ;; esac
 progress_env=()
+[[ -n $placements ]] || { echo "submit-study.sh: --placements '' (inherit, auto, free, compute, smt or list:CPU,...)" >&2; exit 2; }
 for p in ${progress//,/ }; do
   case "$p" in
   off | poll) progress_env+=("$p") ;;
-  on) for pin in ${placements//,/ }; do progress_env+=("on:$pin"); done ;;
+  on) while read -r pin; do
+    cc_check_pin "$pin" || exit 2
+    progress_env+=("on:$pin")
+  done < <(cc_split_pins "$placements") ;;
   *) echo "submit-study.sh: --progress entry '$p' (off, poll or on)" >&2 && exit 2 ;;
   esac
 done
 for lay in ${layouts//,/ }; do
   case "$lay" in hybrid | flat) ;; *) echo "submit-study.sh: --layouts entry '$lay' (hybrid, flat)" >&2 && exit 2 ;; esac
 done
+# the variants cubecg's registry has (the analysis package's copy, checked equal by ctest)
+known=$(PYTHONPATH=$repo/jobs python3 -c 'from cubecg_analysis.variants import BUILTIN
+print(" ".join(v["name"] for v in BUILTIN))')
+solvers=()
+for v in ${solver//,/ }; do
+  [[ " $known all " == *" $v "* ]] || { echo "submit-study.sh: --solver entry '$v' (all or of: ${known// /,})" >&2; exit 2; }
+  [[ $v != all || $solver == all ]] || { echo "submit-study.sh: --solver $solver: 'all' cannot be combined with other variants" >&2; exit 2; }
+  [[ " ${solvers[*]} " != *" $v "* ]] || { echo "submit-study.sh: --solver $solver names $v twice" >&2; exit 2; }
+  solvers+=("$v")
+done
+((${#solvers[@]})) || { echo "submit-study.sh: --solver '' (all or a list of variants)" >&2; exit 2; }
+case "$reduction" in ar | iar | all) ;; *) echo "submit-study.sh: --reduction '$reduction' (ar, iar or all)" >&2 && exit 2 ;; esac
 [[ -n $sweep ]] || sweep=study-$preset-$(date +%Y%m%d-%H%M%S)
 dir=$results/$sweep
 
 # settings travel in the environment of sbatch (--export=ALL): no comma parsing of values
 settings=(CUBECG_REPO="$repo" CUBECG_PRESET="$preset" CUBECG_SWEEP="$sweep" CUBECG_RESULTS="$results"
   CUBECG_REPEAT="$repeat" CUBECG_PROGRESS="${progress_env[*]}" CUBECG_RESERVE="$reserve"
-  CUBECG_RESERVE_AT="$reserve_at" CUBECG_LAYOUTS="${layouts//,/ }" CUBECG_LAUNCHER="$launcher")
+  CUBECG_RESERVE_AT="$reserve_at" CUBECG_LAYOUTS="${layouts//,/ }" CUBECG_LAUNCHER="$launcher"
+  CUBECG_SOLVER="${solvers[*]}" CUBECG_REDUCTION="$reduction")
 
 echo "cubecg study $sweep: preset $preset, nodes ${nodes[*]}, $repeat repeat(s), progress [${progress_env[*]}]," \
   "layouts [${layouts//,/ }], launcher $launcher -> $dir"

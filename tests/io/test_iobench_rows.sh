@@ -94,6 +94,23 @@ check keep.json 1 no || fail=1
 if command -v fio >/dev/null; then
   run fio -- --sizes 256k --buffers 64k --backends posix,uring,offload --fio
   check fio.json 0 yes || fail=1
+  # the table gives fio's own rate (GB/s, the report's fio_bytes_per_s), not only the ratio
+  python3 - fio.json fio.out <<'EOF' || fail=1
+import json, sys
+rows = [x for x in json.load(open(sys.argv[1]))["results"] if x.get("fio_bytes_per_s")]
+lines = open(sys.argv[2]).read().splitlines()
+col = next(l.split() for l in lines if l.startswith("backend ")).index("fio-GB/s")
+seen = 0
+for w in (l.split() for l in lines):
+    if len(w) > col and w[1] == "write" and w[col] not in ("-", "fio-GB/s"):
+        want = [x["fio_bytes_per_s"] / 1e9 for x in rows if x["backend"] == w[0] and x["timing"] == w[4]]
+        if not want or min(abs(float(w[col]) - v) for v in want) > 5e-4 + 1e-3 * max(want):
+            sys.exit(print(f"FAIL table fio-GB/s {w[col]} of {w[0]} {w[4]}: report {want}") or 1)
+        seen += 1
+if not seen:
+    sys.exit(print("FAIL no write row with fio-GB/s in the table") or 1)
+print(f"ok   the table's fio-GB/s column equals the report's fio_bytes_per_s ({seen} rows)")
+EOF
 else
   echo "skip the fio twin: fio not installed"
 fi

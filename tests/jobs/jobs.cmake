@@ -75,6 +75,16 @@ add_test(NAME jobs_options_fuzz
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_jobs_options_fuzz.sh ${JOBS_SRC}
                  ${JOBS_OUT}/options_fuzz)
 set_tests_properties(jobs_options_fuzz PROPERTIES LABELS jobs)
+# submit-study.sh's list: placements and variant lists, its --help, CUBECG_MPI against the build's
+# MPI, and the Table 6 recipes of docs/study.md (dry runs, seconds)
+add_test(NAME jobs_tools
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_jobs_tools.sh ${JOBS_SRC} ${JOBS_OUT}/tools)
+set_tests_properties(jobs_tools PROPERTIES LABELS jobs TIMEOUT 300)
+# `pip install ./jobs` into a fresh venv installs the package and writes nothing into jobs/
+add_test(NAME jobs_pip_install_clean
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_pip_install_clean.sh ${JOBS_SRC}
+                 ${JOBS_OUT}/pip_install)
+set_tests_properties(jobs_pip_install_clean PROPERTIES LABELS jobs TIMEOUT 300)
 
 # jobs/ read the variants from the report's "available": the built-in copy equals cubecg's registry.
 find_package(Python3 COMPONENTS Interpreter)
