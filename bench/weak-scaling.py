@@ -259,7 +259,7 @@ def parse():
 def main():
     a = parse()
     os.makedirs(a.out, exist_ok=True)
-    data = {"local": a.local, "ranks": a.rank_list, "command": " ".join(sys.argv),
+    data = {"kind": "weak_scaling", "local": a.local, "ranks": a.rank_list, "command": " ".join(sys.argv),
             "machine_note": f"{os.uname().nodename}, {os.cpu_count()} CPUs, ranks oversubscribed "
                             f"above {os.cpu_count()}: times are shapes only",
             "setup": [], "checkpoints": [], "failures": []}
