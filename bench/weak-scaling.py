@@ -168,6 +168,13 @@ def check_rss(rows, ratio, growth):
     return ok
 
 
+def save(data, path):
+    """the JSON after every row, so that a run cut short keeps what it measured"""
+    with open(path + ".tmp", "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(path + ".tmp", path)
+
+
 def figure(data, path):
     import matplotlib
 
@@ -274,6 +281,7 @@ def main():
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 data["failures"].append(f"setup {part} P={p}: {e}")
                 print(data["failures"][-1], file=sys.stderr)
+            save(data, a.json)
     backends = []
     if a.backends == "auto" and data["setup"]:
         rep = json.load(open(os.path.join(a.out, f"setup-{data['setup'][0]['partition']}-np"
@@ -281,8 +289,8 @@ def main():
         backends = rep["available"]["checkpoint_backends"]
     elif a.backends not in ("auto", "none"):
         backends = [b for b in a.backends.split(",") if b]
-    for b in backends:
-        for p in a.rank_list:
+    for p in a.rank_list:  # every backend at P before the next P: a cut-short run has them all
+        for b in backends:
             try:
                 data["checkpoints"].append(checkpoint_row(a, p, b))
                 r = data["checkpoints"][-1]
@@ -291,7 +299,8 @@ def main():
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 data["failures"].append(f"checkpoint {b} P={p}: {e}")
                 print(data["failures"][-1], file=sys.stderr)
-    json.dump(data, open(a.json, "w"), indent=1)
+            save(data, a.json)
+    save(data, a.json)
     print(f"wrote {a.json}")
     if not a.no_figure and (data["setup"] or data["checkpoints"]):
         figure(data, a.png)
