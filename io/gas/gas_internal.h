@@ -177,8 +177,7 @@ CC_WUR cc_err gas_layout_from_leaders(int size, const int *lead, int *node, int 
  * directory and page file); O(size) steps, size ints of scratch. */
 CC_WUR cc_err gas_home_index(int size, const int *partner, int *home_index, int64_t *steps);
 
-/* ---- gas_owner.c: slots and the request handler, used by the requester ------------------------
- */
+/* ---- gas_owner.c: slots and the request handler, used by the requester ------------------------ */
 char *gas_slot_ptr(cc_gas *gas, int s); /* this rank's slot s */
 /* Whether pages of rank r travel as messages (another node) rather than through the window. */
 bool gas_two_sided(const cc_gas *gas, int r);
