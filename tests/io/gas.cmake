@@ -10,7 +10,7 @@ cc_add_unit(test_gas_geometry io/test_gas_geometry.c)
 target_include_directories(test_gas_geometry PRIVATE ${PROJECT_SOURCE_DIR}/io/gas ${PROJECT_SOURCE_DIR}/io)
 foreach(mode compare growth)
   add_test(NAME gas_geometry_${mode} COMMAND $<TARGET_FILE:test_gas_geometry> ${mode})
-  set_tests_properties(gas_geometry_${mode} PROPERTIES TIMEOUT 120)
+  set_tests_properties(gas_geometry_${mode} PROPERTIES TIMEOUT 300)
 endforeach()
 foreach(mode basic coop race corrupt exact errors)
   cc_add_mpi_test(NAME gas_store_${mode} RANKS 1 2 4
