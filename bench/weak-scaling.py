@@ -186,12 +186,12 @@ def figure(data, path):
     for part in sorted({r["partition"] for r in data["setup"]}):
         rows = sorted((r for r in data["setup"] if r["partition"] == part), key=lambda r: r["ranks"])
         P = [r["ranks"] for r in rows]
-        for k in STAGES:
+        for i, k in enumerate(STAGES):  # one colour per stage, one line style per partition
             ax[0].plot(P, [max(r["stages_max_s"][k], 1e-6) for r in rows], style.get(part, ":"),
-                       marker="o", label=f"{k} ({part})")
-        for k in ("max", "median", "min"):
+                       color=f"C{i}", marker="o", label=f"{k} ({part})")
+        for i, k in enumerate(("max", "median", "min")):
             ax[1].plot(P, [r["rss_bytes"][k] / 2**20 for r in rows], style.get(part, ":"),
-                       marker="o", label=f"{k} ({part})")
+                       color=f"C{i}", marker="o", label=f"{k} ({part})")
     for b in sorted({r["backend"] for r in data["checkpoints"]}):
         rows = sorted((r for r in data["checkpoints"] if r["backend"] == b), key=lambda r: r["ranks"])
         P = [r["ranks"] for r in rows]
