@@ -3,16 +3,17 @@
 # that page gives, then print each report's headline numbers beside the CPU and the load average.
 #
 #   bench/perf-figures.sh [--out DIR] [--sets LIST] [--mesh N] [--pairs N] [--repeat N]
-#                         [--ssd-dir DIR] [--dry-run]
+#                         [--ssd-dir DIR] [--max-ranks N] [--dry-run]
 #
 #   --sets LIST   comma list of: solve, roofline, kernels, streams, ceilings, single, halo, fused,
-#                 offload, fio, gas
+#                 offload, fio, gas, weak
 #                 (default: all of them; on a 2-core machine all of them take about an hour)
 #   --mesh N      N^3 nodes for the solve, roofline, kernels and single sets (default 128, as the
 #                 page; smaller meshes fit the cache and read above the triad)
 #   --pairs N     pairs of the A/B sets (single, halo, fused; default 4)
 #   --repeat N    repetitions of the benchmark programs (default 10)
 #   --ssd-dir DIR directory on the disk for the I/O and store sets (default DIR/io)
+#   --max-ranks N the weak set (bench/weak-scaling.py): P = 1, 2, 4 .. N ranks (default 64)
 #   --out DIR     reports and logs (default results/perf-<timestamp>)
 #   --dry-run     print the commands only
 # Environment: CUBECG_BUILD (default <repo>/build; its MPI from its cubecg-mpi.env), CUBECG_MPI,
@@ -28,9 +29,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$here/jobs/lib/cubecg-jobs.sh"
 cc_binaries "$here" || exit 2
 build=$CC_BUILD
-out="" sets="solve,roofline,kernels,streams,ceilings,single,halo,fused,offload,fio,gas"
-mesh=128 pairs=4 repeat=10 ssd="" dry=0
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+out="" sets="solve,roofline,kernels,streams,ceilings,single,halo,fused,offload,fio,gas,weak"
+mesh=128 pairs=4 repeat=10 ssd="" dry=0 max_ranks=64
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
   --out) out=${2-}; shift 2 ;;
@@ -39,15 +40,16 @@ while [ $# -gt 0 ]; do
   --pairs) pairs=${2-}; shift 2 ;;
   --repeat) repeat=${2-}; shift 2 ;;
   --ssd-dir) ssd=${2-}; shift 2 ;;
+  --max-ranks) max_ranks=${2-}; shift 2 ;;
   --dry-run) dry=1; shift ;;
   -h | --help) usage; exit 0 ;;
   *) echo "perf-figures.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-for v in mesh pairs repeat; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "perf-figures.sh: --$v '${!v}' is not a positive integer" >&2; exit 2; }
+for v in mesh pairs repeat max_ranks; do
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "perf-figures.sh: --${v//_/-} '${!v}' is not a positive integer" >&2; exit 2; }
 done
-known=",solve,roofline,kernels,streams,ceilings,single,halo,fused,offload,fio,gas,"
+known=",solve,roofline,kernels,streams,ceilings,single,halo,fused,offload,fio,gas,weak,"
 IFS=, read -ra set_list <<<"$sets"
 [ ${#set_list[@]} -gt 0 ] || { echo "perf-figures.sh: --sets is empty" >&2; exit 2; }
 for s in "${set_list[@]}"; do
@@ -146,6 +148,14 @@ for s in "${set_list[@]}"; do
     run fio_n1 1 1 "$iobench" --backends posix,uring --sizes 256M,1G --buffers 512k --fio --repeat 5 --dir "$ssd/fio" --report "$out/fio_n1.json" ;;
   gas) # the global store across 2 emulated nodes
     run gas_nodes2 1 2 --nodes 2 "$gasbench" --sizes 4M --page 4M --dram 64M --repeat 15 --fio --no-weak --ssd-dir "$ssd/gas" --report "$out/gas_nodes2.json" ;;
+  weak) # set-up stages, per-rank peak RSS, checkpoint commit and restart at 1 .. max-ranks ranks
+    cmd=(python3 "$here/bench/weak-scaling.py" --max-ranks "$max_ranks" --local 12 --build "$build"
+      --mpiexec "$CC_MPIEXEC" --out "$out/weak" --json "$out/weak-scaling.json" --png "$out/weak-scaling.png")
+    echo "== weak: ${cmd[*]}"
+    if [ $dry = 0 ] && ! "${cmd[@]}" >"$out/logs/weak.log" 2>&1; then
+      echo "   FAILED, see $out/logs/weak.log"
+      failed=$((failed + 1))
+    fi ;;
   esac
 done
 [ $dry = 1 ] && exit 0
@@ -195,6 +205,12 @@ for path in sorted(glob.glob(os.path.join(out, "*.json")) + glob.glob(os.path.jo
                 print(f"{name}: {key} {val.get('value') if isinstance(val, dict) else val}")
         else:
             print(f"{name}: iobench report (the page's stall and fio_ratio columns are in its rows)")
+    elif kind == "weak_scaling":
+        for row in r.get("setup", []):
+            print(f"{name}: {row['partition']} P={row['ranks']} peak RSS max {row['rss_bytes']['max'] / 2**20:.1f} MiB"
+                  f" (median {row['rss_bytes']['median'] / 2**20:.1f}), partition {row['stages_max_s']['partition']:.3g} s")
+        for row in r.get("checkpoints", []):
+            print(f"{name}: {row['backend']} P={row['ranks']} commit {row['commit_s']:.3g} s, restart {row['restart_s']:.3g} s")
     elif "ratio_a_over_b" in r:
         ratios = r["ratio_a_over_b"]
         print(f"{name}: A / B time per iteration per pair {', '.join(f'{x:.2f}' for x in ratios)}; "

@@ -87,30 +87,80 @@ static cc_err map_nodes_uncached(MPI_Comm comm, int rank, int size, int *node, i
   rc = MPI_Allgather(&leader, 1, MPI_INT, lead, 1, MPI_INT, comm);
   if (rc != MPI_SUCCESS) cc_free(&lead);
   CC_MPI(rc);
-  int n = 0;
-  for (int r = 0; r < size; r++) {
-    if (lead[r] == r) n++;
-    int idx = 0; /* node index = number of leaders below this rank's leader */
-    for (int q = 0; q < lead[r]; q++)
-      if (lead[q] == q) idx++;
-    node[r] = idx;
-  }
-  for (int r = 0; r < size; r++) {
-    if (n == 1) {
-      partner[r] = (r + 1) % size;
-      continue;
-    }
-    int local = 0, target = (node[r] + 1) % n, count = 0;
-    for (int q = 0; q < r; q++)
-      if (node[q] == node[r]) local++;
-    for (int q = 0; q < size; q++)
-      if (node[q] == target) count++;
-    int want = local % count;
-    for (int q = 0; q < size; q++)
-      if (node[q] == target && want-- == 0) partner[r] = q;
-  }
+  cc_err err = gas_layout_from_leaders(size, lead, node, partner, n_nodes, NULL);
   cc_free(&lead);
+  CC_CALL(err);
+  return CC_OK;
+}
+
+/* Node index of every rank: leaders in rank order are nodes 0, 1, ...; a rank's leader is below
+ * it, so its node is known when the rank is reached (one pass, no search). */
+static int number_nodes(int size, const int *lead, int *node, int64_t *steps)
+{
+  int n = 0;
+  for (int r = 0; r < size; r++) node[r] = lead[r] == r ? n++ : node[lead[r]];
+  *steps += size;
+  return n;
+}
+
+/* Each rank's position on its node (local[r]: ranks of its node below it), the ranks of each node
+ * in rank order (members[start[k] .. start[k+1]) are node k's: a counting sort by node) and so
+ * the node sizes start[k+1] - start[k]. count must hold n zeros. */
+static void group_by_node(int size, int n, const int *node, int *count, int *start, int *members,
+                          int *local, int64_t *steps)
+{
+  for (int r = 0; r < size; r++) local[r] = count[node[r]]++;
+  start[0] = 0;
+  for (int k = 0; k < n; k++) start[k + 1] = start[k] + count[k]; /* start[k] = sum count[<k] */
+  for (int r = 0; r < size; r++) members[start[node[r]] + local[r]] = r;
+  *steps += 2 * (int64_t)size + n;
+}
+
+cc_err gas_layout_from_leaders(int size, const int *lead, int *node, int *partner, int *n_nodes,
+                               int64_t *steps)
+{
+  int64_t own_steps = 0;
+  if (!steps) steps = &own_steps;
+  for (int r = 0; r < size; r++) /* a leader is the lowest rank of its node and leads itself */
+    CC_CHECK(lead[r] >= 0 && lead[r] <= r && lead[lead[r]] == lead[r], CC_ERR_ARG,
+             "node leader %d of rank %d is not the lowest rank of a node", lead[r], r);
+  *steps += size;
+  int n    = number_nodes(size, lead, node, steps);
   *n_nodes = n;
+  if (n == 1) { /* one node: the next rank holds a home's pages */
+    for (int r = 0; r < size; r++) partner[r] = (r + 1) % size;
+    *steps += size;
+    return CC_OK;
+  }
+  int *count, *start, *members, *local;
+  CC_CALL(cc_calloc((size_t)n, sizeof *count, &count));
+  cc_err err = cc_malloc((size_t)n + 1, sizeof *start, &start);
+  if (!err) err = cc_malloc((size_t)size, sizeof *members, &members);
+  if (!err) err = cc_malloc((size_t)size, sizeof *local, &local);
+  if (!err) {
+    group_by_node(size, n, node, count, start, members, local, steps);
+    /* the partner of rank r: the (local[r] mod size of the next node)-th rank of the next node */
+    for (int r = 0; r < size; r++) {
+      int t      = (node[r] + 1) % n;
+      partner[r] = members[start[t] + local[r] % count[t]];
+    }
+    *steps += size;
+  }
+  cc_free(&count);
+  cc_free(&start);
+  cc_free(&members);
+  cc_free(&local);
+  CC_CALL(err);
+  return CC_OK;
+}
+
+cc_err gas_home_index(int size, const int *partner, int *home_index, int64_t *steps)
+{
+  int *seen; /* homes of each owner met so far */
+  CC_CALL(cc_calloc((size_t)size, sizeof *seen, &seen));
+  for (int r = 0; r < size; r++) home_index[r] = seen[partner[r]]++;
+  cc_free(&seen);
+  if (steps) *steps += size;
   return CC_OK;
 }
 

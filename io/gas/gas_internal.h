@@ -165,6 +165,17 @@ static inline int64_t gas_owned_index(const cc_gas *gas, int64_t page)
  * number of nodes of comm; collective, cached on comm. */
 CC_WUR cc_err gas_map_nodes(MPI_Comm comm, int rank, int size, int *node, int *partner,
                             int *n_nodes);
+/* The same from each rank's node leader (lead[r]: the lowest rank on r's node), without MPI:
+ * nodes numbered in the order of their leaders; on one node a home's partner is the next rank,
+ * otherwise the rank of the next node at the home's position on its own node, modulo the next
+ * node's size. O(size) steps and 3 size + 1 ints of scratch; *steps (if not NULL) grows by the
+ * loop steps taken (the growth check of the tests counts them). A lead[] that is not a node
+ * leader map is refused. */
+CC_WUR cc_err gas_layout_from_leaders(int size, const int *lead, int *node, int *partner,
+                                      int *n_nodes, int64_t *steps);
+/* home_index[r]: the homes of owner partner[r] below r (where home r sits in the owner's page
+ * directory and page file); O(size) steps, size ints of scratch. */
+CC_WUR cc_err gas_home_index(int size, const int *partner, int *home_index, int64_t *steps);
 
 /* ---- gas_owner.c: slots and the request handler, used by the requester ------------------------ */
 char *gas_slot_ptr(cc_gas *gas, int s); /* this rank's slot s */

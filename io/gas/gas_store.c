@@ -83,14 +83,8 @@ cc_err cc_gas_create(MPI_Comm comm, const cc_gas_params *p, int64_t pages_per_ra
   if (!local) local = cc_malloc((size_t)gas->size, sizeof(MPI_Aint), &gas->slot_disp);
   if (!local)
     local = gas_map_nodes(comm, gas->rank, gas->size, gas->node, gas->partner, &gas->n_nodes);
-  if (!local) {
-    for (int r = 0; r < gas->size; r++) {
-      gas->home_index[r] = 0;
-      for (int q = 0; q < r; q++)
-        if (gas->partner[q] == gas->partner[r]) gas->home_index[r]++;
-    }
-    local = create_local(gas);
-  }
+  if (!local) local = gas_home_index(gas->size, gas->partner, gas->home_index, NULL);
+  if (!local) local = create_local(gas);
   /* without cooperative caching a rank's slots only ever hold pages it owns: no larger window */
   if (!local && !p->coop && gas->n_owned < gas->n_slots)
     gas->n_slots = gas->n_owned > 0 ? (int)gas->n_owned : 1;
