@@ -627,12 +627,24 @@ static cc_err plcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond
   return CC_OK;
 }
 
+/* The vector traffic of an iteration at depth L, as plcg_cycle counts it once the pipeline is
+ * full: the combines of v, y^1 .. y^(L-1), z and zu (L + 2 passes, 3 reads and 1 write each), p
+ * and x in one pass (3 reads, 2 writes), and G's column of L + 1 dots with the newest zu, four
+ * per pass (ceil((L + 1) / 4) passes, each reading zu and its partners): passes L + 3 + q, reads
+ * 4L + 10 + q, writes L + 4, q = ceil((L + 1) / 4). L = 2: 6, 19, 6 (the registry's default). */
+static cc_krylov_traffic plcg_traffic_at(int l)
+{
+  const int q = (l + 1 + 3) / 4;
+  return (cc_krylov_traffic){l + 3 + q, 4 * l + 10 + q, l + 4};
+}
+
 const cc_krylov cc_krylov_plcg = {
     "plcg",
     "p(l)-CG deep pipelines (Cornelis, Cools & Vanroose)",
     1,
     plcg_solve,
     {1, 1, 3, 6, 1}, /* L = 2: spmv, precond, dots L+1, axpy L+4 (y^1 v z zu p x), reductions */
-    {6, 19, 6},      /* L = 2: y^1 v z zu (3 reads, 1 write), {p x}, the column's dots */
+    {6, 19, 6},      /* L = 2: plcg_traffic_at(2) */
     {6, 19, 6},      /* one path: fused = unfused */
-    1};
+    1,
+    plcg_traffic_at};
