@@ -88,7 +88,7 @@ def same_answer(a, b, within):
     parameters, which B's run shares."""
     ok = same_iterations(a, b, within)
     ra, rb = load(a), load(b)
-    tol, analytic_tol = ra["parameters"]["tol"], ra["parameters"]["analytic_tol"]
+    tol, analytic_tol = ra["parameters"]["tol"], ra["parameters"]["analytic-tol"]
     index = {(s["solver"], s["reduction"]): s for s in rb["solves"]}
     ok = ok and len(ra["solves"]) == len(rb["solves"])
     for s in ra["solves"]:
