@@ -48,18 +48,14 @@ int main(int argc, char **argv)
    * probes or while the lock is taken is a stop request, noticed at the pipeline's first stage
    * boundary (report and INTERRUPTED line as in a solve), not a kill that leaves the lock behind */
   cc_err sig_err = cc_signals_install();
-  cc_err err     = cc_mpi_start(&argc, &argv, &run.mpi);
+  cc_err err     = cc_mpi_start(&argc, &argv, &run.mpi); /* MPI_Init failing exits in there */
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (err) { /* MPI itself: nothing to agree with */
-    cc_error_print(stderr, rank);
-    MPI_Finalize();
-    return exit_code_of(err);
-  }
-  /* again after MPI_Init, which may have put a handler of the library's own in its place; every
-   * rank fails alike (sigaction), as it does on the command line and the environment: agreed */
-  err = cc_agree(MPI_COMM_WORLD, sig_err ? sig_err : cc_signals_install());
+  /* the handler again after MPI_Init, which may have put one of the library's own in its place.
+   * Every rank fails alike here (the libraries mapped, a knob refused, sigaction), as it does on
+   * the command line and the environment below: agreed */
+  err = cc_agree(MPI_COMM_WORLD, err ? err : sig_err ? sig_err : cc_signals_install());
   if (!err) err = cc_agree(MPI_COMM_WORLD, cc_options_parse(argc, argv, &run.opts));
   if (!err && (run.opts.help || run.opts.version)) {
     if (rank == 0 && run.opts.help) cc_options_help(stdout);
