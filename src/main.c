@@ -77,7 +77,8 @@ int main(int argc, char **argv)
    * view decides: every rank ends it alike) */
   if (!err && run.opts.restart[0])
     err = cc_agree(MPI_COMM_WORLD, cc_options_from_checkpoint(&run.opts, MPI_COMM_WORLD));
-  if (!err) err = cc_options_validate(&run.opts, MPI_COMM_WORLD);
+  /* its last check, the mesh against this node's RAM, may fail on some nodes only: agreed */
+  if (!err) err = cc_agree(MPI_COMM_WORLD, cc_options_validate(&run.opts, MPI_COMM_WORLD));
   if (!err) err = cc_run_topology(&run, MPI_COMM_WORLD);
   /* a FIFO report target: opened now, without blocking (no reader: refused before the work) */
   if (!err)
