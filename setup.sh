@@ -93,6 +93,12 @@ fi
 case "$mpi" in
 openmpi)
   apt_install openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
+  # Debian ranks Open MPI's alternatives above MPICH's: without this, installing it would make
+  # mpicc, mpiexec and h5pcc Open MPI's, and the default builds (MPICH) would change library
+  for alt in mpi:/usr/bin/mpicc.mpich mpirun:/usr/bin/mpirun.mpich h5pcc:/usr/bin/h5pcc.mpich; do
+    $SUDO update-alternatives --set "${alt%%:*}" "${alt#*:}" >/dev/null ||
+      echo "setup: warning: could not keep ${alt#*:} the default ${alt%%:*}" >&2
+  done
   ;;
 intel)
   if [ ! -x "$intel_venv/bin/mpiexec.hydra" ]; then

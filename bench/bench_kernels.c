@@ -305,7 +305,7 @@ static cc_err bench_model_stream(const bench_opts *o, const cc_bcrs *a, const cc
   CC_MPI(MPI_Allreduce(&local_rows, &stream_rows, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   const cc_krylov *alg1 = cc_krylov_find("pcg");
   CC_CHECK(alg1 != NULL, CC_ERR_CHECK, "--model-stream: Alg.1 (pcg) is not registered");
-  res->ms_vector_passes = cc_traffic_vector_passes(alg1, 0);
+  res->ms_vector_passes = cc_traffic_vector_passes(alg1, 0, 0);
   const double vec_bytes = res->ms_vector_passes * stream_rows;
   for (int p = 0; p < 3; p++) {
     const int it = MR_IT_D + p, pre = MR_ASDD_D + p;

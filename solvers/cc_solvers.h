@@ -398,7 +398,7 @@ typedef struct {
   /* the same per iteration inside the loop (measured like ops_per_iteration: set-up, the
    * spectrum estimate and the final checks excluded): blocking, posted, waited early */
   double reductions_per_iteration[3];
-  double basis_condition;  /* s-step: largest condition estimate of a block's Gram matrix */
+  double basis_condition; /* s-step: largest condition estimate of a block's Gram matrix */
   /* residual replacements: how many, the iterations of the first CC_MAX_REPLACEMENTS, and with
    * --replace-every auto the largest estimated gap |b - A x - r| / |b| seen */
   int replacements;
@@ -449,11 +449,22 @@ typedef struct {
   /* 1: beyond the study's Alg.1-4 (p(l)-CG, s-step CG): their Table 1 row and traffic are those
    * of the default depth / steps, their tests are their own (one path: fused = unfused) */
   int deep;
+  /* the traffic at a solve's own pipeline depth (p(l)-CG's L; one path, fused = unfused); NULL:
+   * vector_fused / vector_unfused at every depth */
+  cc_krylov_traffic (*vector_traffic_at)(int depth);
 } cc_krylov;
-/* The traffic of a variant in the mode a solve ran (unfused = cc_krylov_opts.unfused). */
+/* The traffic of a variant in the mode a solve ran (unfused = cc_krylov_opts.unfused), at the
+ * registry's default depth. */
 static inline cc_krylov_traffic cc_krylov_vector_traffic(const cc_krylov *v, int unfused)
 {
   return unfused ? v->vector_unfused : v->vector_fused;
+}
+/* The same at the solve's depth (cc_krylov_opts.pipeline_depth; 0 = the variant's default). */
+static inline cc_krylov_traffic cc_krylov_vector_traffic_at(const cc_krylov *v, int unfused,
+                                                            int depth)
+{
+  return v->vector_traffic_at && depth > 0 ? v->vector_traffic_at(depth)
+                                           : cc_krylov_vector_traffic(v, unfused);
 }
 
 /* Look up a variant by name; NULL if unknown. cc_krylov_list: NULL-terminated table. */
@@ -479,12 +490,13 @@ typedef struct {
 /* The model of a and the preconditioner pc would build (name, asdd_iters, ordering's colors,
  * precision) on this rank. */
 CC_WUR cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffic *t);
-/* Whole-vector passes (reads + writes) per iteration of a variant outside SpMV and M^-1. */
-double cc_traffic_vector_passes(const cc_krylov *variant, int unfused);
+/* Whole-vector passes (reads + writes) per iteration of a variant outside SpMV and M^-1, at the
+ * solve's pipeline depth (cc_krylov_opts.pipeline_depth: p(l)-CG's L; 0 = the default). */
+double cc_traffic_vector_passes(const cc_krylov *variant, int unfused, int depth);
 /* Bytes of one iteration: spmv_per_it SpMVs, precond_per_it applications, the variant's passes
  * (the counts as measured, cc_solve_result.ops_per_iteration, so that residual replacement is
  * amortised as it ran; Table 1 gives 1 and 1). */
-double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, int unfused,
+double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, int unfused, int depth,
                             double spmv_per_it, double precond_per_it);
 
 /* STREAM triad a = b + s c over three arrays of n doubles per rank (24 B/element, write-allocate

@@ -102,11 +102,11 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   k->exec = (cc_exec){.timers = k->timers, .poll = cc_reduce_poll, .poll_ctx = &k->reducer};
   /* the test seam (cc_krylov_opts.inject): r poisoned after that iteration, in this variant */
   const cc_krylov_inject *inject = opts->inject;
-  k->inject_it = inject && inject->iteration >= 1 &&
+  k->inject_it                   = inject && inject->iteration >= 1 &&
                          (!inject->solver[0] || strcmp(inject->solver, solver) == 0)
-                     ? inject->iteration
-                     : -1;
-  k->inject_value = inject ? inject->value : 0.0;
+                                       ? inject->iteration
+                                       : -1;
+  k->inject_value                = inject ? inject->value : 0.0;
   if (opts->restart) {
     /* a state loaded per rank may be wrong on one rank only: all ranks agree before going on */
     const cc_solver_state *st = opts->restart;
@@ -128,6 +128,7 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   }
   result->start_iteration = k->start;
   result->iterations      = k->start;
+  if (k->inject_it <= k->start) k->inject_it = -1; /* a restart past the seam's iteration */
 
   CC_MPI(MPI_Barrier(comm->comm)); /* ranks start the clock together */
   k->solve_region = cc_timer_start(k->timers, CC_T_SOLVE);

@@ -128,4 +128,5 @@ const cc_krylov cc_krylov_cgcg = {
     cgcg_solve, {1, 1, 3, 4, 1}, /* Table 1: spmv, precond, dot, axpy, reductions */
     {2, 9, 4},                   /* fused: {p s x r}, {(r,u) (w,u) (r,r)} */
     {7, 13, 4},                  /* unfused: 4 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
-    0};                          /* deep: 0, one of the study's Alg.1-4 */
+    0,                           /* deep: 0, one of the study's Alg.1-4 */
+    NULL};                       /* the same traffic at every depth */

@@ -186,4 +186,5 @@ const cc_krylov cc_krylov_gropp = {
     {1, 1, 3, 5, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
     {2, 10, 5},      /* fused: {x r u + (r,u) (r,r)}, {p s + (p,s)} */
     {8, 15, 5},      /* unfused: 5 x (2 reads, 1 write) + dots (p,s) (r,u) (r,r) */
-    0};              /* deep: 0, one of the study's Alg.1-4 */
+    0,               /* deep: 0, one of the study's Alg.1-4 */
+    NULL};           /* the same traffic at every depth */

@@ -40,7 +40,7 @@ typedef struct {
    * bound and |r| (Van der Vorst & Ye's crossing test), and a replacement due at the next check */
   double gap_anorm, gap, gap_prev, gap_rnorm_prev, gap_init;
   int gap_due;
-  int inject_it;       /* test seam (opts->inject): poison r after this iteration, -1 off */
+  int inject_it;       /* test seam (opts->inject): poison r after this iteration, -1 off/done */
   double inject_value; /* NaN or Inf */
 } cc_krylov_ctx;
 
@@ -122,6 +122,11 @@ void cc_krylov_gap_update(cc_krylov_ctx *k, int recurrences, double xx, double r
  * CC_ERR_INTERRUPTED, which the variant passes up (CC_CALL) and cc_krylov_end turns into CC_OK. */
 CC_WUR cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_decl *decl,
                                       double *const vectors[], const double scalars[]);
+/* The test seam (opts->inject): at the first iteration end at or past the seam's iteration (once
+ * per solve), v[0] of rank 0 becomes NaN or Inf. cc_krylov_iteration_end applies it to a state
+ * whose second vector is r; a variant without r in its state (p(l)-CG) calls it on the vector
+ * that carries its residual into the next iteration. */
+void cc_krylov_poison(cc_krylov_ctx *k, int iteration, double *v);
 /* 1 when opts->restart is a state of this very operator (restore it all and continue exactly); 0
  * without a restart; with a restart of another operator it loads x alone (collectively checked),
  * sets result->restart_rebuilt and returns 0: the variant then starts afresh from that x. */

@@ -149,4 +149,5 @@ const cc_krylov cc_krylov_pcg = {
     pcg_solve,  {1, 1, 3, 3, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
     {4, 9, 3},                   /* fused: (s,p), {r}, {(r,u) (r,r)}, {x p} */
     {6, 11, 3},                  /* unfused: 3 x (2 reads, 1 write) + dots (s,p) (r,u) (r,r) */
-    0};                          /* deep: 0, one of the study's Alg.1-4 */
+    0,                           /* deep: 0, one of the study's Alg.1-4 */
+    NULL};                       /* the same traffic at every depth */

@@ -194,4 +194,5 @@ const cc_krylov cc_krylov_pipecg = {
     {1, 1, 3, 8, 1}, /* Table 1: spmv, precond, dot, axpy, reductions */
     {1, 10, 8},      /* fused: one pass (the 8 updates and the 3 dots) */
     {11, 21, 8},     /* unfused: 8 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
-    0};              /* deep: 0, one of the study's Alg.1-4 */
+    0,               /* deep: 0, one of the study's Alg.1-4 */
+    NULL};           /* the same traffic at every depth */

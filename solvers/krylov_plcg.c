@@ -59,9 +59,9 @@ typedef struct {
   /* the D-Lanczos step of x and p deferred to the next iteration's SpMV-to-wait window */
   int xp_pending, xp_v, xp_first;
   double xp_d, xp_eta, xp_zeta;
-  double bb_nat;                        /* b^T B b once column 0 of the first cycle is read */
-  int bnat_pending;                     /* b^T B b's local part rides in column 0 */
-  int trace; /* the plcg_trace seam: rank 0 prints each column's numbers to stderr */
+  double bb_nat;    /* b^T B b once column 0 of the first cycle is read */
+  int bnat_pending; /* b^T B b's local part rides in column 0 */
+  int trace;        /* the plcg_trace seam: rank 0 prints each column's numbers to stderr */
 } plcg_ctx;
 
 static double *plcg_g(plcg_ctx *c, int k, int j)
@@ -195,7 +195,7 @@ static cc_err plcg_drain(plcg_ctx *c, double *x, int *stop)
     if (c->posted[i] || c->test_iter[i] >= 0) order[n++] = i;
   for (int a = 1; a < n; a++) /* tests by iteration: the oldest decides */
     for (int b = a; b > 0 && c->test_iter[order[b]] < c->test_iter[order[b - 1]]; b--) {
-      int t = order[b];
+      int t    = order[b];
       order[b] = order[b - 1], order[b - 1] = t;
     }
   for (int q = 0; q < n; q++) {
@@ -288,7 +288,7 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
   plcg_dots(k, c->zu[0], 1, (double *const[]){c->z[0]}, col);
   int n0 = 1, test0 = -1;
   if (c->bnat_pending) col[n0++] = c->bb_nat; /* the first cycle: b^T B b's local part */
-  if (*confirm && c->tested_upto < base) { /* x's true residual r = zu_0, not taken yet */
+  if (*confirm && c->tested_upto < base) {    /* x's true residual r = zu_0, not taken yet */
     cc_krylov_dots(k, 1, (const double *const[]){c->zu[0]}, (const double *const[]){c->zu[0]},
                    &col[n0++]);
     memcpy(c->xs[base % (l + 1)], x, (size_t)k->n * sizeof(double));
@@ -366,8 +366,8 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
       }
       /* the column posted l iterations ago: rows max(0, cc - l) .. cc */
       const int first_row = cc - l > 0 ? cc - l : 0;
-      int tested = -1;
-      double tv  = 0.0;
+      int tested          = -1;
+      double tv           = 0.0;
       CC_CALL(plcg_wait(c, cc, col, &tested, &tv));
       if (tested >= 0) { /* the true residual of x_tested, posted l iterations ago */
         plcg_test_read(c, tested, tv, x, &stop);
@@ -394,7 +394,12 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
       for (int q = low; q < cc; q++) sum += G(q, cc) * G(q, cc);
       const double diag2 = G(cc, cc) - sum; /* |z_cc - sum_q G(q,cc) v_q|_M^2 */
       plcg_trace(c, "sqrt-argument", base + a, diag2);
-      if (!(diag2 > 0.0) || !isfinite(diag2)) {
+      if (!isfinite(diag2)) { /* NaN or overflow: no restart mends it (the guide's exit 1) */
+        (void)cc_krylov_breakdown(k, base + a, "G(j,j)^2 (Gram factor)", diag2);
+        CC_CALL(plcg_drain(c, x, NULL));
+        return CC_OK;
+      }
+      if (!(diag2 > 0.0)) {
         /* square-root breakdown: restart from x (x_a holds every step taken) unless a test in
          * flight passes */
         CC_CALL(plcg_drain(c, x, &stop));
@@ -513,9 +518,11 @@ static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int
           return CC_OK;
         }
       }
+      /* the test seam: z_{i+1}, the basis vector the next SpMV and every later column read */
+      cc_krylov_poison(k, iteration, z_new);
       double confirm_state = *confirm;
-      cc_err ended = cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x},
-                                             &confirm_state);
+      cc_err ended =
+          cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x}, &confirm_state);
       if (ended == CC_ERR_INTERRUPTED) plcg_flush_x(c, x); /* the solve stops at x_iteration */
       CC_CALL(ended);
       if (exact_due) {
@@ -558,7 +565,7 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
     slots[n_slots++] = &c->p;
     slots[n_slots++] = &c->t;
     for (int j = 0; j <= l; j++) slots[n_slots++] = &c->xs[j];
-    err              = cc_krylov_vectors(k, n_slots, slots);
+    err = cc_krylov_vectors(k, n_slots, slots);
   }
   double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
   int n_ritz = 0;
@@ -620,12 +627,24 @@ static cc_err plcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond
   return CC_OK;
 }
 
+/* The vector traffic of an iteration at depth L, as plcg_cycle counts it once the pipeline is
+ * full: the combines of v, y^1 .. y^(L-1), z and zu (L + 2 passes, 3 reads and 1 write each), p
+ * and x in one pass (3 reads, 2 writes), and G's column of L + 1 dots with the newest zu, four
+ * per pass (ceil((L + 1) / 4) passes, each reading zu and its partners): passes L + 3 + q, reads
+ * 4L + 10 + q, writes L + 4, q = ceil((L + 1) / 4). L = 2: 6, 19, 6 (the registry's default). */
+static cc_krylov_traffic plcg_traffic_at(int l)
+{
+  const int q = (l + 1 + 3) / 4;
+  return (cc_krylov_traffic){l + 3 + q, 4 * l + 10 + q, l + 4};
+}
+
 const cc_krylov cc_krylov_plcg = {
     "plcg",
     "p(l)-CG deep pipelines (Cornelis, Cools & Vanroose)",
     1,
     plcg_solve,
     {1, 1, 3, 6, 1}, /* L = 2: spmv, precond, dots L+1, axpy L+4 (y^1 v z zu p x), reductions */
-    {6, 19, 6},      /* L = 2: y^1 v z zu (3 reads, 1 write), {p x}, the column's dots */
+    {6, 19, 6},      /* L = 2: plcg_traffic_at(2) */
     {6, 19, 6},      /* one path: fused = unfused */
-    1};
+    1,
+    plcg_traffic_at};

@@ -404,4 +404,5 @@ const cc_krylov cc_krylov_sstep = {
                       * axpy (3S+1)/S, reductions 1/S, measured in ops_per_iteration) */
     {5, 12, 4},      /* S = 1: dots, P, AP, r, x passes */
     {5, 12, 4},      /* one path: fused = unfused */
-    1};
+    1,
+    NULL}; /* the traffic of S = 1 at every S */

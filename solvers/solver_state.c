@@ -39,6 +39,13 @@ static cc_err krylov_checkpoint(cc_krylov_ctx *k, int iteration, const cc_state_
   return CC_OK;
 }
 
+void cc_krylov_poison(cc_krylov_ctx *k, int iteration, double *v)
+{
+  if (k->inject_it < 1 || iteration < k->inject_it) return;
+  k->inject_it = -1; /* once: s-step CG ends its iterations S at a time, past the seam's */
+  if (k->comm->rank == 0 && k->n > 0) v[0] = k->inject_value;
+}
+
 cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_decl *decl,
                                double *const vectors[], const double scalars[])
 {
@@ -54,9 +61,8 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_d
   if (k->first_it == iteration) memcpy(k->first_red, red, sizeof k->first_red);
   memcpy(k->last_red, red, sizeof k->last_red);
   if (k->timers->trace) cc_trace_iteration(k->timers->trace, iteration);
-  if (iteration == k->inject_it && k->comm->rank == 0 && decl->n_vectors > 1 &&
-      strcmp(decl->vector_name[1], "r") == 0)
-    vectors[1][0] = k->inject_value; /* test seam: poison r (cc_krylov_opts.inject) */
+  if (decl->n_vectors > 1 && strcmp(decl->vector_name[1], "r") == 0)
+    cc_krylov_poison(k, iteration, vectors[1]); /* test seam: poison r (cc_krylov_opts.inject) */
   const cc_krylov_opts *o = k->opts;
   int due                 = o->checkpoint && iteration % o->checkpoint_every == 0;
   if (due) CC_CALL(krylov_checkpoint(k, iteration, decl, vectors, scalars));

@@ -106,19 +106,19 @@ cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffi
  * excluded, as the Krylov registry counts them (cc_krylov.vector_fused / vector_unfused, the same
  * numbers the solver measures). A variant without a count falls back to Table 1 unfused: 2 reads
  * per dot, 2 reads + 1 write per AXPY. */
-double cc_traffic_vector_passes(const cc_krylov *variant, int unfused)
+double cc_traffic_vector_passes(const cc_krylov *variant, int unfused, int depth)
 {
-  cc_krylov_traffic v = cc_krylov_vector_traffic(variant, unfused);
+  cc_krylov_traffic v = cc_krylov_vector_traffic_at(variant, unfused, depth);
   if (v.reads + v.writes > 0) return (double)(v.reads + v.writes);
   return 2.0 * variant->table1.dot + 3.0 * variant->table1.axpy;
 }
 
-double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, int unfused,
+double cc_traffic_iteration(const cc_traffic *t, const cc_krylov *variant, int unfused, int depth,
                             double spmv_per_it, double precond_per_it)
 {
   /* SpMV x A + M^-1 applications x M + the variant's vector passes x 24 B/row */
   return spmv_per_it * t->spmv + precond_per_it * t->precond +
-         cc_traffic_vector_passes(variant, unfused) * t->stream;
+         cc_traffic_vector_passes(variant, unfused, depth) * t->stream;
 }
 
 /* ------------------------------------------------------------------------------------------------

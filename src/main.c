@@ -22,7 +22,7 @@ static int exit_code_of(cc_err err)
 
 /* End the job after an error. When every rank agreed on it (cc_error_agree), rank 0 prints the
  * agreed message and all ranks finalize; otherwise ranks may be blocked in a collective, so each
- * failing rank prints its own message, flushes, and aborts the job. */
+ * failing rank prints its own message, flushes, and aborts the job. lock may hold NULL. */
 static int fail(cc_err err, int rank, cc_io_dir_lock **lock)
 {
   int code = exit_code_of(err);
@@ -46,11 +46,19 @@ static int fail(cc_err err, int rank, cc_io_dir_lock **lock)
 int main(int argc, char **argv)
 {
   static cc_run run; /* large: keep it off the stack */
-  cc_err err = cc_mpi_start(&argc, &argv, &run.mpi);
+  /* the handler before anything is taken or written: a signal that comes in MPI_Init, the options'
+   * probes or while the lock is taken is a stop request, noticed at the pipeline's first stage
+   * boundary (report and INTERRUPTED line as in a solve), not a kill that leaves the lock behind */
+  cc_err sig_err = cc_signals_install();
+  cc_err err     = cc_mpi_start(&argc, &argv, &run.mpi); /* MPI_Init failing exits in there */
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (!err) err = cc_options_parse(argc, argv, &run.opts);
+  /* the handler again after MPI_Init, which may have put one of the library's own in its place.
+   * Every rank fails alike here (the libraries mapped, a knob refused, sigaction), as it does on
+   * the command line and the environment below: agreed */
+  err = cc_agree(MPI_COMM_WORLD, err ? err : sig_err ? sig_err : cc_signals_install());
+  if (!err) err = cc_agree(MPI_COMM_WORLD, cc_options_parse(argc, argv, &run.opts));
   if (!err && (run.opts.help || run.opts.version)) {
     if (rank == 0 && run.opts.help) cc_options_help(stdout);
     if (rank == 0 && !run.opts.help)
@@ -66,10 +74,13 @@ int main(int argc, char **argv)
   /* Every rank parses and validates the same input, so all agree on failure without MPI_Abort. */
   /* the libraries' test seams, from the environment in one place: before the manifest is read,
    * the options' disk probes and any allocation */
-  if (!err) err = cc_driver_test_seams_from_env(&run.opts.seams);
-  /* --restart DIR: the problem options left at their default come from DIR's manifest */
-  if (!err && run.opts.restart[0]) err = cc_options_from_checkpoint(&run.opts, MPI_COMM_WORLD);
-  if (!err) err = cc_options_validate(&run.opts, MPI_COMM_WORLD);
+  if (!err) err = cc_agree(MPI_COMM_WORLD, cc_driver_test_seams_from_env(&run.opts.seams));
+  /* --restart DIR: the problem options left at their default come from DIR's manifest (rank 0's
+   * view decides: every rank ends it alike) */
+  if (!err && run.opts.restart[0])
+    err = cc_agree(MPI_COMM_WORLD, cc_options_from_checkpoint(&run.opts, MPI_COMM_WORLD));
+  /* its last check, the mesh against this node's RAM, may fail on some nodes only: agreed */
+  if (!err) err = cc_agree(MPI_COMM_WORLD, cc_options_validate(&run.opts, MPI_COMM_WORLD));
   if (!err) err = cc_run_topology(&run, MPI_COMM_WORLD);
   /* a FIFO report target: opened now, without blocking (no reader: refused before the work) */
   if (!err)
@@ -79,22 +90,12 @@ int main(int argc, char **argv)
   if (!err && cc_options_checkpoint(&run.opts))
     err = cc_io_dir_lock_acquire(run.opts.checkpoint_dir, MPI_COMM_WORLD, &lock);
   /* what the directory holds, checked now: every refusal comes before the mesh and assembly */
-  if (!err) err = cc_driver_ckpt_precheck(&run.opts, MPI_COMM_WORLD);
-  if (err) {
-    cc_io_dir_lock_release(&lock);
-    if (rank == 0) cc_error_print(stderr, rank);
-    cc_error_clear();
-    MPI_Finalize();
-    return exit_code_of(err);
-  }
+  if (!err) err = cc_agree(MPI_COMM_WORLD, cc_driver_ckpt_precheck(&run.opts, MPI_COMM_WORLD));
+  /* agreed failures (all of the above but a collective's own) end once, through MPI_Finalize */
+  if (err) return fail(err, rank, &lock);
   run.ranks   = size;
   run.threads = omp_get_max_threads();
   run.rank    = rank;
-  err         = cc_signals_install();
-  if (err) {
-    cc_error_print(stderr, rank);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
 
   err = cc_run_pipeline(&run);
   if (err) return fail(err, rank, &lock);

@@ -8,32 +8,46 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* Set by the handler only (async-signal-safe); read at agreed points. */
 static volatile sig_atomic_t signal_caught = 0;
+/* when the first one came (CLOCK_MONOTONIC): written and read by the handler only, which the
+ * other honoured signals cannot interrupt (sa_mask) */
+static struct timespec signal_first;
+
+static double seconds_since(const struct timespec *t0, const struct timespec *t1)
+{
+  return (double)(t1->tv_sec - t0->tv_sec) + 1e-9 * (double)(t1->tv_nsec - t0->tv_nsec);
+}
 
 static void on_signal(int sig)
 {
-  if (signal_caught) {
-    /* a second signal: the user means it (a rank stuck outside the solver loop) */
-    signal(sig, SIG_DFL);
-    raise(sig);
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe (POSIX) */
+  if (!signal_caught) {
+    signal_first  = now;
+    signal_caught = sig;
     return;
   }
-  signal_caught = sig;
+  /* within the window: a copy of the same request (a launcher forwarding what it got, the same
+   * signal sent to the job's processes and to the launcher, which forwards it too) */
+  if (seconds_since(&signal_first, &now) < CC_SIGNAL_REPEAT_WINDOW_S) return;
+  /* later: the user means it (a rank stuck outside the solver loop) */
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 cc_err cc_signals_install(void)
 {
   const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART; /* MPI and I/O calls in flight go on; the loop checks the flag */
-    CC_SYS(sigaction(sigs[i], &sa, NULL));
-  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&sa.sa_mask, sigs[i]);
+  sa.sa_flags = SA_RESTART; /* MPI and I/O calls in flight go on; the loop checks the flag */
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) CC_SYS(sigaction(sigs[i], &sa, NULL));
   return CC_OK;
 }
 

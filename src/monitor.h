@@ -10,6 +10,10 @@
 /* A pending signal is looked for (one MPI_Allreduce of an int) every this many iterations;
  * CUBECG_SIGNAL_CHECK_EVERY overrides it. */
 #define CC_SIGNAL_CHECK_EVERY 10
+/* A signal that comes again within this many seconds of the first is the same request (launchers
+ * forward what they get: Hydra, srun, a signal to the whole job); after it, a repeat kills at once
+ * (docs/user-guide.md "Progress, partial results and signals"). */
+#define CC_SIGNAL_REPEAT_WINDOW_S 3.0
 
 /* Signals and progress lines (monitor.c). The handler only records the signal; the solver's
  * monitor hook and the pipeline's stage boundaries agree on it collectively. */

@@ -93,13 +93,13 @@ static cc_err report_rewrite(cc_run *run, MPI_Comm comm)
  * counts as the solver measured them (residual replacement amortised; Table 1 when fewer than two
  * iterations ran), summed over ranks; min and max of one rank beside. */
 static cc_err record_traffic(MPI_Comm comm, const cc_traffic *tm, const cc_krylov *variant,
-                             cc_solve_record *rec)
+                             int depth, cc_solve_record *rec)
 {
   double spmv = rec->ops_per_iteration[CC_T_SPMV], prec = rec->ops_per_iteration[CC_T_PRECOND];
   if (spmv <= 0 && prec <= 0) spmv = variant->table1.spmv, prec = variant->table1.precond;
-  double passes   = cc_traffic_vector_passes(variant, !rec->fused);
-  double local[4] = {cc_traffic_iteration(tm, variant, !rec->fused, spmv, prec), spmv * tm->spmv,
-                     prec * tm->precond, passes * tm->stream};
+  double passes   = cc_traffic_vector_passes(variant, !rec->fused, depth);
+  double local[4] = {cc_traffic_iteration(tm, variant, !rec->fused, depth, spmv, prec),
+                     spmv * tm->spmv, prec * tm->precond, passes * tm->stream};
   double sum[4], lo, hi;
   CC_MPI(MPI_Allreduce(local, sum, 4, MPI_DOUBLE, MPI_SUM, comm));
   CC_MPI(MPI_Allreduce(&local[0], &lo, 1, MPI_DOUBLE, MPI_MIN, comm));
@@ -275,7 +275,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     kopts.monitor_ctx = &monitor;
     if (opts->roofline) { /* triads before, inside (windows, from the monitor hook) and after */
       SOLVES_CALL(cc_roofline_begin(roofline, &triad, a, &tm, plan[s].variant, kopts.unfused,
-                                    &monitor, mesh->comm.comm));
+                                    kopts.pipeline_depth, &monitor, mesh->comm.comm));
       kopts.monitor     = cc_roofline_iteration;
       kopts.monitor_ctx = roofline;
       kopts.timers      = &roofline->timers;
@@ -314,7 +314,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
     cc_ordering_unpermute(ord, x, u);
     SOLVES_CALL(cc_mesh_analytic_error(mesh, &opts->mesh, u, &rec->analytic_error));
     SOLVES_CALL(record_breakdown(mesh->comm.comm, &rec->result, rec));
-    SOLVES_CALL(record_traffic(mesh->comm.comm, &tm, plan[s].variant, rec));
+    SOLVES_CALL(record_traffic(mesh->comm.comm, &tm, plan[s].variant, opts->pipeline_depth, rec));
     if (rec->result.interrupted) {
       /* the iterate of an unfinished solve is no answer: no checks, no export, report it */
       run->interrupted = 1;

@@ -28,13 +28,14 @@ static cc_err triads(cc_roofline *rl, double bw[CC_RL_KINDS])
 }
 
 cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a, const cc_traffic *tm,
-                         const cc_krylov *variant, int unfused, cc_monitor *inner, MPI_Comm comm)
+                         const cc_krylov *variant, int unfused, int depth, cc_monitor *inner,
+                         MPI_Comm comm)
 {
   memset(rl, 0, sizeof *rl);
   rl->triad   = triad;
   rl->inner   = inner;
   rl->comm    = comm;
-  rl->passes  = cc_traffic_vector_passes(variant, unfused);
+  rl->passes  = cc_traffic_vector_passes(variant, unfused, depth);
   rl->every   = 0; /* decided at the first completed iteration */
   rl->started = 0;
   CC_CALL(cc_roofline_every_env(&rl->every_env));

@@ -31,7 +31,7 @@ typedef struct {
  * inner: the monitor the hook calls first. */
 CC_WUR cc_err cc_roofline_begin(cc_roofline *rl, cc_triad *triad, const cc_bcrs *a,
                                 const cc_traffic *tm, const cc_krylov *variant, int unfused,
-                                cc_monitor *inner, MPI_Comm comm);
+                                int depth, cc_monitor *inner, MPI_Comm comm);
 CC_WUR cc_err cc_roofline_iteration(void *ctx, int iteration, double rel_residual,
                                     int *stop); /* cc_monitor_fn */
 /* Collective: the triad after the solve; the windows and the corrected times into rec. */

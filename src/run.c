@@ -7,7 +7,8 @@
 
 cc_err cc_run_topology(cc_run *run, MPI_Comm comm)
 {
-  CC_CALL(cc_placement_resolve(run->opts.placement, &run->topo));
+  /* this rank's reading of --placement / CUBECG_PLACEMENT: agreed before the collectives below */
+  CC_CALL(cc_agree(comm, cc_placement_resolve(run->opts.placement, &run->topo)));
   CC_CALL(cc_threads_choose(comm, &run->threads, run->topo.threads_chosen_by,
                             sizeof run->topo.threads_chosen_by));
   CC_CALL(cc_topology_gather(comm, run->mpi.async_active, &run->topo));

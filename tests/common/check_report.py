@@ -7,6 +7,13 @@
   check_report.py same-solution A B [--within N] [--rtol R]  as same-iterations, and every solve's
                                                     analytic_max_rel_error and true_rel_residual agree
                                                     within relative R (default 1e-6)
+  check_report.py same-answer A B [--within N]     the comparison across MPI libraries: every solve in
+                                                    A has the iterations of B's (within N), and in A
+                                                    and in B converged, true_rel_residual within its
+                                                    check's bound (10 tol) and analytic_max_rel_error
+                                                    within --analytic-tol; the two true residuals
+                                                    differ by at most tol (both are only resolved to
+                                                    tol: digits below it are the library's rounding)
 In expect, ncpus('0-3,8') counts the CPUs of a CPU list.
   check_report.py same-history A B [--rtol R]       every solve in A has the iterations and, value by
                                                     value, the residual_history (--residual-history)
@@ -75,6 +82,39 @@ def same_solution(a, b, within, rtol):
     return ok
 
 
+def same_answer(a, b, within):
+    """A (a full report) against B (the same run on another library; its solves' results may be all
+    B holds): what the solves were computed to, not their rounding digits. The bounds are A's
+    parameters, which B's run shares."""
+    ok = same_iterations(a, b, within)
+    ra, rb = load(a), load(b)
+    tol, analytic_tol = ra["parameters"]["tol"], ra["parameters"]["analytic-tol"]
+    index = {(s["solver"], s["reduction"]): s for s in rb["solves"]}
+    ok = ok and len(ra["solves"]) == len(rb["solves"])
+    for s in ra["solves"]:
+        name = f"{s['solver']}/{s['reduction']}"
+        other = index.get((s["solver"], s["reduction"]))
+        if other is None:
+            print(f"FAIL {name}: not in {b}")
+            ok = False
+            continue
+        checks = [("converged", s["converged"], True),
+                  ("true_rel_residual <= 10 tol", s["true_rel_residual"], 10 * tol),
+                  ("reference true_rel_residual <= 10 tol", other["true_rel_residual"], 10 * tol),
+                  ("analytic_max_rel_error <= analytic_tol", s["analytic_max_rel_error"],
+                   analytic_tol),
+                  ("reference analytic_max_rel_error <= analytic_tol",
+                   other["analytic_max_rel_error"], analytic_tol),
+                  ("|true_rel_residual - reference's| <= tol",
+                   abs(s["true_rel_residual"] - other["true_rel_residual"]), tol)]
+        for what, x, bound in checks:
+            good = x is True if bound is True else x <= bound
+            shown = str(x) if bound is True else f"{x:.9g} (bound {bound:.3g})"
+            print(f"{'PASS' if good else 'FAIL'} {name} {what}: {shown}")
+            ok = ok and good
+    return ok
+
+
 def same_values(a, b, keys):
     ra, rb = load(a), load(b)
     index = {(s["solver"], s["reduction"]): s for s in rb["solves"]}
@@ -132,6 +172,9 @@ def main(argv):
         opts = dict(zip(argv[3::2], argv[4::2]))
         return 0 if same_solution(argv[1], argv[2], int(opts.get("--within", 0)),
                                   float(opts.get("--rtol", 1e-6))) else 1
+    if len(argv) in (3, 5) and argv[0] == "same-answer":
+        within = int(argv[4]) if len(argv) == 5 and argv[3] == "--within" else 0
+        return 0 if same_answer(argv[1], argv[2], within) else 1
     if len(argv) >= 3 and argv[0] == "same-history":
         opts = dict(zip(argv[3::2], argv[4::2]))
         return 0 if same_history(argv[1], argv[2], float(opts.get("--rtol", 1e-12))) else 1

@@ -67,14 +67,16 @@ function(mpilib_check)
   set_tests_properties(${T_NAME} PROPERTIES LABELS mpi-libraries FIXTURES_REQUIRED "${T_FIXTURES}")
 endfunction()
 
-# every variant x AR/IAR at 1, 2, 4 ranks: MPICH's solution (iterations within 1, analytic error
-# and true residual within 1e-6 relative, the tolerance of the emulated-node comparisons)
+# every variant x AR/IAR at 1, 2, 4 ranks: MPICH's answer (check_report.py same-answer): iterations
+# within 1, the true residuals within their bound (10 tol) and within tol of MPICH's, the analytic
+# error within --analytic-tol. Not the residuals' digits below tol: another library's reduction
+# order changes them (Intel MPI: sstep's 7.02525587e-10 against MPICH's 7.02528067e-10).
 foreach(np 1 2 4)
   mpilib_run(NAME mpilib_variants_np${np} NP ${np} FIXTURE mpilib_variants_np${np}
              ARGS --solver all --reduction all --report ${MPILIB_OUT}/variants_np${np}.json)
   mpilib_check(NAME mpilib_variants_np${np}_as_mpich FIXTURES mpilib_variants_np${np}
-               COMMAND ${MPILIB_CHECK} same-solution ${MPILIB_OUT}/variants_np${np}.json
-                       ${MPILIB_REF}/variants_np${np}.json --within 1 --rtol 1e-6)
+               COMMAND ${MPILIB_CHECK} same-answer ${MPILIB_OUT}/variants_np${np}.json
+                       ${MPILIB_REF}/variants_np${np}.json --within 1)
   # the summary names the library's wait setting exactly when its busy-polling waits share cores
   # (4 ranks on a 2-core machine: Intel MPI's I_MPI_WAIT_MODE, Open MPI's mpi_yield_when_idle)
   mpilib_check(NAME mpilib_variants_np${np}_wait_setting FIXTURES mpilib_variants_np${np}
@@ -172,13 +174,13 @@ else()
   set_tests_properties(mpilib_progress_refused PROPERTIES PROCESSORS 2 LABELS mpi-libraries)
 endif()
 
-# two emulated nodes of one rank each: MPICH's solution at 2 ranks
+# two emulated nodes of one rank each: MPICH's answer at 2 ranks
 if(MPILIB_NODES)
   mpilib_run(NAME mpilib_nodes NP 2 FIXTURE mpilib_nodes LAUNCH ${MPILIB_NODES}
              ARGS --solver all --reduction all --report ${MPILIB_OUT}/nodes.json)
   mpilib_check(NAME mpilib_nodes_as_mpich FIXTURES mpilib_nodes
-               COMMAND ${MPILIB_CHECK} same-solution ${MPILIB_OUT}/nodes.json
-                       ${MPILIB_REF}/variants_np2.json --within 1 --rtol 1e-6)
+               COMMAND ${MPILIB_CHECK} same-answer ${MPILIB_OUT}/nodes.json
+                       ${MPILIB_REF}/variants_np2.json --within 1)
   mpilib_check(NAME mpilib_nodes_two FIXTURES mpilib_nodes
                COMMAND ${MPILIB_CHECK} expect ${MPILIB_OUT}/nodes.json
                        "r['topology']['nodes'] == 2" "r['checks']['passed']")

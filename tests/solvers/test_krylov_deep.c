@@ -150,12 +150,22 @@ static void mode_every(const tk_problem *p, cc_precond *pc, double *x)
       const double *q = r_nat.ops_per_iteration;
       if (r_nat.sqrt_breakdowns == 0) table1_checked++;
       TEST_EXPECT(r_nat.sqrt_breakdowns > 0 || /* a restart refills the pipeline: 1 + L more */
-                  (!r_nat.converged && r_nat.iterations == o_nat.maxit && q[CC_T_SPMV] == 1 &&
+                      (!r_nat.converged && r_nat.iterations == o_nat.maxit && q[CC_T_SPMV] == 1 &&
                        q[CC_T_PRECOND] == 1 && q[CC_T_REDUCTION] == 1 && q[CC_T_DOT] == l + 1),
                   "%s per iteration (maxit %d: %d iterations): spmv %g precond %g reductions %g "
                   "dots %g (L+1 = %d)",
                   what, o_nat.maxit, r_nat.iterations, q[CC_T_SPMV], q[CC_T_PRECOND],
                   q[CC_T_REDUCTION], q[CC_T_DOT], l + 1);
+      /* the modelled vector traffic is the one counted at this L (the model once held L = 2's
+       * 6 passes, 19 reads, 6 writes at every depth) */
+      const cc_krylov_traffic m = cc_krylov_vector_traffic_at(cc_krylov_find("plcg"), 0, l);
+      TEST_EXPECT(r_nat.sqrt_breakdowns > 0 || (r_nat.vector_passes_per_iteration == m.passes &&
+                                                r_nat.vector_reads_per_iteration == m.reads &&
+                                                r_nat.vector_writes_per_iteration == m.writes),
+                  "%s vector traffic per iteration: %g passes %g reads %g writes counted, model "
+                  "%d %d %d",
+                  what, r_nat.vector_passes_per_iteration, r_nat.vector_reads_per_iteration,
+                  r_nat.vector_writes_per_iteration, m.passes, m.reads, m.writes);
       TEST_CALL(run(p, pc, "plcg", &o, x, &r)); /* x and r of the converged solve again */
     }
     TEST_EXPECT(!strcmp(r.spectrum_source, "lanczos") && r.spectrum_max > r.spectrum_min &&
@@ -382,9 +392,9 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
     d = rel_diff(p, x, xref);
     if (test_rank == 0)
       printf("%-6s %d: not exact: restart at 16 -> %d iterations (uninterrupted %d), |x - xref| "
-             "%.2e\n", names[v], depth[v], rest.iterations, full.iterations, d);
-    TEST_EXPECT(rest.converged && rest.start_iteration == 16 && d <= 1e-6 &&
-                    analytic(p, x) < 1e-6,
+             "%.2e\n",
+             names[v], depth[v], rest.iterations, full.iterations, d);
+    TEST_EXPECT(rest.converged && rest.start_iteration == 16 && d <= 1e-6 && analytic(p, x) < 1e-6,
                 "%s restart (not exact): converged %d from %d, x differs by %g", names[v],
                 rest.converged, rest.start_iteration, d);
     for (int i = 0; i < CC_STATE_MAX_VECTORS; i++) cc_free(&ck.v[i]);

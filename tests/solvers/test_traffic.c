@@ -51,10 +51,11 @@ static void hand_model(void)
    * + 864; unfused (one pass per operation): 14 passes, 1008 */
   const cc_krylov *pcg = cc_krylov_find("pcg");
   TEST_EXPECT(pcg != NULL, "pcg registered");
-  if (pcg) EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 0, 1, 1), 4992, "pcg iteration");
+  if (pcg) EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 0, 0, 1, 1), 4992, "pcg iteration");
   /* residual replacement every 50: 1.02 SpMV per iteration */
-  if (pcg) EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 0, 1.02, 1), 4992 + 0.02 * 800, "pcg 1.02");
-  if (pcg) EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 1, 1, 1), 5136, "pcg unfused iteration");
+  if (pcg)
+    EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 0, 0, 1.02, 1), 4992 + 0.02 * 800, "pcg 1.02");
+  if (pcg) EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 1, 0, 1, 1), 5136, "pcg unfused iteration");
 
   /* single-precision preconditioner: blocks 9 x 4 + 4 = 40 B, D^-1 36 B; vectors stay double
    * SGS: 40 x 4 + (32 + 72 + 96) x 3 = 760; ASDD(2): 1520 + (40 x 8 + 24 + 96 + 72) + 288 */
@@ -82,7 +83,8 @@ static void hand_model(void)
   const struct {
     cc_precision p;
     double sgs2, block;
-  } fused[] = {{CC_PRECISION_DOUBLE, 2240, 76}, {CC_PRECISION_SINGLE, 1520, 40},
+  } fused[] = {{CC_PRECISION_DOUBLE, 2240, 76},
+               {CC_PRECISION_SINGLE, 1520, 40},
                {CC_PRECISION_HALF, 1352, 22}};
   for (int f = 0; f < 3; f++) {
     pp.precision = fused[f].p;
@@ -92,7 +94,7 @@ static void hand_model(void)
   }
   pp.precision = CC_PRECISION_DOUBLE;
   TEST_CALL(cc_traffic_model(&a, &pp, &t));
-  if (pcg) EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 0, 1, 1), 800 + 2712 + 864, "pcg fused");
+  if (pcg) EXPECT_BYTES(cc_traffic_iteration(&t, pcg, 0, 0, 1, 1), 800 + 2712 + 864, "pcg fused");
   pp.asdd_iters = 3; /* two fused steps: u written by the first two backward sweeps */
   TEST_CALL(cc_traffic_model(&a, &pp, &t));
   EXPECT_BYTES(t.asdd, 3 * 1120 + 2 * 72 + 2 * (300 + 76 + 24), "asdd(3) double fused");
