@@ -31,9 +31,10 @@ typedef struct {
 void cc_mesh_params_default(cc_mesh_params *params);
 
 /* Validate sizes, material and the partition against n_ranks before any large allocation. Refuses
- * more ranks than nodes, a box partition whose product is not n_ranks or that leaves a rank empty,
- * and a mesh whose estimated memory per rank (see cc_mesh_estimate_bytes) exceeds memory_limit
- * bytes (0 = no limit); the message names the bad value and the estimate. */
+ * more ranks than nodes, a METIS graph or weight total beyond METIS's 32-bit idx_t (naming the
+ * limit and --partition box), a box partition whose product is not n_ranks or that leaves a rank
+ * empty, and a mesh whose estimated memory per rank (see cc_mesh_estimate_bytes) exceeds
+ * memory_limit bytes (0 = no limit); the message names the bad value and the estimate. */
 CC_WUR cc_err cc_mesh_params_validate(const cc_mesh_params *params, int n_ranks,
                                       int64_t memory_limit);
 /* |b| of the assembled right-hand side, computed from the parameters without forming b (and
@@ -42,8 +43,10 @@ CC_WUR cc_err cc_mesh_params_validate(const cc_mesh_params *params, int n_ranks,
  * squared norms cannot be computed (see there). */
 double cc_mesh_rhs_norm(const cc_mesh_params *params);
 
-/* Estimated peak bytes on the largest rank for mesh + matrix + solver vectors (used by validate).
- */
+/* Estimated peak bytes of one rank for mesh + matrix + solver vectors: rank0 = 1 for rank 0
+ * (which also holds METIS's block graph), 0 for any other rank (its own share, its halo and the
+ * owners of its neighbouring blocks). cc_mesh_estimate_bytes: the larger of the two (validate). */
+int64_t cc_mesh_estimate_rank_bytes(const cc_mesh_params *params, int n_ranks, int rank0);
 int64_t cc_mesh_estimate_bytes(const cc_mesh_params *params, int n_ranks);
 
 typedef struct {
