@@ -59,3 +59,32 @@ add_test(NAME mesh_partition_metis_empty_rank
                  --partition metis)
 set_tests_properties(mesh_partition_metis_empty_rank PROPERTIES PROCESSORS 4
                      ENVIRONMENT OMP_NUM_THREADS=1)
+
+# The memory estimate against the measured peak RSS of each rank (getrusage, in the report) at
+# 40^3 on 2 and 4 ranks, box and METIS: within a factor 2 either way (the MPI library's own pages
+# are not in the estimate), and the largest rank within 1.25x the median.
+find_package(Python3 COMPONENTS Interpreter)
+set(MESH_RSS ${CMAKE_CURRENT_BINARY_DIR}/mesh_rss)
+file(MAKE_DIRECTORY ${MESH_RSS})
+foreach(kind box metis)
+  foreach(np 2 4)
+    if(np GREATER CC_TEST_MAX_PROCS)
+      continue()
+    endif()
+    set(rss_test mesh_memory_estimate_${kind}_np${np})
+    # exit 3: two iterations do not converge (a failed check), but the report is complete
+    add_test(NAME ${rss_test}_run
+             COMMAND sh -c "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:cubecg> --nx 40 --ny 40 --nz 40 --partition ${kind} --maxit 2 --quiet --report ${MESH_RSS}/${kind}_np${np}.json; rc=$?; [ $rc -eq 0 ] || [ $rc -eq 3 ]")
+    set_tests_properties(${rss_test}_run PROPERTIES PROCESSORS ${np} ENVIRONMENT OMP_NUM_THREADS=1
+                         FIXTURES_SETUP ${rss_test})
+    add_test(NAME ${rss_test}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/common/check_report.py expect
+                     ${MESH_RSS}/${kind}_np${np}.json
+                     "r['in_progress'] == False"
+                     "0.5 < r['memory']['peak_rss_bytes_max'] / max(r['memory']['estimate_bytes_rank0'], r['memory']['estimate_bytes_other']) < 2"
+                     "0.5 < r['memory']['peak_rss_bytes_min'] / r['memory']['estimate_bytes_other'] < 2"
+                     "r['memory']['peak_rss_bytes_max'] <= 1.25 * r['memory']['peak_rss_bytes_median']"
+                     "r['problem']['load_imbalance'] < 1.1 and r['problem']['box_edge_cut'] > 0")
+    set_tests_properties(${rss_test} PROPERTIES FIXTURES_REQUIRED ${rss_test})
+  endforeach()
+endforeach()
