@@ -31,21 +31,21 @@ cc_err cc_mesh_create(const cc_mesh_params *params, MPI_Comm comm, cc_mesh *mesh
   mesh->n_global_nodes = (int64_t)params->nx * params->ny * params->nz;
   mesh->partition      = params->partition;
 
-  cc_mesh_owner owner = {0};
-  double t0           = MPI_Wtime();
-  if (params->partition == CC_PARTITION_BOX)
-    CC_CALL(cc_mesh_partition_box(params, size, &owner, &mesh->edge_cut));
-  else
-    CC_CALL(cc_mesh_partition_metis(params, comm, &owner, mesh));
+  cc_mesh_owner owner     = {0};
+  double t0               = MPI_Wtime();
+  cc_err err              = params->partition == CC_PARTITION_BOX
+                                ? cc_mesh_partition_box(params, size, &owner, &mesh->edge_cut)
+                                : cc_mesh_partition_metis(params, comm, &owner, mesh);
   mesh->partition_seconds = MPI_Wtime() - t0;
-  box_quality(params, size, mesh);
+  if (!err) box_quality(params, size, mesh); /* it clears its own error: not after ours */
   mesh->px = owner.px, mesh->py = owner.py, mesh->pz = owner.pz;
 
   /* "mesh": numbering and communication tables (the partition is timed apart) */
   t0 = MPI_Wtime();
-  CC_CALL(cc_mesh_number(&owner, rank, mesh));
-  CC_CALL(cc_mesh_comm_table_build(&owner, comm, mesh));
-  cc_mesh_owner_free(&owner);
+  if (!err) err = cc_mesh_number(&owner, rank, mesh);
+  if (!err) err = cc_mesh_comm_table_build(&owner, comm, mesh);
+  cc_mesh_owner_free(&owner); /* on an error too: an agreed failure ends with MPI_Finalize */
+  CC_CALL(err);
   mesh->numbering_seconds = MPI_Wtime() - t0;
   return CC_OK;
 }
