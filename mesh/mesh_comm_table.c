@@ -37,6 +37,9 @@ cc_err cc_mesh_comm_table_build(const cc_mesh_owner *o, MPI_Comm comm, cc_mesh *
     int i, j, k;
     cc_mesh_coords(mesh, mesh->global_id[n_int + e], &i, &j, &k);
     ext_owner[e] = cc_mesh_owner_of(o, i, j, k);
+    CC_CHECK(ext_owner[e] >= 0 && ext_owner[e] < t->size, CC_ERR_CHECK,
+             "external node %lld of rank %d has no known owner",
+             (long long)mesh->global_id[n_int + e], t->rank);
     CC_CHECK(ext_owner[e] != t->rank, CC_ERR_CHECK, "external node %lld owned by its own rank %d",
              (long long)mesh->global_id[n_int + e], t->rank);
     n_import[ext_owner[e]]++;
@@ -46,7 +49,12 @@ cc_err cc_mesh_comm_table_build(const cc_mesh_owner *o, MPI_Comm comm, cc_mesh *
     int i, j, k;
     cc_mesh_coords(mesh, mesh->global_id[v], &i, &j, &k);
     int n = foreign_owners(o, t->rank, i, j, k, owners);
-    for (int s = 0; s < n; s++) n_export[owners[s]]++;
+    for (int s = 0; s < n; s++) {
+      CC_CHECK(owners[s] >= 0, CC_ERR_CHECK,
+               "a neighbour of node %lld of rank %d has no known owner",
+               (long long)mesh->global_id[v], t->rank);
+      n_export[owners[s]]++;
+    }
   }
 
   /* neighbours: ranks we import from; adjacency is symmetric, so exactly those we export to */

@@ -3,6 +3,21 @@
  */
 #include "mesh_internal.h"
 
+/* The box grid's cut and imbalance beside the partition used (-1, 0 when no box grid fits P). */
+static void box_quality(const cc_mesh_params *params, int size, cc_mesh *mesh)
+{
+  cc_mesh_params box = *params;
+  int dims[3], n[3] = {params->nx, params->ny, params->nz};
+  if (params->partition != CC_PARTITION_BOX) box.px = box.py = box.pz = 0;
+  if (cc_mesh_box_dims(&box, size, dims) != CC_OK) {
+    cc_error_clear();
+    mesh->box_edge_cut = -1, mesh->box_load_imbalance = 0;
+    return;
+  }
+  cc_mesh_box_quality(n, dims, &mesh->box_edge_cut, &mesh->box_load_imbalance);
+  if (params->partition == CC_PARTITION_BOX) mesh->load_imbalance = mesh->box_load_imbalance;
+}
+
 cc_err cc_mesh_create(const cc_mesh_params *params, MPI_Comm comm, cc_mesh *mesh)
 {
   int rank, size;
@@ -16,20 +31,21 @@ cc_err cc_mesh_create(const cc_mesh_params *params, MPI_Comm comm, cc_mesh *mesh
   mesh->n_global_nodes = (int64_t)params->nx * params->ny * params->nz;
   mesh->partition      = params->partition;
 
-  cc_mesh_owner owner = {0};
-  double t0           = MPI_Wtime();
-  if (params->partition == CC_PARTITION_BOX)
-    CC_CALL(cc_mesh_partition_box(params, size, &owner, &mesh->edge_cut));
-  else
-    CC_CALL(cc_mesh_partition_metis(params, comm, &owner, &mesh->edge_cut));
+  cc_mesh_owner owner     = {0};
+  double t0               = MPI_Wtime();
+  cc_err err              = params->partition == CC_PARTITION_BOX
+                                ? cc_mesh_partition_box(params, size, &owner, &mesh->edge_cut)
+                                : cc_mesh_partition_metis(params, comm, &owner, mesh);
   mesh->partition_seconds = MPI_Wtime() - t0;
+  if (!err) box_quality(params, size, mesh); /* it clears its own error: not after ours */
   mesh->px = owner.px, mesh->py = owner.py, mesh->pz = owner.pz;
 
   /* "mesh": numbering and communication tables (the partition is timed apart) */
   t0 = MPI_Wtime();
-  CC_CALL(cc_mesh_number(&owner, rank, mesh));
-  CC_CALL(cc_mesh_comm_table_build(&owner, comm, mesh));
-  cc_mesh_owner_free(&owner);
+  if (!err) err = cc_mesh_number(&owner, rank, mesh);
+  if (!err) err = cc_mesh_comm_table_build(&owner, comm, mesh);
+  cc_mesh_owner_free(&owner); /* on an error too: an agreed failure ends with MPI_Finalize */
+  CC_CALL(err);
   mesh->numbering_seconds = MPI_Wtime() - t0;
   return CC_OK;
 }

@@ -57,7 +57,8 @@ static cc_err write_entries(FILE *f, const char *path, int64_t n_dof, const trip
 static cc_err write_file(const char *path, int64_t n_dof, triplet *all, int64_t n, int array)
 {
   qsort(all, (size_t)n, sizeof(triplet), triplet_compare);
-  for (int64_t e = 0; array && e < n; e++) /* every row once: a partition that lost or doubled one */
+  for (int64_t e = 0; array && e < n;
+       e++) /* every row once: a partition that lost or doubled one */
     CC_CHECK(all[e].row == e, CC_ERR_ARG, "%s: row %lld of %lld gathered as %lld", path,
              (long long)e, (long long)n_dof, (long long)all[e].row);
   CC_CHECK(!array || n == n_dof, CC_ERR_ARG, "%s: %lld rows gathered for %lld DOFs", path,
@@ -71,7 +72,8 @@ static cc_err write_file(const char *path, int64_t n_dof, triplet *all, int64_t 
   return CC_OK;
 }
 
-/* Gather every rank's n_local triplets `mine` (freed here) on rank 0, which writes them (collective). */
+/* Gather every rank's n_local triplets `mine` (freed here) on rank 0, which writes them
+ * (collective). */
 static cc_err gather_write(const cc_mesh *mesh, triplet *mine, int64_t n_local, const char *path,
                            int array)
 {

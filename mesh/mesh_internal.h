@@ -6,23 +6,43 @@
 
 #include "cc_mesh.h"
 
-/* Ownership of every global node. Box: rank = ox + px*(oy + py*oz) with per-direction slab tables
- * (O(nx+ny+nz) memory). METIS: the global partition vector part[g] (O(N_global) memory on every
- * rank: fine for the mesh sizes of interest, and it keeps numbering free of communication). */
+/* Ownership of the nodes a rank touches. Box: rank = ox + px*(oy + py*oz) with per-direction slab
+ * tables (O(nx+ny+nz) memory). METIS: the slabs give a node's block coordinate in the block grid
+ * mb[0] x mb[1] x mb[2] (cc_mesh_metis_blocks), and block_owner[] holds the owners of the blocks
+ * in [blo, bhi] (block coordinates, inclusive) that this rank received: its own blocks and their 26
+ * neighbours, O(local share) memory; any other node reports owner -1. own_lo/own_hi/own_count:
+ * bounding box (node indices, inclusive) and number of this rank's nodes. */
 typedef struct {
   cc_partition_kind kind;
   int nx, ny, nz;
   int px, py, pz;
-  int *slab_x, *slab_y, *slab_z; /* box: [nx], [ny], [nz] */
-  int32_t *part;                 /* metis: [nx*ny*nz] */
+  int *slab_x, *slab_y,
+      *slab_z;               /* box: rank coordinate, metis: block coordinate; [nx], [ny], [nz] */
+  int mb[3], blo[3], bhi[3]; /* metis: block grid and the received blocks' bounding box */
+  int64_t bw[2];             /* metis: bhi - blo + 1 in x and y */
+  int32_t *block_owner;      /* metis: [bw0 * bw1 * (bhi2 - blo2 + 1)], -1 = not received */
+  int own_lo[3], own_hi[3];
+  int64_t own_count;
 } cc_mesh_owner;
 
 static inline int cc_mesh_owner_of(const cc_mesh_owner *o, int i, int j, int k)
 {
   if (o->kind == CC_PARTITION_BOX)
     return o->slab_x[i] + o->px * (o->slab_y[j] + o->py * o->slab_z[k]);
-  return o->part[i + (int64_t)o->nx * (j + (int64_t)o->ny * k)];
+  int a = o->slab_x[i], b = o->slab_y[j], c = o->slab_z[k];
+  if (a < o->blo[0] || a > o->bhi[0] || b < o->blo[1] || b > o->bhi[1] || c < o->blo[2] ||
+      c > o->bhi[2])
+    return -1;
+  return o
+      ->block_owner[(a - o->blo[0]) + o->bw[0] * ((b - o->blo[1]) + o->bw[1] * (c - o->blo[2]))];
 }
+/* slab[i] = the r with r*n/p <= i < (r+1)*n/p (p slabs of n indices, sizes differing by <= 1). */
+void cc_mesh_fill_slabs(int n, int p, int *slab);
+/* Block grid of the METIS partition into n_parts: blocks of about N / (n_parts *
+ * CC_MESH_METIS_BLOCKS_PER_PART) nodes, slabs per direction as in the box partition; single nodes
+ * when the mesh has fewer nodes than that, one block for one part. */
+#define CC_MESH_METIS_BLOCKS_PER_PART 128
+void cc_mesh_metis_blocks(const int n[3], int n_parts, int m[3]);
 void cc_mesh_owner_free(cc_mesh_owner *o);
 
 /* Global node id -> (i, j, k). */
@@ -58,9 +78,14 @@ CC_WUR cc_err cc_mesh_box_dims(const cc_mesh_params *params, int n_ranks, int ou
 /* Box partition of n_ranks: ownership slabs and the edge cut of the 27-point node graph. */
 CC_WUR cc_err cc_mesh_partition_box(const cc_mesh_params *params, int n_ranks, cc_mesh_owner *o,
                                     int64_t *edge_cut);
-/* METIS k-way partition of the 27-point node graph (rank 0 computes, broadcasts part[]). */
+/* Edge cut of the 27-point node graph and load imbalance (largest part / mean) of the box grid
+ * dims[3] on the mesh n[3], from the slab sizes alone. */
+void cc_mesh_box_quality(const int n[3], const int dims[3], int64_t *edge_cut, double *imbalance);
+/* METIS k-way partition of the block graph (rank 0 partitions it, each rank receives the owners of
+ * its blocks and their neighbours); fills the METIS fields of o and mesh's edge_cut,
+ * load_imbalance and coarse_vertices. */
 CC_WUR cc_err cc_mesh_partition_metis(const cc_mesh_params *params, MPI_Comm comm, cc_mesh_owner *o,
-                                      int64_t *edge_cut);
+                                      cc_mesh *mesh);
 /* Local numbering (internal, then external nodes) and global_id[] of this rank. */
 CC_WUR cc_err cc_mesh_number(const cc_mesh_owner *o, int rank, cc_mesh *mesh);
 /* GeoFEM communication table from the numbering and the ownership function. */

@@ -1,6 +1,7 @@
 /* mesh_numbering.c: GeoFEM local numbering of a rank's nodes: internal (owned) nodes in ascending
  * global id, then external nodes (not owned, sharing an element with an owned node) in ascending
- * global id. Computed from the ownership function alone, without communication.
+ * global id. Computed from the ownership function alone, without communication; the work is the
+ * bounding box of the rank's nodes grown by one layer, not the global mesh.
  */
 #include "mesh_internal.h"
 
@@ -18,22 +19,9 @@ static cc_err owned_box(const cc_mesh_owner *o, int rank, int lo[3], int hi[3], 
     }
     return CC_OK;
   }
-  /* METIS: one scan of the global partition vector (O(N_global), see mesh_internal.h) */
-  lo[0] = o->nx, lo[1] = o->ny, lo[2] = o->nz;
-  hi[0] = hi[1] = hi[2] = -1;
-  *count                = 0;
-  int64_t g             = 0;
-  for (int k = 0; k < o->nz; k++)
-    for (int j = 0; j < o->ny; j++)
-      for (int i = 0; i < o->nx; i++, g++) {
-        if (o->part[g] != rank) continue;
-        int c[3] = {i, j, k};
-        for (int d = 0; d < 3; d++) {
-          if (c[d] < lo[d]) lo[d] = c[d];
-          if (c[d] > hi[d]) hi[d] = c[d];
-        }
-        (*count)++;
-      }
+  /* METIS: from the blocks this rank received (mesh_partition_metis.c) */
+  for (int d = 0; d < 3; d++) lo[d] = o->own_lo[d], hi[d] = o->own_hi[d];
+  *count = o->own_count;
   CC_CHECK(*count > 0, CC_ERR_ARG, "rank %d owns no node", rank);
   return CC_OK;
 }
@@ -82,8 +70,11 @@ cc_err cc_mesh_number(const cc_mesh_owner *o, int rank, cc_mesh *mesh)
   int64_t n_total = n_internal;
   for (int64_t c = 0; c < cells; c++)
     if (l.id[c] == -2) {
-      CC_CHECK(n_total < INT32_MAX, CC_ERR_ARG, "rank %d: more than %d local nodes", rank,
-               INT32_MAX);
+      /* 3 DOF per local node are indexed by int (vectors, halo items) */
+      CC_CHECK(n_total < INT32_MAX / 3, CC_ERR_ARG,
+               "rank %d: more than %d local nodes (3 DOF each must fit a 32-bit index): use more "
+               "ranks",
+               rank, INT32_MAX / 3);
       l.id[c] = (int32_t)n_total++;
     }
 

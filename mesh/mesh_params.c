@@ -50,21 +50,47 @@ static double largest_rank_nodes(const cc_mesh_params *params, int n_ranks, doub
   return local;
 }
 
+/* Bytes of a rank's share: per internal node 27 blocks of 9 doubles + int32 column, row_ptr,
+ * diag_pos; per local node global_id, lookup, b, ~12 solver vectors and a 3x3 preconditioner
+ * block. */
+static double share_bytes(double owned, double local)
+{
+  return owned * (27.0 * (9 * 8 + 4) + 16) + local * (8 + 4 + 24 + 12 * 24 + 72);
+}
+
+/* METIS parts are balanced to METIS's default 1.03 of the mean (vertex weights: one block may
+ * tip it over), and their surfaces are rougher than a brick's: the halo layer is charged 1.5x the
+ * box's. */
+#define METIS_IMBALANCE 1.03
+#define METIS_HALO_FACTOR 1.5
+
+int64_t cc_mesh_estimate_rank_bytes(const cc_mesh_params *params, int n_ranks, int rank0)
+{
+  double owned = 0, local = largest_rank_nodes(params, n_ranks, &owned);
+  int n[3]     = {params->nx, params->ny, params->nz}, m[3];
+  double bytes = share_bytes(owned, local);
+  if (params->partition == CC_PARTITION_METIS && n_ranks > 1) {
+    cc_mesh_metis_blocks(n, n_ranks, m);
+    double blocks = (double)m[0] * m[1] * m[2];
+    double block  = (double)n[0] * n[1] * n[2] / blocks;
+    double mean   = (double)n[0] * n[1] * n[2] / n_ranks;
+    double own    = fmin(METIS_IMBALANCE * mean + block, (double)n[0] * n[1] * n[2]);
+    bytes         = share_bytes(own, own + METIS_HALO_FACTOR * (local - owned) * own / owned);
+    /* slabs; the owners of the received blocks (own and neighbours, ~27 per own block) */
+    bytes += 4.0 * (n[0] + n[1] + n[2]) + 27.0 * 4 * (own / block + 1);
+    /* rank 0: the block graph (xadj, vwgt, part, 26 neighbours with weights) with METIS's
+     * workspace (about three times the graph), and the Scatterv buffer (a block goes to ~4 ranks)
+     */
+    if (rank0) bytes += blocks * (12.0 + 3 * 26 * 8 + 4 * 8);
+  }
+  return bytes >= 9.0e18 ? INT64_MAX : (int64_t)bytes;
+}
+
 int64_t cc_mesh_estimate_bytes(const cc_mesh_params *params, int n_ranks)
 {
-  double owned  = 0;
-  double local  = largest_rank_nodes(params, n_ranks, &owned);
-  double global = (double)params->nx * params->ny * params->nz;
-  /* per internal node: 27 blocks of 9 doubles + int32 column, row_ptr, diag_pos */
-  double matrix = owned * (27.0 * (9 * 8 + 4) + 16);
-  /* per local node: global_id, lookup, b, ~12 solver vectors and a 3x3 preconditioner block */
-  double vectors = local * (8 + 4 + 24 + 12 * 24 + 72);
-  double bytes   = matrix + vectors;
-  if (params->partition == CC_PARTITION_METIS && n_ranks > 1)
-    /* part[] on every rank; rank 0 also holds the 27-point graph (xadj + 26 adjncy) and METIS's
-     * workspace (roughly twice the graph) */
-    bytes += global * 4 + global * (4 + 26 * 4) * 3;
-  return bytes >= 9.0e18 ? INT64_MAX : (int64_t)bytes;
+  int64_t root = cc_mesh_estimate_rank_bytes(params, n_ranks, 1);
+  int64_t rest = cc_mesh_estimate_rank_bytes(params, n_ranks, 0);
+  return root > rest ? root : rest;
 }
 
 static cc_err check_partition(const cc_mesh_params *params, int n_ranks)
@@ -80,6 +106,34 @@ static cc_err check_partition(const cc_mesh_params *params, int n_ranks)
            (int)params->partition);
   int dims[3];
   CC_CALL(cc_mesh_box_dims(params, n_ranks, dims));
+  return CC_OK;
+}
+
+/* METIS numbers with 32-bit idx_t: its vertex weights sum to the node count, the block graph's
+ * adjacency (<= 26 per block) and the Scatterv of (block, owner) pairs (each block to <= 27 ranks,
+ * int displacements) must fit, and the largest part (balanced to 1.03 of the mean, plus a block)
+ * with its halo must fit cubecg's local index limit. */
+static cc_err check_metis(const cc_mesh_params *params, int n_ranks)
+{
+  int n[3]     = {params->nx, params->ny, params->nz}, m[3];
+  double nodes = (double)n[0] * n[1] * n[2];
+  CC_CHECK(nodes < (double)INT32_MAX, CC_ERR_ARG,
+           "mesh %dx%dx%d: %.0f nodes exceed METIS's 32-bit idx_t (its vertex weights sum to the "
+           "node count, limit %d): use --partition box",
+           n[0], n[1], n[2], nodes, INT32_MAX);
+  cc_mesh_metis_blocks(n, n_ranks, m);
+  double blocks = (double)m[0] * m[1] * m[2];
+  CC_CHECK(54.0 * blocks < (double)INT32_MAX, CC_ERR_ARG,
+           "mesh %dx%dx%d on %d ranks: METIS's block graph of %.0f blocks exceeds the 32-bit "
+           "index limit of %d blocks (idx_t adjacency and the owners' Scatterv): use --partition "
+           "box",
+           n[0], n[1], n[2], n_ranks, blocks, INT32_MAX / 54);
+  double owned = 0, local = largest_rank_nodes(params, n_ranks, &owned);
+  double scale = (1.03 * nodes / n_ranks + nodes / blocks) / owned;
+  CC_CHECK(local * scale * 1.5 <= CC_MESH_MAX_LOCAL_NODES, CC_ERR_ARG,
+           "mesh %dx%dx%d on %d ranks: a METIS part with its halo (about %.3g nodes) exceeds the "
+           "32-bit local index limit %d: use more ranks or --partition box",
+           n[0], n[1], n[2], n_ranks, local * scale * 1.5, CC_MESH_MAX_LOCAL_NODES);
   return CC_OK;
 }
 
@@ -146,13 +200,15 @@ cc_err cc_mesh_params_validate(const cc_mesh_params *params, int n_ranks, int64_
            "32-bit local index limit %d",
            nx, ny, nz, (double)bytes / GIB, n_ranks, local, CC_MESH_MAX_LOCAL_NODES);
   CC_CALL(check_partition(params, n_ranks));
-  if (params->partition == CC_PARTITION_METIS && n_ranks > 1)
-    CC_CHECK(26.0 * global < (double)INT32_MAX, CC_ERR_ARG,
-             "mesh %dx%dx%d: the 27-point node graph (%.3g edges) exceeds METIS's 32-bit idx_t", nx,
-             ny, nz, 26.0 * global);
-  if (memory_limit > 0)
+  if (params->partition == CC_PARTITION_METIS && n_ranks > 1) CC_CALL(check_metis(params, n_ranks));
+  if (memory_limit > 0) {
+    int64_t root = cc_mesh_estimate_rank_bytes(params, n_ranks, 1);
+    int64_t rest = cc_mesh_estimate_rank_bytes(params, n_ranks, 0);
     CC_CHECK(bytes <= memory_limit, CC_ERR_MEM,
-             "mesh %dx%dx%d needs about %.1f GiB per rank, limit %.1f GiB", nx, ny, nz,
-             (double)bytes / GIB, (double)memory_limit / GIB);
+             "mesh %dx%dx%d needs about %.1f GiB per rank (%.2f GiB on rank 0, %.2f GiB on the "
+             "others), limit %.1f GiB",
+             nx, ny, nz, (double)bytes / GIB, (double)root / GIB, (double)rest / GIB,
+             (double)memory_limit / GIB);
+  }
   return CC_OK;
 }

@@ -57,8 +57,7 @@ cc_err cc_mesh_box_dims(const cc_mesh_params *params, int n_ranks, int out[3])
   return CC_OK;
 }
 
-/* slab[i] = rank coordinate owning index i: the r with r*n/p <= i < (r+1)*n/p. */
-static void fill_slabs(int n, int p, int *slab)
+void cc_mesh_fill_slabs(int n, int p, int *slab)
 {
   for (int r = 0; r < p; r++)
     for (int64_t i = (int64_t)r * n / p; i < (int64_t)(r + 1) * n / p; i++) slab[i] = r;
@@ -70,36 +69,47 @@ static double same_pairs(int n, int p, int d)
   return d == 0 ? n : (double)(n - 1) - (p - 1);
 }
 
-cc_err cc_mesh_partition_box(const cc_mesh_params *params, int n_ranks, cc_mesh_owner *o,
-                             int64_t *edge_cut)
+void cc_mesh_box_quality(const int n[3], const int dims[3], int64_t *edge_cut, double *imbalance)
 {
-  int dims[3];
-  CC_CALL(cc_mesh_box_dims(params, n_ranks, dims));
-  o->kind = CC_PARTITION_BOX;
-  o->nx = params->nx, o->ny = params->ny, o->nz = params->nz;
-  o->px = dims[0], o->py = dims[1], o->pz = dims[2];
-  o->part = NULL;
-  CC_CALL(cc_malloc((size_t)o->nx, sizeof(int), &o->slab_x));
-  CC_CALL(cc_malloc((size_t)o->ny, sizeof(int), &o->slab_y));
-  CC_CALL(cc_malloc((size_t)o->nz, sizeof(int), &o->slab_z));
-  fill_slabs(o->nx, o->px, o->slab_x);
-  fill_slabs(o->ny, o->py, o->slab_y);
-  fill_slabs(o->nz, o->pz, o->slab_z);
-
   /* Edge cut of the 27-point node graph, each edge once: over the 13 forward offsets d, the pairs
    * (x, x+d) inside the mesh minus those whose three coordinates stay in one slab each. */
-  int n[3] = {o->nx, o->ny, o->nz}, p[3] = {o->px, o->py, o->pz};
-  double cut = 0;
+  double cut = 0, largest = 1, mean = 1;
   for (int s = 14; s < 27; s++) { /* offsets with (dz,dy,dx) lexicographically > 0 */
     int d[3]   = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
     double all = 1, same = 1;
     for (int c = 0; c < 3; c++) {
       all *= n[c] - (d[c] != 0);
-      same *= same_pairs(n[c], p[c], d[c] != 0);
+      same *= same_pairs(n[c], dims[c], d[c] != 0);
     }
     cut += all - same;
   }
-  *edge_cut = (int64_t)cut;
+  /* the largest brick has the largest slab of each direction, ceil(n/p) nodes */
+  for (int c = 0; c < 3; c++) {
+    largest *= (n[c] + dims[c] - 1) / dims[c];
+    mean *= (double)n[c] / dims[c];
+  }
+  *edge_cut  = (int64_t)cut;
+  *imbalance = largest / mean;
+}
+
+cc_err cc_mesh_partition_box(const cc_mesh_params *params, int n_ranks, cc_mesh_owner *o,
+                             int64_t *edge_cut)
+{
+  int dims[3];
+  CC_CALL(cc_mesh_box_dims(params, n_ranks, dims));
+  memset(o, 0, sizeof *o);
+  o->kind = CC_PARTITION_BOX;
+  o->nx = params->nx, o->ny = params->ny, o->nz = params->nz;
+  o->px = dims[0], o->py = dims[1], o->pz = dims[2];
+  CC_CALL(cc_malloc((size_t)o->nx, sizeof(int), &o->slab_x));
+  CC_CALL(cc_malloc((size_t)o->ny, sizeof(int), &o->slab_y));
+  CC_CALL(cc_malloc((size_t)o->nz, sizeof(int), &o->slab_z));
+  cc_mesh_fill_slabs(o->nx, o->px, o->slab_x);
+  cc_mesh_fill_slabs(o->ny, o->py, o->slab_y);
+  cc_mesh_fill_slabs(o->nz, o->pz, o->slab_z);
+  int n[3] = {o->nx, o->ny, o->nz};
+  double imbalance;
+  cc_mesh_box_quality(n, dims, edge_cut, &imbalance);
   return CC_OK;
 }
 
@@ -108,5 +118,5 @@ void cc_mesh_owner_free(cc_mesh_owner *o)
   cc_free(&o->slab_x);
   cc_free(&o->slab_y);
   cc_free(&o->slab_z);
-  cc_free(&o->part);
+  cc_free(&o->block_owner);
 }

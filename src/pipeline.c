@@ -7,6 +7,8 @@
 #include "report.h"
 #include "roofline.h"
 
+#include <stdlib.h>
+
 const char *const cc_breakdown_name[CC_BRK_COUNT] = {
     "spmv",       "precond",   "precond_halo",      "halo", "axpy", "dot", "reduction",
     "checkpoint", "halo_wait", "precond_halo_wait", "other"};
@@ -404,6 +406,31 @@ static cc_err export_problem(const cc_mesh *mesh, const cc_bcrs *a, const double
   return global;
 }
 
+/* The median and rank 0's peak RSS: rank 0 gathers one value per rank (O(P) on rank 0 only). */
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static cc_err rss_median(MPI_Comm comm, double rss, cc_run *run)
+{
+  double *all = NULL;
+  int rank, size;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  CC_MPI(MPI_Comm_size(comm, &size));
+  if (rank == 0) CC_CALL(cc_malloc((size_t)size, sizeof(double), &all));
+  CC_MPI(MPI_Gather(&rss, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm));
+  if (rank == 0) {
+    run->peak_rss_rank0 = (int64_t)all[0];
+    qsort(all, (size_t)size, sizeof(double), cmp_double);
+    run->peak_rss_median =
+        (int64_t)(size % 2 ? all[size / 2] : 0.5 * (all[size / 2 - 1] + all[size / 2]));
+  }
+  cc_free(&all);
+  return CC_OK;
+}
+
 cc_err cc_run_pipeline(cc_run *run)
 {
   const cc_options *opts = &run->opts;
@@ -440,11 +467,17 @@ cc_err cc_run_pipeline(cc_run *run)
   PIPELINE_CALL(cc_mesh_create(&opts->mesh, comm, &mesh));
   cc_timers_record(timers, CC_T_PARTITION, mesh.partition_seconds);
   cc_timers_record(timers, CC_T_MESH, mesh.numbering_seconds);
-  run->dof      = 3 * mesh.n_global_nodes;
-  run->px       = mesh.px;
-  run->py       = mesh.py;
-  run->pz       = mesh.pz;
-  run->edge_cut = mesh.edge_cut;
+  run->dof                   = 3 * mesh.n_global_nodes;
+  run->px                    = mesh.px;
+  run->py                    = mesh.py;
+  run->pz                    = mesh.pz;
+  run->edge_cut              = mesh.edge_cut;
+  run->load_imbalance        = mesh.load_imbalance;
+  run->box_edge_cut          = mesh.box_edge_cut;
+  run->box_load_imbalance    = mesh.box_load_imbalance;
+  run->coarse_vertices       = mesh.coarse_vertices;
+  run->memory_estimate_rank0 = cc_mesh_estimate_rank_bytes(&opts->mesh, run->ranks, 1);
+  run->memory_estimate_other = cc_mesh_estimate_rank_bytes(&opts->mesh, run->ranks, 0);
   if (opts->export_matrix[0]) {
     /* the export speaks the natural numbering: a natural assembly of its own, freed at once */
     cc_stage(run, "export: matrix %s (with its right-hand side and point-block Jacobi inverse)",
@@ -535,7 +568,9 @@ finish:
   cc_stat rss_stat;
   PIPELINE_CALL(cc_stat_reduce(comm, rss, &rss_stat));
   run->peak_rss_max = (int64_t)rss_stat.max;
-  run->in_progress  = 0;
+  run->peak_rss_min = (int64_t)rss_stat.min;
+  PIPELINE_CALL(rss_median(comm, rss, run));
+  run->in_progress = 0;
 
   cc_precond_destroy(&pc);
   cc_precond_destroy(&pc_double);

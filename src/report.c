@@ -450,6 +450,10 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   cc_json_int(&js, "py", run->py);
   cc_json_int(&js, "pz", run->pz);
   cc_json_int(&js, "edge_cut", run->edge_cut);
+  cc_json_double(&js, "load_imbalance", run->load_imbalance);
+  cc_json_int(&js, "box_edge_cut", run->box_edge_cut);
+  cc_json_double(&js, "box_load_imbalance", run->box_load_imbalance);
+  cc_json_int(&js, "coarse_vertices", run->coarse_vertices);
   cc_json_double(&js, "boundary_rows_fraction", run->boundary_rows_fraction);
   cc_json_end_object(&js);
 
@@ -490,6 +494,11 @@ cc_err cc_report_write(const cc_run *run, const char *path)
 
   cc_json_begin_object(&js, "memory");
   cc_json_int(&js, "peak_rss_bytes_max", run->peak_rss_max);
+  cc_json_int(&js, "peak_rss_bytes_min", run->peak_rss_min);
+  cc_json_int(&js, "peak_rss_bytes_median", run->peak_rss_median);
+  cc_json_int(&js, "peak_rss_bytes_rank0", run->peak_rss_rank0);
+  cc_json_int(&js, "estimate_bytes_rank0", run->memory_estimate_rank0);
+  cc_json_int(&js, "estimate_bytes_other", run->memory_estimate_other);
   cc_json_double(&js, "peak_rss_bytes_per_dof",
                  run->dof > 0 ? (double)run->peak_rss_max * run->ranks / run->dof : 0);
   cc_json_end_object(&js);

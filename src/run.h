@@ -28,6 +28,11 @@ typedef struct {
   int64_t dof;
   int px, py, pz;
   int64_t edge_cut;
+  double load_imbalance;     /* largest rank's owned nodes / (N / P) */
+  int64_t box_edge_cut;      /* the box grid's edge cut for the same P (-1: no grid fits) */
+  double box_load_imbalance; /* ... and its load imbalance (0: no grid fits) */
+  int64_t coarse_vertices;   /* METIS: blocks of the partitioned graph (0 for box) */
+  int64_t memory_estimate_rank0, memory_estimate_other; /* cc_mesh_estimate_rank_bytes */
   char ordering_used[CC_NAME_MAX];
   int colors_used;
   double boundary_rows_fraction; /* rows reading a halo column / rows, max over ranks */
@@ -35,21 +40,22 @@ typedef struct {
   double timings[CC_T_COUNT]; /* max over ranks */
   double timings_min[CC_T_COUNT], timings_mean[CC_T_COUNT];
   int64_t peak_rss_max;
+  int64_t peak_rss_min, peak_rss_median, peak_rss_rank0; /* over ranks (median: rank 0 gathers) */
   int n_solves;
   cc_solve_record solves[CC_MAX_SOLVES];
   int n_checks;
   cc_check checks[CC_MAX_CHECKS];
-  int checks_dropped;    /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
-  double analytic_error; /* worst over solves */
-  cc_topology topo;      /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
+  int checks_dropped;        /* checks past CC_MAX_CHECKS: not recorded, the verdict is FAILED */
+  double analytic_error;     /* worst over solves */
+  cc_topology topo;          /* nodes, hosts, affinity, placement (rank 0 holds the lists) */
   cc_progress_info progress; /* where the MPI library's progress threads ran */
   cc_overlap_probe overlap;  /* the start-up probe of the reductions' overlap (overlap_startup.c) */
-  int rank;              /* of this process in MPI_COMM_WORLD */
-  double started;        /* MPI_Wtime at start (stage lines) */
-  int interrupted;       /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
-  int in_progress;       /* set while the pipeline runs: a report written now is partial */
-  int signal;            /* which one */
-  int solves_failed;     /* solves of a --solver all run that broke down (recorded, exit code 1) */
+  int rank;                  /* of this process in MPI_COMM_WORLD */
+  double started;            /* MPI_Wtime at start (stage lines) */
+  int interrupted;           /* a signal stopped the run (exit code CC_EXIT_INTERRUPTED) */
+  int in_progress;           /* set while the pipeline runs: a report written now is partial */
+  int signal;                /* which one */
+  int solves_failed; /* solves of a --solver all run that broke down (recorded, exit code 1) */
   /* --roofline: the median of CC_ROOFLINE_TRIADS triads just before and just after each solve
    * (one triad over 4x the LLC costs a fraction of one iteration of a mesh that does not fit the
    * cache; inside the solve it would evict the cache and add to the solve's time) */

@@ -14,6 +14,13 @@ void cc_summary_print(const cc_run *run, FILE *out)
           o->mesh.ny, o->mesh.nz, (long long)run->dof);
   fprintf(out, "  ranks x threads  %d x %d   partition %s (%d x %d x %d)\n", run->ranks,
           run->threads, cc_options_choice(o, "partition"), run->px, run->py, run->pz);
+  /* the partition's quality beside the box grid's for the same ranks (METIS: its block graph) */
+  fprintf(out, "  partition        edge cut %lld (box %lld), load imbalance %.3f (box %.3f)",
+          (long long)run->edge_cut, (long long)run->box_edge_cut, run->load_imbalance,
+          run->box_load_imbalance);
+  if (run->coarse_vertices > 0)
+    fprintf(out, ", METIS on %lld blocks", (long long)run->coarse_vertices);
+  fprintf(out, "\n");
   const char *residual = cc_options_asdd_residual(o); /* "" without an inner residual */
   fprintf(out,
           "  preconditioner   %s, ordering %s (colors requested %d, used %d), ASDD iterations "

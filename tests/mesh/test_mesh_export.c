@@ -23,7 +23,7 @@ static int check_rhs(const char *path, int64_t n_dof, const cc_mesh *m, const do
               "%s: header %s", path, line);
   TEST_EXPECT(fscanf(f, "%lld %lld", &rows, &cols) == 2 && rows == n_dof && cols == 1,
               "%s: %lld x %lld, expected %lld x 1", path, rows, cols, (long long)n_dof);
-  double *col = calloc((size_t)n_dof, sizeof *col);
+  double *col  = calloc((size_t)n_dof, sizeof *col);
   int64_t read = 0;
   while (col && read < n_dof && fscanf(f, "%lf", &col[read]) == 1) read++;
   TEST_EXPECT(col && read == n_dof, "%s: %lld values, expected %lld", path, (long long)read,
@@ -67,7 +67,8 @@ int main(int argc, char **argv)
     cc_error_print(stderr, rank);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  if (rank == 0 && check_rhs(rhs, 3 * (int64_t)p.nx * p.ny * p.nz, &m, b)) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (rank == 0 && check_rhs(rhs, 3 * (int64_t)p.nx * p.ny * p.nz, &m, b))
+    MPI_Abort(MPI_COMM_WORLD, 1);
   if (rank == 0)
     printf("wrote %s (%dx%dx%d, %s, %d ranks, edge cut %lld)\n", path, p.nx, p.ny, p.nz, argv[4],
            size, (long long)m.edge_cut);

@@ -80,6 +80,35 @@ int main(int argc, char **argv)
   p.px = 1, p.py = 1, p.pz = 5;
   expect_refused(&p, 5, 0, "1 x 1 x 5", "box grid with metis");
 
+  /* METIS's 32-bit idx_t, checked from the sizes alone (nothing is allocated at these sizes): the
+   * vertex weights sum to the node count; the block graph grows with the ranks; a METIS part
+   * beyond the local index limit. Box takes the same meshes. The old fine node graph stopped at
+   * about 82M nodes: 1000^3 on 2048 ranks passes now. */
+  p = d, p.partition = CC_PARTITION_METIS, p.nx = p.ny = p.nz = 1300;
+  expect_refused(&p, 8192, 0, "exceed METIS's 32-bit idx_t", "metis 1300^3: node count > idx_t");
+  expect_refused(&p, 8192, 0, "use --partition box", "metis 1300^3: names the alternative");
+  p.partition = CC_PARTITION_BOX;
+  expect_accepted(&p, 8192, 0, "box 1300^3 on 8192 ranks");
+  p = d, p.partition = CC_PARTITION_METIS, p.nx = p.ny = p.nz = 1000;
+  expect_accepted(&p, 2048, 0, "metis 1000^3 on 2048 ranks (block graph)");
+  expect_refused(&p, 400000, 0, "block graph of", "metis 1000^3 on 400000 ranks: block graph");
+  p = d, p.partition = CC_PARTITION_METIS, p.nx = p.ny = p.nz = 1200;
+  expect_refused(&p, 3, 0, "32-bit local index limit", "metis 1200^3 on 3 ranks: local index");
+  /* the estimate charges rank 0 its block graph and nobody the global mesh: 128^3 on 32 ranks
+   * (about 0.15 GiB of share per rank) fits 0.6 GiB per rank with METIS as with box */
+  p = d, p.nx = p.ny = p.nz = 128;
+  expect_accepted(&p, 32, (int64_t)6 << 27, "box 128^3 on 32 ranks, 0.75 GiB limit");
+  p.partition = CC_PARTITION_METIS;
+  expect_accepted(&p, 32, (int64_t)6 << 27, "metis 128^3 on 32 ranks, 0.75 GiB limit");
+  int64_t root = cc_mesh_estimate_rank_bytes(&p, 32, 1),
+          rest = cc_mesh_estimate_rank_bytes(&p, 32, 0);
+  p.partition  = CC_PARTITION_BOX;
+  int64_t box  = cc_mesh_estimate_rank_bytes(&p, 32, 0);
+  int ok       = rest > box && rest < 1.25 * box && root > rest && root < rest + (64 << 20);
+  printf("%s metis 128^3 on 32 ranks: rank 0 %lld, others %lld, box %lld bytes\n",
+         ok ? "PASS" : "FAIL", (long long)root, (long long)rest, (long long)box);
+  failures += !ok;
+
   p = d, p.nu = 0.5;
   expect_refused(&p, 1, 0, "nu = 0.5", "nu = 0.5");
   p = d, p.nu = -0.1;
