@@ -277,8 +277,8 @@ set_tests_properties(driver_signal_term driver_signal_usr1_one_rank PROPERTIES P
 # it), to every rank twice 0.2 s apart (a repeat within CC_SIGNAL_REPEAT_WINDOW_S is one request),
 # to every rank 0.3 s after they start (the handler comes before MPI_Init and the lock); each must
 # leave the INTERRUPTED line, a report marked interrupted and no lock. The same under srun
-# (signal_srun.sh): scancel --signal=TERM of the step and SIGTERM to the ranks; skipped (77) with
-# a loud line when no Slurm answers (tests/driver/ensure-slurm.sh starts a one-node one).
+# (signal_srun.sh): scancel --signal=TERM of the step and SIGTERM to the ranks, on a one-node Slurm
+# the test starts and stops itself; skipped (77) with a loud line when slurm-wlm or munge is missing.
 foreach(target launcher ranks early)
   add_test(NAME driver_signal_repeat_${target}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/driver/signal_repeat.sh ${MPIEXEC_EXECUTABLE}
