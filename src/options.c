@@ -204,9 +204,9 @@ const opt_spec cc_option_table[] = {
     {"ordering", OPT_CHOICE, OFF(ordering), "cm-rcm", CHOICES_ORDERING,
      "node ordering for the SGS sweeps", NULL, NEEDS_NOTHING, SETTING_FIXED},
     {"colors", OPT_INT, OFF(colors), "10", CHOICES_NONE, "K of CM-RCM(K) / MC(K), >= 2", NULL,
-     NEEDS_NOTHING, SETTING_FIXED},
+     NEEDS_COLORED_ORDERING, SETTING_FIXED},
     {"asdd-iters", OPT_INT, OFF(asdd_iters), "2", CHOICES_NONE,
-     "ASDD iterations (1 = localized block Jacobi SGS)", NULL, NEEDS_NOTHING, SETTING_FIXED},
+     "ASDD iterations (1 = localized block Jacobi SGS)", NULL, NEEDS_ASDD, SETTING_FIXED},
     {"asdd-residual", OPT_CHOICE, OFF(asdd_residual), "fused", CHOICES_ASDD_RESIDUAL,
      "ASDD's inner residual: fused into the next sweep, or a pass of its own", NULL,
      NEEDS_ASDD_RESIDUAL, SETTING_FIXED},
@@ -282,7 +282,7 @@ const opt_spec cc_option_table[] = {
      NULL, NEEDS_NOTHING, SETTING_NO},
     {"sweep-chunk-rows", OPT_INT, OFF(sweep_chunk_rows), "0", CHOICES_NONE,
      "--level-order on: rows per chunk of levels in the SGS sweeps (0 = 65536)", NULL,
-     NEEDS_NOTHING, SETTING_NO},
+     NEEDS_LEVEL_ORDER, SETTING_NO},
     {"analytic-tol", OPT_DOUBLE, OFF(analytic_tol), "1e-6", CHOICES_NONE,
      "built-in check: max relative error against the analytic solution", NULL, NEEDS_NOTHING,
      SETTING_NO},
@@ -475,6 +475,15 @@ static const char *needs_missing(opt_needs needs, const cc_options *opts)
     return opts->export_solution[0] ? NULL : "--export-solution FILE";
   case NEEDS_TRACE:
     return opts->trace[0] ? NULL : "--trace DIR";
+  case NEEDS_COLORED_ORDERING:
+    return cc_ordering_list[opts->ordering].needs_colors ? NULL : "--ordering mc|cm-rcm";
+  case NEEDS_ASDD:
+    return strcmp(cc_precond_list[opts->precond].name, "asdd") == 0 ? NULL : "--precond asdd";
+  case NEEDS_LEVEL_ORDER:
+    return opts->level_order == CC_LEVEL_ORDER_ON &&
+                   strcmp(cc_ordering_list[opts->ordering].name, "cm-rcm") == 0
+               ? NULL
+               : "--ordering cm-rcm with --level-order on";
   }
   return NULL;
 }
@@ -512,7 +521,10 @@ static void print_applies(FILE *out, const opt_spec *spec)
       [NEEDS_LOW_PRECISION]         = "--precond-precision single|half",
       [NEEDS_ASDD_RESIDUAL]         = "--precond asdd --asdd-iters >= 2",
       [NEEDS_EXPORT_SOLUTION]       = "--export-solution",
-      [NEEDS_TRACE]                 = "--trace"};
+      [NEEDS_TRACE]                 = "--trace",
+      [NEEDS_COLORED_ORDERING]      = "--ordering mc|cm-rcm",
+      [NEEDS_ASDD]                  = "--precond asdd",
+      [NEEDS_LEVEL_ORDER]           = "--ordering cm-rcm --level-order on"};
   if (spec->setting != SETTING_NO) fputs(" [setting]", out);
   if (!spec->variants && spec->needs == NEEDS_NOTHING) return;
   fputs(" [applies to:", out);

@@ -38,7 +38,10 @@ typedef enum {
   NEEDS_LOW_PRECISION,         /* --precond-precision single|half */
   NEEDS_ASDD_RESIDUAL,         /* --precond asdd with --asdd-iters >= 2 (an inner residual) */
   NEEDS_EXPORT_SOLUTION,       /* --export-solution FILE */
-  NEEDS_TRACE                  /* --trace DIR */
+  NEEDS_TRACE,                 /* --trace DIR */
+  NEEDS_COLORED_ORDERING,      /* --ordering mc|cm-rcm (the orderings that take K colors) */
+  NEEDS_ASDD,                  /* --precond asdd */
+  NEEDS_LEVEL_ORDER            /* --ordering cm-rcm with --level-order on */
 } opt_needs;
 
 /* The run's settings: the options that define the computation. A checkpoint's manifest records

@@ -71,6 +71,9 @@ set(APPLIES_CASES
     "io_fallback|--io-fallback|--io-fallback has no effect without --checkpoint BACKEND or --restart DIR"
     "precision_reference|--precision-reference|--precision-reference has no effect without --precond-precision single.half"
     "asdd_residual_sgs|--precond sgs --asdd-residual full|--asdd-residual has no effect without --precond asdd"
+    "colors_natural|--ordering natural --colors 4|--colors has no effect without --ordering mc.cm-rcm"
+    "asdd_iters_sgs|--precond sgs --asdd-iters 3|--asdd-iters has no effect without --precond asdd"
+    "chunk_rows_mc|--ordering mc --sweep-chunk-rows 512|--sweep-chunk-rows has no effect without --ordering cm-rcm with --level-order on"
     "replace_negative|--replace-every -1|--replace-every '-1': must be >= 0 .0 = off. or auto")
 foreach(case ${APPLIES_CASES})
   string(REPLACE "|" ";" parts "${case}")
@@ -188,8 +191,12 @@ foreach(iters 1 2)
   endforeach()
 endforeach()
 foreach(ordering natural rcm mc cm-rcm)
+  set(colors "") # --colors applies to the multicolor orderings only (refused with the others)
+  if(ordering STREQUAL "mc" OR ordering STREQUAL "cm-rcm")
+    set(colors --colors 3)
+  endif()
   cc_add_mpi_test(NAME driver_ordering_${ordering} RANKS 1 2
-                  COMMAND ${CUBECG} --nx 9 --ny 8 --nz 7 --ordering ${ordering} --colors 3
+                  COMMAND ${CUBECG} --nx 9 --ny 8 --nz 7 --ordering ${ordering} ${colors}
                           --solver all --reduction all --analytic-tol 1e-6 --quiet)
 endforeach()
 foreach(precond sgs jacobi none)
