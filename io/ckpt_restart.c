@@ -214,35 +214,40 @@ cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *par
   return CC_OK;
 }
 
+/* Rank 0 alone: the newest checkpoint of dir and its manifest, parsed (the caller frees m). */
+static cc_err newest_manifest(const char *dir, io_manifest *m)
+{
+  char cdir[CC_IO_CKPT_DIR_MAX], path[IO_PATH_MAX];
+  char *text = NULL;
+  cc_err err = locate(dir, cdir, sizeof cdir, &text);
+  ckpt_join(path, sizeof path, cdir, CKPT_MANIFEST);
+  if (!err) err = io_manifest_parse(text, path, m);
+  cc_free(&text);
+  return err;
+}
+
 cc_err cc_io_checkpoint_describe(const char *dir, MPI_Comm comm, cc_io_metadata *meta)
 {
   memset(meta, 0, sizeof *meta);
   int rank;
   CC_MPI(MPI_Comm_rank(comm, &rank));
   cc_err local = CC_OK;
-  if (rank == 0) {
-    char cdir[CC_IO_CKPT_DIR_MAX], path[IO_PATH_MAX];
-    char *text = NULL;
-    io_manifest m;
-    local = locate(dir, cdir, sizeof cdir, &text);
-    ckpt_join(path, sizeof path, cdir, CKPT_MANIFEST);
-    if (!local) local = io_manifest_parse(text, path, &m);
-    cc_free(&text);
-    if (!local) {
-      meta->nx = m.nx, meta->ny = m.ny, meta->nz = m.nz;
-      snprintf(meta->partition, sizeof meta->partition, "%s", m.partition);
-      snprintf(meta->solver, sizeof meta->solver, "%s", m.solver);
-      snprintf(meta->ordering, sizeof meta->ordering, "%s", m.ordering);
-      meta->has_problem = m.has_problem;
-      meta->E = m.E, meta->nu = m.nu, meta->traction = m.traction;
-      snprintf(meta->precond, sizeof meta->precond, "%s", m.precond);
-      meta->colors     = m.colors;
-      meta->asdd_iters = m.asdd_iters;
-      snprintf(meta->asdd_residual, sizeof meta->asdd_residual, "%s", m.asdd_residual);
-      snprintf(meta->settings, sizeof meta->settings, "%s", m.settings);
-      meta->ranks = m.ranks;
-      io_manifest_free(&m);
-    }
+  io_manifest m;
+  if (rank == 0) local = newest_manifest(dir, &m);
+  if (rank == 0 && !local) {
+    meta->nx = m.nx, meta->ny = m.ny, meta->nz = m.nz;
+    snprintf(meta->partition, sizeof meta->partition, "%s", m.partition);
+    snprintf(meta->solver, sizeof meta->solver, "%s", m.solver);
+    snprintf(meta->ordering, sizeof meta->ordering, "%s", m.ordering);
+    meta->has_problem = m.has_problem;
+    meta->E = m.E, meta->nu = m.nu, meta->traction = m.traction;
+    snprintf(meta->precond, sizeof meta->precond, "%s", m.precond);
+    meta->colors     = m.colors;
+    meta->asdd_iters = m.asdd_iters;
+    snprintf(meta->asdd_residual, sizeof meta->asdd_residual, "%s", m.asdd_residual);
+    snprintf(meta->settings, sizeof meta->settings, "%s", m.settings);
+    meta->ranks = m.ranks;
+    io_manifest_free(&m);
   }
   CC_CALL(cc_agree(comm, local));
   CC_MPI(MPI_Bcast(meta, sizeof *meta, MPI_BYTE, 0, comm));
@@ -255,16 +260,9 @@ cc_err cc_io_checkpoint_iteration(const char *dir, MPI_Comm comm, int *iteration
   CC_MPI(MPI_Comm_rank(comm, &rank));
   cc_err local = CC_OK;
   *iteration   = -1;
-  if (rank == 0) {
-    char cdir[CC_IO_CKPT_DIR_MAX], path[IO_PATH_MAX];
-    char *text = NULL;
-    io_manifest m;
-    local = locate(dir, cdir, sizeof cdir, &text);
-    ckpt_join(path, sizeof path, cdir, CKPT_MANIFEST);
-    if (!local) local = io_manifest_parse(text, path, &m);
-    cc_free(&text);
-    if (!local) *iteration = m.iteration, io_manifest_free(&m);
-  }
+  io_manifest m;
+  if (rank == 0) local = newest_manifest(dir, &m);
+  if (rank == 0 && !local) *iteration = m.iteration, io_manifest_free(&m);
   CC_CALL(cc_agree(comm, local));
   CC_MPI(MPI_Bcast(iteration, 1, MPI_INT, 0, comm));
   return CC_OK;
