@@ -19,6 +19,7 @@ class Cubecg(CMakePackage):
     variant("fortran", default=True, description="Fortran READ/WRITE checkpoint backend")
     variant("native", default=True, description="Compile with -march=native (CUBECG_NATIVE)")
     variant("sanitize", default=False, description="AddressSanitizer + UBSan (CUBECG_SANITIZE)")
+    variant("otf2", default=False, description="OTF2 event traces, --trace DIR (CUBECG_OTF2)")
 
     depends_on("cmake@3.25:", type="build")
     depends_on("pkgconfig", type="build")
@@ -28,12 +29,15 @@ class Cubecg(CMakePackage):
     depends_on("liburing")
     depends_on("cjson")
     depends_on("hdf5+mpi", when="+hdf5")
+    depends_on("otf2", when="+otf2")
 
     def cmake_args(self):
         args = [
             self.define_from_variant("CUBECG_NATIVE", "native"),
             self.define_from_variant("CUBECG_SANITIZE", "sanitize"),
             self.define("CUBECG_HDF5", "ON" if self.spec.satisfies("+hdf5") else "OFF"),
+            # ON or OFF, never the build's AUTO: the spec decides whether --trace exists
+            self.define("CUBECG_OTF2", "ON" if self.spec.satisfies("+otf2") else "OFF"),
             self.define("MPI_C_COMPILER", self.spec["mpi"].mpicc),
             self.define("BUILD_TESTING", self.run_tests),
         ]
