@@ -1,9 +1,9 @@
 #!/bin/bash
 # signal_srun.sh CUBECG PYTHON OUTDIR TARGET RUNS: signal_repeat.sh with srun --mpi=pmi2 as the
 # launcher, on the Slurm that SLURM_CONF names when it answers, else on a one-node cluster of its
-# own under OUTDIR (tests/mpi/slurm_cluster.sh: ports chosen from the directory's name, so it never
-# meets another test's cluster), stopped when the test ends. Exit 77 (skip) with a loud line when
-# slurm-wlm or munge is missing or that cluster does not come up.
+# own beside OUTDIR (OUTDIR.slurm; tests/mpi/slurm_cluster.sh: ports chosen from the directory's
+# name, so it never meets another test's cluster), stopped when the test ends. Exit 77 (skip) with
+# a loud line when slurm-wlm or munge is missing or that cluster does not come up.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cubecg=$1 python=$2 out=$3 target=$4 runs=$5
@@ -21,8 +21,7 @@ answers() {
   [[ $state == idle* || $state == mixed* || $state == alloc* ]]
 }
 if ! [[ -s $conf ]] || ! answers "$conf"; then
-  cluster=$out/slurm-cluster
-  mkdir -p "$out"
+  cluster=$out.slurm # beside OUTDIR, which signal_repeat.sh empties first
   line=$(bash "$here/../mpi/slurm_cluster.sh" "$cluster" start) ||
     skip "no one-node Slurm came up under $cluster: ${line:-see its logs}"
   trap 'bash "$here/../mpi/slurm_cluster.sh" "$cluster" stop >/dev/null' EXIT
