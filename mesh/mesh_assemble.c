@@ -18,18 +18,22 @@ typedef struct {
   const int *new_of_old, *old_of_new;
 } node_order;
 
-/* Row u's (natural numbering) columns: the lookup's ids (already in the new numbering, ascending)
- * with their stencil positions; returns the count. */
-static int row_columns(const cc_mesh *m, const cc_mesh_lookup *l, int u, int32_t loc[27],
-                       int sten[27], int *i, int *j, int *k)
+static inline int32_t renumber(const cc_mesh *m, const node_order *o, int32_t id)
 {
-  cc_mesh_coords(m, m->global_id[u], i, j, k);
+  return (o->new_of_old && id < m->n_internal) ? o->new_of_old[id] : id;
+}
+
+/* Row v's columns (new local ids, ascending) with their stencil positions; returns the count. */
+static int row_columns(const cc_mesh *m, const cc_mesh_lookup *l, const node_order *o, int v,
+                       int32_t loc[27], int sten[27], int *i, int *j, int *k)
+{
+  cc_mesh_coords(m, m->global_id[o->old_of_new ? o->old_of_new[v] : v], i, j, k);
   /* stencil s = (dx+1) + 3(dy+1) + 9(dz+1) */
   int n = 0;
   for (int s = 0; s < 27; s++) {
     int x = *i + s % 3 - 1, y = *j + (s / 3) % 3 - 1, z = *k + s / 9 - 1;
     if (x < 0 || y < 0 || z < 0 || x >= m->nx || y >= m->ny || z >= m->nz) continue;
-    int32_t id = cc_mesh_lookup_get(l, x, y, z);
+    int32_t id = renumber(m, o, cc_mesh_lookup_get(l, x, y, z));
     int t      = n++;
     /* insertion sort by local id */
     for (; t > 0 && loc[t - 1] > id; t--) loc[t] = loc[t - 1], sten[t] = sten[t - 1];
@@ -38,15 +42,15 @@ static int row_columns(const cc_mesh *m, const cc_mesh_lookup *l, int u, int32_t
   return n;
 }
 
-/* Fill row v (new numbering) of node u (natural numbering): columns (local ids ascending), values,
- * diag_pos, and b's 3 entries. With a == pattern only (val NULL): columns and diag_pos. With a
- * split matrix (l_ptr set) the blocks left of the diagonal go to the lower part. */
-static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const double *ke, double p,
-                         cc_bcrs *a, double *b, int u, int v)
+/* Fill row v (new numbering): columns (local ids ascending), values, diag_pos, and b's 3 entries.
+ * With a == pattern only (val NULL): columns and diag_pos. With a split matrix (l_ptr set) the
+ * blocks left of the diagonal go to the lower part. */
+static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_order *o,
+                         const double *ke, double p, cc_bcrs *a, double *b, int v)
 {
   int i, j, k, pos[27], sten[27];
   int32_t loc[27];
-  int n = row_columns(m, l, u, loc, sten, &i, &j, &k);
+  int n = row_columns(m, l, o, v, loc, sten, &i, &j, &k);
   for (int s = 0; s < 27; s++) pos[s] = -1;
   for (int t = 0; t < n; t++) pos[sten[t]] = t;
   int n_lower   = a->l_ptr ? pos[13] : 0; /* blocks stored apart, before the diagonal */
@@ -113,65 +117,6 @@ static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const double
   memcpy(a->val + 9 * start, row + 9 * n_lower, 9 * (size_t)(n - n_lower) * sizeof(double));
 }
 
-/* The lookup's internal ids in the new numbering, so a row's columns need no second gather. */
-static void lookup_renumber(const cc_mesh *mesh, const node_order *o, cc_mesh_lookup *l)
-{
-  if (!o->new_of_old) return;
-  int64_t cells = l->wx * l->wy * (l->hi[2] - l->lo[2] + 1);
-#pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < cells; c++)
-    if (l->id[c] >= 0 && l->id[c] < mesh->n_internal) l->id[c] = o->new_of_old[l->id[c]];
-}
-
-/* Block counts per new row (lower part: columns left of the diagonal), then prefix sums serially.
- * Nodes are visited in natural order u (their neighbours are near in the lookup and in global_id,
- * whatever the ordering); each writes the counts of its new row v. */
-static void row_counts(const cc_mesh *mesh, const cc_mesh_lookup *l, const node_order *o,
-                       int split_lower, cc_bcrs *a)
-{
-  int n_rows    = mesh->n_internal;
-  a->row_ptr[0] = 0;
-#pragma omp parallel for schedule(static)
-  for (int u = 0; u < n_rows; u++) {
-    int i, j, k, sten[27], v = o->new_of_old ? o->new_of_old[u] : u;
-    int32_t loc[27];
-    int64_t n_lower = 0;
-    if (split_lower) {
-      int n = row_columns(mesh, l, u, loc, sten, &i, &j, &k);
-      for (int t = 0; t < n; t++) n_lower += loc[t] < v;
-      a->l_ptr[v + 1] = n_lower;
-    } else {
-      cc_mesh_coords(mesh, mesh->global_id[u], &i, &j, &k);
-    }
-    a->row_ptr[v + 1] = row_blocks(mesh, i, j, k) - n_lower;
-  }
-  if (split_lower) a->l_ptr[0] = 0;
-  for (int v = 0; v < n_rows; v++) {
-    a->row_ptr[v + 1] += a->row_ptr[v];
-    if (split_lower) a->l_ptr[v + 1] += a->l_ptr[v];
-  }
-}
-
-/* First touch: rows [groups[g], groups[g+1]) split statically over the threads, the schedule of
- * the kernels that stream these rows later (a multicolor sweep passes its colors), so each
- * thread's rows land in its own memory. One store at each row's start places every page (a row
- * of values spans 2 KiB, a page 4 KiB); the filling pass then writes them in any order. */
-static void first_touch(int n_grp, const int *groups, cc_bcrs *a, double *rhs)
-{
-#pragma omp parallel
-  for (int g = 0; g < n_grp; g++) {
-#pragma omp for schedule(static) nowait
-    for (int v = groups[g]; v < groups[g + 1]; v++) {
-      int64_t start     = a->row_ptr[v];
-      a->col_idx[start] = 0, a->diag_pos[v] = 0;
-      if (a->val) a->val[9 * start] = 0;
-      if (a->l_ptr && a->l_ptr[v + 1] > a->l_ptr[v]) a->l_col[a->l_ptr[v]] = 0;
-      if (a->l_val && a->l_ptr[v + 1] > a->l_ptr[v]) a->l_val[9 * a->l_ptr[v]] = 0;
-      if (rhs) rhs[3 * (int64_t)v] = 0;
-    }
-  }
-}
-
 /* Shared by the pattern and the full assembly. */
 static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const node_order *o,
                        int n_groups, const int *group_ptr, int with_values, int split_lower,
@@ -184,14 +129,33 @@ static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const 
   cc_mesh_element_stiffness(params->E, params->nu, ke);
   cc_mesh_lookup l;
   CC_CALL(cc_mesh_lookup_create(mesh, &l));
-  lookup_renumber(mesh, o, &l);
 
   int n_rows = mesh->n_internal;
   a->n_rows  = n_rows;
   a->n_cols  = mesh->n_total;
   CC_CALL(cc_malloc((size_t)n_rows + 1, sizeof(int64_t), &a->row_ptr));
   if (split_lower) CC_CALL(cc_malloc((size_t)n_rows + 1, sizeof(int64_t), &a->l_ptr));
-  row_counts(mesh, &l, o, split_lower, a);
+  /* block counts per row (lower part: columns left of the diagonal), then prefix sums serially */
+  a->row_ptr[0] = 0;
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < n_rows; v++) {
+    int i, j, k, sten[27];
+    int32_t loc[27];
+    int64_t n_lower = 0;
+    if (split_lower) {
+      int n = row_columns(mesh, &l, o, v, loc, sten, &i, &j, &k);
+      for (int t = 0; t < n; t++) n_lower += loc[t] < v;
+      a->l_ptr[v + 1] = n_lower;
+    } else {
+      cc_mesh_coords(mesh, mesh->global_id[o->old_of_new ? o->old_of_new[v] : v], &i, &j, &k);
+    }
+    a->row_ptr[v + 1] = row_blocks(mesh, i, j, k) - n_lower;
+  }
+  if (split_lower) a->l_ptr[0] = 0;
+  for (int v = 0; v < n_rows; v++) {
+    a->row_ptr[v + 1] += a->row_ptr[v];
+    if (split_lower) a->l_ptr[v + 1] += a->l_ptr[v];
+  }
   a->n_blocks = a->row_ptr[n_rows];
   CC_CALL(cc_malloc((size_t)a->n_blocks, sizeof(int32_t), &a->col_idx));
   if (with_values) CC_CALL(cc_malloc((size_t)a->n_blocks * 9, sizeof(double), &a->val));
@@ -205,17 +169,19 @@ static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const 
     CC_CALL(cc_malloc((size_t)mesh->n_total * 3, sizeof(double), b));
     rhs = *b;
   }
-  int one_group[2] = {0, n_rows};
-  first_touch(group_ptr ? n_groups : 1, group_ptr ? group_ptr : one_group, a, rhs);
 
-  /* Fill in natural order u, each node into its new row v: a row's lookup cells, global_id and
-   * new ids sit near the previous row's, so the gathers stay in cache at any mesh size (in the
-   * new order, a multicolor one, each row's 27 gathers missed). Each row's values are computed
-   * alone, so the order changes no bit. */
-  double p = params->traction;
-#pragma omp parallel for schedule(static)
-  for (int u = 0; u < n_rows; u++)
-    assemble_row(mesh, &l, ke, p, a, rhs, u, o->new_of_old ? o->new_of_old[u] : u);
+  /* Fill rows in parallel, group by group, each group split statically over the threads: the
+   * schedule of the kernels that stream these rows later (a multicolor sweep passes its colors),
+   * so first touch puts each thread's rows in its own memory. */
+  int one_group[2]  = {0, n_rows};
+  const int *groups = group_ptr ? group_ptr : one_group;
+  int n_grp         = group_ptr ? n_groups : 1;
+  double p          = params->traction;
+#pragma omp parallel
+  for (int g = 0; g < n_grp; g++) {
+#pragma omp for schedule(static) nowait
+    for (int v = groups[g]; v < groups[g + 1]; v++) assemble_row(mesh, &l, o, ke, p, a, rhs, v);
+  }
   if (rhs)
     for (int64_t d = 3 * (int64_t)n_rows; d < 3 * (int64_t)mesh->n_total; d++) rhs[d] = 0;
   cc_mesh_lookup_free(&l);
