@@ -6,6 +6,12 @@
  */
 #include "mesh_internal.h"
 
+/* Rows ahead whose neighbour ids the fill loop starts loading (a row takes ~0.5 us, a miss ~0.1).
+ */
+#ifndef CC_ASSEMBLE_PREFETCH_ROWS
+#define CC_ASSEMBLE_PREFETCH_ROWS 4
+#endif
+
 /* Blocks of a row = 27-point neighbours inside the mesh. */
 static int row_blocks(const cc_mesh *m, int i, int j, int k)
 {
@@ -18,22 +24,79 @@ typedef struct {
   const int *new_of_old, *old_of_new;
 } node_order;
 
-static inline int32_t renumber(const cc_mesh *m, const node_order *o, int32_t id)
+/* What the rows read, laid out for the fill order: the lookup box holding each node's new local
+ * id, and each row's cell in that box. A row then reads its own cell in sequence and its 27
+ * neighbours from 9 runs of 3 ids in the box; the global id, its coordinates and the renumbering
+ * are paid once per node here instead of 27 times per row at random places of n-sized arrays,
+ * which made the time per DOF grow with the local mesh once they left the caches. */
+typedef struct {
+  cc_mesh_lookup l; /* l.id: new local ids */
+  int64_t *row_cell;
+} row_lookup;
+
+static cc_err row_lookup_create(const cc_mesh *m, const node_order *o, row_lookup *rl)
 {
-  return (o->new_of_old && id < m->n_internal) ? o->new_of_old[id] : id;
+  CC_CALL(cc_mesh_lookup_create(m, &rl->l));
+  cc_err err = cc_malloc((size_t)m->n_internal, sizeof(int64_t), &rl->row_cell);
+  if (err != CC_OK) {
+    cc_mesh_lookup_free(&rl->l);
+    return err;
+  }
+  const cc_mesh_lookup *l = &rl->l;
+  const int64_t cells     = l->wx * l->wy * (l->hi[2] - l->lo[2] + 1);
+  if (o->new_of_old) {
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < cells; c++) {
+      int32_t id = l->id[c];
+      if (id >= 0 && id < m->n_internal) l->id[c] = o->new_of_old[id];
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < m->n_internal; v++) {
+    int i, j, k;
+    cc_mesh_coords(m, m->global_id[v], &i, &j, &k);
+    rl->row_cell[o->new_of_old ? o->new_of_old[v] : v] =
+        (i - l->lo[0]) + l->wx * ((j - l->lo[1]) + l->wy * (k - l->lo[2]));
+  }
+  return CC_OK;
+}
+
+static void row_lookup_free(row_lookup *rl)
+{
+  cc_mesh_lookup_free(&rl->l);
+  cc_free(&rl->row_cell);
+}
+
+/* Row v's node coordinates from its cell. */
+static inline int64_t row_coords(const row_lookup *rl, int v, int *i, int *j, int *k)
+{
+  const int64_t c = rl->row_cell[v], cxy = c / rl->l.wx;
+  *i = rl->l.lo[0] + (int)(c - cxy * rl->l.wx);
+  *j = rl->l.lo[1] + (int)(cxy % rl->l.wy);
+  *k = rl->l.lo[2] + (int)(cxy / rl->l.wy);
+  return c;
+}
+
+/* Start loading the 9 runs of ids that row v will read. */
+static inline void row_prefetch(const row_lookup *rl, int v)
+{
+  const int64_t c = rl->row_cell[v], wx = rl->l.wx, wxy = wx * rl->l.wy;
+  for (int dz = -1; dz <= 1; dz++)
+    for (int dy = -1; dy <= 1; dy++) __builtin_prefetch(rl->l.id + c + dy * wx + dz * wxy - 1);
 }
 
 /* Row v's columns (new local ids, ascending) with their stencil positions; returns the count. */
-static int row_columns(const cc_mesh *m, const cc_mesh_lookup *l, const node_order *o, int v,
-                       int32_t loc[27], int sten[27], int *i, int *j, int *k)
+static int row_columns(const cc_mesh *m, const row_lookup *rl, int v, int32_t loc[27], int sten[27],
+                       int *i, int *j, int *k)
 {
-  cc_mesh_coords(m, m->global_id[o->old_of_new ? o->old_of_new[v] : v], i, j, k);
+  const int64_t c = row_coords(rl, v, i, j, k), wx = rl->l.wx, wxy = wx * rl->l.wy;
   /* stencil s = (dx+1) + 3(dy+1) + 9(dz+1) */
   int n = 0;
   for (int s = 0; s < 27; s++) {
-    int x = *i + s % 3 - 1, y = *j + (s / 3) % 3 - 1, z = *k + s / 9 - 1;
+    int dx = s % 3 - 1, dy = (s / 3) % 3 - 1, dz = s / 9 - 1;
+    int x = *i + dx, y = *j + dy, z = *k + dz;
     if (x < 0 || y < 0 || z < 0 || x >= m->nx || y >= m->ny || z >= m->nz) continue;
-    int32_t id = renumber(m, o, cc_mesh_lookup_get(l, x, y, z));
+    int32_t id = rl->l.id[c + dx + dy * wx + dz * wxy];
     int t      = n++;
     /* insertion sort by local id */
     for (; t > 0 && loc[t - 1] > id; t--) loc[t] = loc[t - 1], sten[t] = sten[t - 1];
@@ -45,12 +108,12 @@ static int row_columns(const cc_mesh *m, const cc_mesh_lookup *l, const node_ord
 /* Fill row v (new numbering): columns (local ids ascending), values, diag_pos, and b's 3 entries.
  * With a == pattern only (val NULL): columns and diag_pos. With a split matrix (l_ptr set) the
  * blocks left of the diagonal go to the lower part. */
-static void assemble_row(const cc_mesh *m, const cc_mesh_lookup *l, const node_order *o,
-                         const double *ke, double p, cc_bcrs *a, double *b, int v)
+static void assemble_row(const cc_mesh *m, const row_lookup *rl, const double *ke, double p,
+                         cc_bcrs *a, double *b, int v)
 {
   int i, j, k, pos[27], sten[27];
   int32_t loc[27];
-  int n = row_columns(m, l, o, v, loc, sten, &i, &j, &k);
+  int n = row_columns(m, rl, v, loc, sten, &i, &j, &k);
   for (int s = 0; s < 27; s++) pos[s] = -1;
   for (int t = 0; t < n; t++) pos[sten[t]] = t;
   int n_lower   = a->l_ptr ? pos[13] : 0; /* blocks stored apart, before the diagonal */
@@ -127,8 +190,8 @@ static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const 
            "node order needs both new_of_old and old_of_new");
   double ke[24 * 24];
   cc_mesh_element_stiffness(params->E, params->nu, ke);
-  cc_mesh_lookup l;
-  CC_CALL(cc_mesh_lookup_create(mesh, &l));
+  row_lookup rl;
+  CC_CALL(row_lookup_create(mesh, o, &rl));
 
   int n_rows = mesh->n_internal;
   a->n_rows  = n_rows;
@@ -143,11 +206,12 @@ static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const 
     int32_t loc[27];
     int64_t n_lower = 0;
     if (split_lower) {
-      int n = row_columns(mesh, &l, o, v, loc, sten, &i, &j, &k);
+      if (v + CC_ASSEMBLE_PREFETCH_ROWS < n_rows) row_prefetch(&rl, v + CC_ASSEMBLE_PREFETCH_ROWS);
+      int n = row_columns(mesh, &rl, v, loc, sten, &i, &j, &k);
       for (int t = 0; t < n; t++) n_lower += loc[t] < v;
       a->l_ptr[v + 1] = n_lower;
     } else {
-      cc_mesh_coords(mesh, mesh->global_id[o->old_of_new ? o->old_of_new[v] : v], &i, &j, &k);
+      row_coords(&rl, v, &i, &j, &k);
     }
     a->row_ptr[v + 1] = row_blocks(mesh, i, j, k) - n_lower;
   }
@@ -180,11 +244,15 @@ static cc_err assemble(const cc_mesh *mesh, const cc_mesh_params *params, const 
 #pragma omp parallel
   for (int g = 0; g < n_grp; g++) {
 #pragma omp for schedule(static) nowait
-    for (int v = groups[g]; v < groups[g + 1]; v++) assemble_row(mesh, &l, o, ke, p, a, rhs, v);
+    for (int v = groups[g]; v < groups[g + 1]; v++) {
+      if (v + CC_ASSEMBLE_PREFETCH_ROWS < groups[g + 1])
+        row_prefetch(&rl, v + CC_ASSEMBLE_PREFETCH_ROWS);
+      assemble_row(mesh, &rl, ke, p, a, rhs, v);
+    }
   }
   if (rhs)
     for (int64_t d = 3 * (int64_t)n_rows; d < 3 * (int64_t)mesh->n_total; d++) rhs[d] = 0;
-  cc_mesh_lookup_free(&l);
+  row_lookup_free(&rl);
   return CC_OK;
 }
 
