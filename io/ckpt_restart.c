@@ -34,9 +34,9 @@ static cc_err locate(const char *dir, char *cdir, size_t n, char **text)
   return CC_OK;
 }
 
-static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io_layout *layout,
-                             const cc_io_metadata *expect, int rank, int size,
-                             const cc_io_backend_ops **ops, cc_io_options *opt)
+static cc_err check_manifest(const io_manifest *m, int n_listed, const char *cdir,
+                             const cc_io_layout *layout, const cc_io_metadata *expect, int rank,
+                             int size, const cc_io_backend_ops **ops, cc_io_options *opt)
 {
   *ops = cc_io_backend_find(m->backend, opt);
   CC_CHECK(*ops != NULL, CC_ERR_UNSUPPORTED, "%s was written by backend '%s', not built here (%s)",
@@ -67,8 +67,8 @@ static cc_err check_manifest(const io_manifest *m, const char *cdir, const cc_io
            "%s was written by %d ranks with the per-rank-file backend %s; this run has %d ranks: "
            "restart with %d ranks (only hdf5 checkpoints can change the rank count)",
            cdir, m->ranks, m->backend, size, m->ranks);
-  CC_CHECK((*ops)->shared_file || m->n_files == m->ranks, CC_ERR_IO,
-           "%s lists %d files for %d ranks", cdir, m->n_files, m->ranks);
+  CC_CHECK((*ops)->shared_file || n_listed == m->ranks, CC_ERR_IO, "%s lists %d files for %d ranks",
+           cdir, n_listed, m->ranks);
   return CC_OK;
 }
 
@@ -122,8 +122,9 @@ static cc_err load_per_rank(const io_manifest *m, const char *cdir, const cc_io_
   return CC_OK;
 }
 
-static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoint_params *params,
-                   const cc_io_layout *layout, const cc_io_metadata *expect, cc_io_state *state)
+static cc_err load(const io_manifest *m, int n_listed, const char *cdir,
+                   const cc_io_checkpoint_params *params, const cc_io_layout *layout,
+                   const cc_io_metadata *expect, cc_io_state *state)
 {
   int rank, size;
   CC_MPI(MPI_Comm_rank(layout->comm, &rank));
@@ -140,7 +141,8 @@ static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoin
   }
   const cc_io_backend_ops *ops;
   /* same manifest, same verdict on every rank: agreed, so the driver ends without MPI_Abort */
-  CC_CALL(cc_agree(layout->comm, check_manifest(m, cdir, layout, expect, rank, size, &ops, &opt)));
+  CC_CALL(cc_agree(layout->comm,
+                   check_manifest(m, n_listed, cdir, layout, expect, rank, size, &ops, &opt)));
   if (!ops->shared_file) {
     CC_CALL(cc_agree(layout->comm, load_per_rank(m, cdir, ops, &opt, layout, rank, state)));
     return CC_OK;
@@ -173,6 +175,59 @@ static cc_err load(const io_manifest *m, const char *cdir, const cc_io_checkpoin
   return CC_OK;
 }
 
+/* Rank 0's parsed manifest to every rank: the header, and of the file list only the entries the
+ * rank reads (its own and the shared ones, rank -1), in the list's order. No rank but 0 holds or
+ * parses the O(P) list; *n_listed is the list's whole length, for the check against the ranks. */
+static cc_err manifest_scatter(io_manifest *full, MPI_Comm comm, io_manifest *m, int *n_listed)
+{
+  int rank, size;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  CC_MPI(MPI_Comm_size(comm, &size));
+  const MPI_Datatype byte = MPI_BYTE;
+  const int entry         = (int)sizeof(io_manifest_file);
+  int *count = NULL, *displ = NULL, mine = 0;
+  io_manifest_file *send = NULL;
+  cc_err local           = CC_OK;
+  if (rank == 0) {
+    *m    = *full;
+    local = cc_calloc((size_t)size, sizeof(int), &count);
+    if (!local) local = cc_calloc((size_t)size, sizeof(int), &displ);
+    int n_shared = 0, total = 0;
+    for (int i = 0; !local && i < full->n_files; i++) {
+      const int r = full->files[i].rank;
+      if (r == -1)
+        n_shared++;
+      else if (r >= 0 && r < size)
+        count[r]++;
+    }
+    for (int r = 0; !local && r < size; r++)
+      count[r] += n_shared, displ[r] = total, total += count[r];
+    if (!local) local = cc_calloc((size_t)total + 1, sizeof *send, &send);
+    for (int i = 0; !local && i < full->n_files; i++) { /* displ[r] advances to r's end */
+      const int r = full->files[i].rank;
+      if (r >= 0 && r < size) send[displ[r]++] = full->files[i];
+      for (int q = 0; r == -1 && q < size; q++) send[displ[q]++] = full->files[i];
+    }
+    for (int r = 0; !local && r < size; r++)
+      displ[r] -= count[r], count[r] *= entry, displ[r] *= entry;
+  }
+  local = cc_agree(comm, local);
+  if (!local) {
+    CC_MPI(MPI_Bcast(m, sizeof *m, byte, 0, comm));
+    *n_listed = m->n_files;
+    CC_MPI(MPI_Scatter(count, 1, MPI_INT, &mine, 1, MPI_INT, 0, comm));
+    m->files   = NULL;
+    m->n_files = mine / entry;
+    local      = cc_agree(comm, cc_calloc((size_t)m->n_files + 1, sizeof *m->files, &m->files));
+  }
+  if (!local) CC_MPI(MPI_Scatterv(send, count, displ, byte, m->files, mine, byte, 0, comm));
+  cc_free(&send);
+  cc_free(&count);
+  cc_free(&displ);
+  CC_CALL(local);
+  return CC_OK;
+}
+
 cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *params,
                              const cc_io_layout *layout, const cc_io_metadata *expect,
                              cc_io_state *state, cc_io_restart_info *info_out)
@@ -182,24 +237,22 @@ cc_err cc_io_checkpoint_read(const char *dir, const cc_io_checkpoint_params *par
   CC_MPI(MPI_Comm_rank(layout->comm, &rank));
   char cdir[CC_IO_CKPT_DIR_MAX] = "";
   char *text                    = NULL;
-  uint64_t length               = 0;
   cc_err local                  = CC_OK;
-  if (rank == 0) {
-    local = locate(dir, cdir, sizeof cdir, &text);
-    if (!local) length = strlen(text);
-  }
+  if (rank == 0) local = locate(dir, cdir, sizeof cdir, &text);
   CC_CALL(cc_agree(layout->comm, local));
   CC_MPI(MPI_Bcast(cdir, sizeof cdir, MPI_CHAR, 0, layout->comm));
-  CC_MPI(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, layout->comm));
-  if (rank != 0) CC_CALL(cc_calloc(length + 1, 1, &text));
-  CC_MPI(MPI_Bcast(text, (int)length, MPI_CHAR, 0, layout->comm));
   char path[IO_PATH_MAX];
   ckpt_join(path, sizeof path, cdir, CKPT_MANIFEST);
-  io_manifest m;
-  cc_err err = io_manifest_parse(text, path, &m); /* same text, same verdict everywhere */
+  io_manifest full, m;
+  memset(&full, 0, sizeof full);
+  cc_err err = rank == 0 ? io_manifest_parse(text, path, &full) : CC_OK;
   cc_free(&text);
   CC_CALL(cc_agree(layout->comm, err));
-  err = load(&m, cdir, params, layout, expect, state);
+  int n_listed = 0;
+  err          = manifest_scatter(&full, layout->comm, &m, &n_listed);
+  io_manifest_free(&full);
+  CC_CALL(err);
+  err = load(&m, n_listed, cdir, params, layout, expect, state);
   if (!err && info_out) {
     memset(info_out, 0, sizeof *info_out);
     snprintf(info_out->backend, sizeof info_out->backend, "%s", m.backend);
