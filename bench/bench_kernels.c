@@ -533,12 +533,8 @@ static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_resu
   CC_CALL(kernels_asdd(&k, res));
   CC_CALL(kernels_vector_ops(&k));
   CC_CALL(kernels_summary(&k, res));
-  cc_free(&k.samples);
   cc_triad_free(&k.triad);
-  cc_free(&k.x);
-  cc_free(&k.y);
-  cc_free(&k.z);
-  cc_free(&k.r);
+  cc_free_all((void *[]){&k.samples, &k.x, &k.y, &k.z, &k.r, NULL});
   cc_ordering_free(&k.ord);
   cc_bcrs_free(&k.a);
   cc_mesh_free(&k.mesh);

@@ -558,14 +558,11 @@ static cc_err pipeline_mesh(cc_run *run, MPI_Comm comm, pipeline *p)
   const cc_mesh *mesh = &p->mesh;
   cc_timers_record(timers, CC_T_PARTITION, mesh->partition_seconds);
   cc_timers_record(timers, CC_T_MESH, mesh->numbering_seconds);
-  run->dof                   = 3 * mesh->n_global_nodes;
-  run->px                    = mesh->px;
-  run->py                    = mesh->py;
-  run->pz                    = mesh->pz;
-  run->edge_cut              = mesh->edge_cut;
-  run->load_imbalance        = mesh->load_imbalance;
-  run->box_edge_cut          = mesh->box_edge_cut;
-  run->box_load_imbalance    = mesh->box_load_imbalance;
+  run->dof = 3 * mesh->n_global_nodes;
+  run->px = mesh->px, run->py = mesh->py, run->pz = mesh->pz;
+  /* the partition's quality beside the box grid's (METIS: of its block graph) */
+  run->edge_cut = mesh->edge_cut, run->load_imbalance = mesh->load_imbalance;
+  run->box_edge_cut = mesh->box_edge_cut, run->box_load_imbalance = mesh->box_load_imbalance;
   run->coarse_vertices       = mesh->coarse_vertices;
   run->memory_estimate_rank0 = cc_mesh_estimate_rank_bytes(&opts->mesh, run->ranks, 1);
   run->memory_estimate_other = cc_mesh_estimate_rank_bytes(&opts->mesh, run->ranks, 0);

@@ -270,13 +270,15 @@ static void write_solve_traffic_model(cc_json *js, const cc_run *run, const cc_s
 {
   /* the traffic model of one iteration (solvers/traffic.c), its parts written exactly so that
    * they sum to the total bit for bit; --roofline: the triad around it */
+  const struct {
+    const char *key;
+    double value;
+  } exact[] = {{"total", rec->model_total},           {"per_rank_min", rec->model_rank_min},
+               {"per_rank_max", rec->model_rank_max}, {"spmv", rec->model_spmv},
+               {"precond", rec->model_precond},       {"vectors", rec->model_vectors}};
   cc_json_begin_object(js, "modelled_bytes_per_iteration");
-  cc_json_double_exact(js, "total", rec->model_total);
-  cc_json_double_exact(js, "per_rank_min", rec->model_rank_min);
-  cc_json_double_exact(js, "per_rank_max", rec->model_rank_max);
-  cc_json_double_exact(js, "spmv", rec->model_spmv);
-  cc_json_double_exact(js, "precond", rec->model_precond);
-  cc_json_double_exact(js, "vectors", rec->model_vectors);
+  for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+    cc_json_double_exact(js, exact[i].key, exact[i].value);
   cc_json_double(js, "vector_passes", rec->model_vector_passes);
   cc_json_end_object(js);
   if (run->opts.roofline) { /* src/roofline.c */
