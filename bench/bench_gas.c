@@ -126,11 +126,8 @@ static cc_err write_report(const gb_params *p, const gb_row *rows, int n, const 
 {
   FILE *f = fopen(p->report, "w");
   CC_CHECK(f != NULL, CC_ERR_IO, "cannot create report %s: %s", p->report, strerror(errno));
-  cc_json js = {.out = f};
-  cc_json_begin_object(&js, NULL);
-  cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
-  cc_json_string(&js, "kind", "gasbench");
-  cc_json_string(&js, "cubecg_version", CC_VERSION);
+  cc_json js;
+  bench_json_begin(&js, f, "gasbench");
   cc_json_int(&js, "ranks", size);
   cc_json_int(&js, "nodes", nodes);
   cc_json_int(&js, "requester", 0);
@@ -210,10 +207,80 @@ static cc_err write_report(const gb_params *p, const gb_row *rows, int n, const 
     cc_json_end_object(&js);
   }
   cc_json_end_object(&js);
-  cc_json_end_object(&js);
-  int failed = ferror(f);
-  failed |= fclose(f) != 0;
-  CC_CHECK(!failed, CC_ERR_IO, "writing %s failed", p->report);
+  return bench_json_end(&js, f, p->report);
+}
+
+/* The pair: rank 0 and the owner of its pages (a throw-away store tells which); the helper is a
+ * third rank for the coop-hit rows (-1: none). */
+static cc_err find_pair(const gb_params *p, int *owner, int *nodes, int *helper)
+{
+  cc_gas_params gp;
+  store_params(p, 4096, 4096, false, &gp);
+  cc_gas *probe;
+  CC_CALL(cc_gas_create(MPI_COMM_WORLD, &gp, 1, &probe));
+  *owner = cc_gas_partner(probe, 0), *nodes = cc_gas_n_nodes(probe), *helper = -1;
+  snprintf(data_path, sizeof data_path, "%s", cc_gas_data_path(probe));
+  CC_CALL(cc_gas_destroy(&probe));
+  for (int r = 1; r < size && *helper < 0; r++)
+    if (r != *owner) *helper = r;
+  if (rank == 0) {
+    printf("cubecg-gasbench: %d ranks, %d node(s); rank 0's pages are owned by rank %d%s\n", size,
+           *nodes, *owner, *helper >= 0 ? "" : " (no third rank: no coop-hit rows)");
+    fflush(stdout);
+  }
+  return CC_OK;
+}
+
+/* The rows of each page size: MPI_Send/Recv's baseline first (rank 0 and its owner apart), then
+ * the store's gets and puts, streaming, and with a helper the coop-hit rows. */
+static cc_err page_rows(const gb_params *p, int owner, int helper, char *src, char *dst,
+                        gb_row *rows, int *n_rows, char *ssd_path, size_t ssd_path_size)
+{
+  if (owner != 0) CC_CALL(sendrecv_rows(p, owner, src, rows, n_rows));
+  for (int k = 0; k < p->n_pages; k++) {
+    if (rank == 0) {
+      printf("cubecg-gasbench: page %zu KiB ...\n", p->pages[k] >> 10);
+      fflush(stdout);
+    }
+    CC_CALL(
+        store_rows(p, p->pages[k], false, helper, src, dst, rows, n_rows, ssd_path, ssd_path_size));
+    CC_CALL(stream_rows(p, p->pages[k], src, dst, rows, n_rows));
+    if (helper >= 0)
+      CC_CALL(store_rows(p, p->pages[k], true, helper, src, dst, rows, n_rows, ssd_path,
+                         ssd_path_size));
+  }
+  return CC_OK;
+}
+
+/* --fio, rank 0: the reads after the rows, and each size's anchor: the mean of before and after */
+static void fio_after(const gb_params *p, gb_fio *fio)
+{
+  if (p->fio && rank == 0)
+    for (int s = 0; s < p->n_sizes; s++) {
+      fio->after[s] = fio_read(p, p->sizes[s], p->repeat);
+      fio->mean[s]  = fio->before[s] > 0 && fio->after[s] > 0
+                          ? 0.5 * (fio->before[s] + fio->after[s])
+                      : fio->before[s] > 0 ? fio->before[s]
+                                           : fio->after[s];
+    }
+  if (p->fio && rank == 0) fio_remove(p);
+}
+
+/* The weak-scaling runs on 1, 2, 4, ... and all ranks, coop off and on (none with --no-weak). */
+static cc_err weak_rows(const gb_params *p, gb_weak *weak, int *n_weak)
+{
+  int counts[32], n_counts = 0; /* 1, 2, 4, ... and size */
+  for (int n = 1; n < size && n_counts < 31; n *= 2) counts[n_counts++] = n;
+  counts[n_counts++] = size;
+  for (int i = 0; p->weak && i < n_counts; i++)
+    for (int coop = 0; coop < 2; coop++) {
+      if (rank == 0) {
+        printf("cubecg-gasbench: weak scaling, %d rank(s), coop %s ...\n", counts[i],
+               coop ? "on" : "off");
+        fflush(stdout);
+      }
+      CC_CALL(weak_run(p, counts[i], coop, &weak[(*n_weak)++]));
+    }
   return CC_OK;
 }
 
@@ -250,21 +317,8 @@ static cc_err bench(int argc, char **argv)
   gb_row *rows;
   CC_CALL(cc_calloc(MAX_ROWS, sizeof *rows, &rows));
   int n_rows = 0;
-  /* the pair: rank 0 and the owner of its pages (a throw-away store tells which) */
-  cc_gas_params gp;
-  store_params(&p, 4096, 4096, false, &gp);
-  cc_gas *probe;
-  CC_CALL(cc_gas_create(MPI_COMM_WORLD, &gp, 1, &probe));
-  int owner = cc_gas_partner(probe, 0), nodes = cc_gas_n_nodes(probe), helper = -1;
-  snprintf(data_path, sizeof data_path, "%s", cc_gas_data_path(probe));
-  CC_CALL(cc_gas_destroy(&probe));
-  for (int r = 1; r < size && helper < 0; r++)
-    if (r != owner) helper = r;
-  if (rank == 0) {
-    printf("cubecg-gasbench: %d ranks, %d node(s); rank 0's pages are owned by rank %d%s\n", size,
-           nodes, owner, helper >= 0 ? "" : " (no third rank: no coop-hit rows)");
-    fflush(stdout);
-  }
+  int owner = 0, nodes = 0, helper = -1;
+  CC_CALL(find_pair(&p, &owner, &nodes, &helper));
   /* fio brackets the store's rows (before and after, the ssd-stream rows' anchor their mean):
    * this virtual disk's speed moves between runs seconds apart, and one fio run after the rows
    * moved the ratio by 2x; the ssd-miss rows are paired with a fio read each (store_rows) */
@@ -272,43 +326,13 @@ static cc_err bench(int argc, char **argv)
   if (p.fio && rank == 0)
     for (int s = 0; s < p.n_sizes; s++) fio.before[s] = fio_read(&p, p.sizes[s], p.repeat);
   CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  if (owner != 0) CC_CALL(sendrecv_rows(&p, owner, src, rows, &n_rows));
   char ssd_path[32] = "";
-  for (int k = 0; k < p.n_pages; k++) {
-    if (rank == 0) {
-      printf("cubecg-gasbench: page %zu KiB ...\n", p.pages[k] >> 10);
-      fflush(stdout);
-    }
-    CC_CALL(store_rows(&p, p.pages[k], false, helper, src, dst, rows, &n_rows, ssd_path,
-                       sizeof ssd_path));
-    CC_CALL(stream_rows(&p, p.pages[k], src, dst, rows, &n_rows));
-    if (helper >= 0)
-      CC_CALL(store_rows(&p, p.pages[k], true, helper, src, dst, rows, &n_rows, ssd_path,
-                         sizeof ssd_path));
-  }
-  if (p.fio && rank == 0)
-    for (int s = 0; s < p.n_sizes; s++) {
-      fio.after[s] = fio_read(&p, p.sizes[s], p.repeat);
-      fio.mean[s]  = fio.before[s] > 0 && fio.after[s] > 0 ? 0.5 * (fio.before[s] + fio.after[s])
-                     : fio.before[s] > 0                   ? fio.before[s]
-                                                           : fio.after[s];
-    }
-  if (p.fio && rank == 0) fio_remove(&p);
+  CC_CALL(page_rows(&p, owner, helper, src, dst, rows, &n_rows, ssd_path, sizeof ssd_path));
+  fio_after(&p, &fio);
   CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
   gb_weak weak[2 * 32];
   int n_weak = 0;
-  int counts[32], n_counts = 0; /* 1, 2, 4, ... and size */
-  for (int n = 1; n < size && n_counts < 31; n *= 2) counts[n_counts++] = n;
-  counts[n_counts++] = size;
-  for (int i = 0; p.weak && i < n_counts; i++)
-    for (int coop = 0; coop < 2; coop++) {
-      if (rank == 0) {
-        printf("cubecg-gasbench: weak scaling, %d rank(s), coop %s ...\n", counts[i],
-               coop ? "on" : "off");
-        fflush(stdout);
-      }
-      CC_CALL(weak_run(&p, counts[i], coop, &weak[n_weak++]));
-    }
+  CC_CALL(weak_rows(&p, weak, &n_weak));
   gb_ratio r[N_RATIOS];
   ratios(rows, n_rows, &fio, &p, r);
   cc_err err = CC_OK;

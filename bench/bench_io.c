@@ -82,11 +82,8 @@ static cc_err write_report(const bench_params *p, const bench_row *rows, int n, 
   const char *why = "";
   for (int i = 0; i < n; i++)
     if (!strcmp(rows[i].timing, "read-not-dropped")) dropped = false, why = rows[i].cache_note;
-  cc_json js = {.out = f};
-  cc_json_begin_object(&js, NULL);
-  cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
-  cc_json_string(&js, "kind", "iobench");
-  cc_json_string(&js, "cubecg_version", CC_VERSION);
+  cc_json js;
+  bench_json_begin(&js, f, "iobench");
   cc_provenance_json(&js); /* date, build, platform */
   cc_json_begin_object(&js, "mpi");
   cc_json_string(&js, "library", library);
@@ -138,11 +135,7 @@ static cc_err write_report(const bench_params *p, const bench_row *rows, int n, 
     cc_json_end_object(&js);
   }
   cc_json_end_array(&js);
-  cc_json_end_object(&js);
-  int failed = ferror(f);
-  failed |= fclose(f) != 0;
-  CC_CHECK(!failed, CC_ERR_IO, "writing %s failed", p->report);
-  return CC_OK;
+  return bench_json_end(&js, f, p->report);
 }
 
 static cc_err bench(int argc, char **argv)

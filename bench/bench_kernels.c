@@ -229,9 +229,8 @@ static cc_err bench_model_stream(const bench_opts *o, const cc_bcrs *a, const cc
                                  const cc_ordering *ord, int chunk, cc_triad *triad, double *x,
                                  double *y, double *z, double *r, bench_result *res)
 {
-  static const cc_precision prec[3] = {CC_PRECISION_DOUBLE, CC_PRECISION_SINGLE,
-                                       CC_PRECISION_HALF};
-  const int64_t nd = 3 * (int64_t)a->n_rows;
+  static const cc_precision prec[3] = {CC_PRECISION_DOUBLE, CC_PRECISION_SINGLE, CC_PRECISION_HALF};
+  const int64_t nd                  = 3 * (int64_t)a->n_rows;
   cc_precond *pc[6] = {NULL}; /* sgs double, single, half; asdd double, single, half */
   cc_traffic tm[3];
   model_stream ms[MR_KERNELS];
@@ -249,21 +248,21 @@ static cc_err bench_model_stream(const bench_opts *o, const cc_bcrs *a, const cc
     CC_CALL(cc_precond_create(&pp, a, comm, &pc[3 + p]));
     CC_CALL(cc_traffic_model(a, &pp, &tm[p]));
     double *t, *w;
-    ms[MR_SGS_D + p] = (model_stream){a, cc_precond_sgs(pc[p], NULL, NULL), 0, x, z, r, NULL, NULL, 0};
-    const cc_sgs *sa           = cc_precond_sgs(pc[3 + p], &t, &w);
-    ms[MR_ASDD_D + p] =
-        (model_stream){a, sa, o->asdd_iters, x, z, r, t, w, o->asdd_full_residual};
+    ms[MR_SGS_D + p] =
+        (model_stream){a, cc_precond_sgs(pc[p], NULL, NULL), 0, x, z, r, NULL, NULL, 0};
+    const cc_sgs *sa  = cc_precond_sgs(pc[3 + p], &t, &w);
+    ms[MR_ASDD_D + p] = (model_stream){a, sa, o->asdd_iters, x, z, r, t, w, o->asdd_full_residual};
     local_model[MR_SGS_D + p]  = tm[p].sgs;
     local_model[MR_ASDD_D + p] = tm[p].asdd;
   }
   ms[MR_SPMV] = ms[MR_DOT] = ms[MR_AXPY] = (model_stream){a, NULL, 0, x, y, r, NULL, NULL, 0};
   local_model[MR_SPMV] = tm[0].spmv, local_model[MR_DOT] = tm[0].dot;
-  local_model[MR_AXPY] = tm[0].axpy;
+  local_model[MR_AXPY]       = tm[0].axpy;
   const int kind[MR_KERNELS] = {MS_SPMV,  MS_SWEEP, MS_SWEEP, MS_SWEEP, MS_SWEEP,
                                 MS_SWEEP, MS_SWEEP, MS_DOT,   MS_AXPY};
   for (int k = 0; k < MR_KERNELS; k++) local_stream[k] = (double)model_stream_run(kind[k], &ms[k]);
-  CC_MPI(MPI_Allreduce(local_model, res->ms_bytes, MR_KERNELS, MPI_DOUBLE, MPI_SUM,
-                       MPI_COMM_WORLD));
+  CC_MPI(
+      MPI_Allreduce(local_model, res->ms_bytes, MR_KERNELS, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   CC_MPI(MPI_Allreduce(local_stream, res->ms_stream_bytes, MR_KERNELS, MPI_DOUBLE, MPI_SUM,
                        MPI_COMM_WORLD));
   for (int k = 0; k < MR_KERNELS; k++)
@@ -305,17 +304,18 @@ static cc_err bench_model_stream(const bench_opts *o, const cc_bcrs *a, const cc
   CC_MPI(MPI_Allreduce(&local_rows, &stream_rows, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   const cc_krylov *alg1 = cc_krylov_find("pcg");
   CC_CHECK(alg1 != NULL, CC_ERR_CHECK, "--model-stream: Alg.1 (pcg) is not registered");
-  res->ms_vector_passes = cc_traffic_vector_passes(alg1, 0, 0);
+  res->ms_vector_passes  = cc_traffic_vector_passes(alg1, 0, 0);
   const double vec_bytes = res->ms_vector_passes * stream_rows;
   for (int p = 0; p < 3; p++) {
     const int it = MR_IT_D + p, pre = MR_ASDD_D + p;
-    res->ms_bytes[it]        = res->ms_bytes[MR_SPMV] + res->ms_bytes[pre] + vec_bytes;
-    res->ms_stream_bytes[it] = res->ms_stream_bytes[MR_SPMV] + res->ms_stream_bytes[pre] + vec_bytes;
-    res->ms_real[it]         = res->ms_real[MR_SPMV] + res->ms_real[pre] +
+    res->ms_bytes[it] = res->ms_bytes[MR_SPMV] + res->ms_bytes[pre] + vec_bytes;
+    res->ms_stream_bytes[it] =
+        res->ms_stream_bytes[MR_SPMV] + res->ms_stream_bytes[pre] + vec_bytes;
+    res->ms_real[it] = res->ms_real[MR_SPMV] + res->ms_real[pre] +
                        vec_bytes / res->ms_bytes[MR_AXPY] * res->ms_real[MR_AXPY];
     res->ms_stream[it] = res->ms_stream[MR_SPMV] + res->ms_stream[pre] +
                          vec_bytes / res->ms_bytes[MR_AXPY] * res->ms_stream[MR_AXPY];
-    res->ms_ratio[it]  = res->ms_real[it] / res->ms_stream[it];
+    res->ms_ratio[it] = res->ms_real[it] / res->ms_stream[it];
     res->ms_stream_fraction[it] =
         all_triads > 0 ? res->ms_bytes[it] / res->ms_stream[it] / (triad->bytes / all_triads) : 0;
   }
@@ -343,149 +343,201 @@ cc_err bench_system_create(const bench_opts *o, cc_mesh *mesh, cc_ordering *ord,
   return CC_OK;
 }
 
+/* The kernels' working set: the ordered system, the vectors, the triad timed before every
+ * repetition, the preconditioners' parameters and the timings. */
+typedef struct {
+  const bench_opts *o;
+  cc_mesh mesh;
+  cc_bcrs a;
+  cc_ordering ord;
+  int64_t nd; /* 3 x owned rows */
+  double *x, *y, *z, *r;
+  cc_triad triad;
+  int chunk; /* the sweeps' chunks: 0 level by level, -1 color by color */
+  cc_precond_params pp_sgs, pp_asdd, pp_single, pp_half;
+  timing tm[K_COUNT];
+  double *samples, *scratch;
+} kernels;
+
+/* x, y, z, r over the owned rows and the halo: r a dense vector (the cube's b is zero away from
+ * the loaded face; a residual is not), the halo zero. */
+static cc_err kernels_vectors(kernels *k)
+{
+  const int nc = k->a.n_cols;
+  k->nd        = 3 * (int64_t)k->a.n_rows;
+  CC_CALL(cc_malloc(3 * (size_t)nc, sizeof(double), &k->x));
+  CC_CALL(cc_malloc(3 * (size_t)nc, sizeof(double), &k->y));
+  CC_CALL(cc_malloc(3 * (size_t)nc, sizeof(double), &k->z));
+  CC_CALL(cc_malloc(3 * (size_t)nc, sizeof(double), &k->r));
+  double *x = k->x, *y = k->y, *z = k->z, *r = k->r;
+  const int64_t nd = k->nd;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < nd; i++) x[i] = 1.0, y[i] = 0.0, z[i] = 0.0, r[i] = 1.0 + 0.1 * (i % 7);
+  for (int64_t i = nd; i < 3 * (int64_t)nc; i++) x[i] = y[i] = z[i] = r[i] = 0.0;
+  return CC_OK;
+}
+
+/* STREAM arrays after the kernels' data, as cubecg --roofline allocates them, kept for the triad
+ * before every repetition. 4x the LLC per node, split over the node's ranks (or --stream-mb over
+ * all). Not first: on a VM the memory a process touches first can stream slower than what it
+ * touches later (measured here, README "Where the triad's arrays lie"), and a triad on the slower
+ * pages read the kernels up to 1.3x "of STREAM". */
+static cc_err kernels_triad(kernels *k, const cc_topology *topo, int size, bench_result *res)
+{
+  res->llc_bytes    = topo->llc_bytes;
+  double node_bytes = bench_stream_node_bytes(k->o, topo, size);
+  double avail      = mem_available_bytes();
+  if (k->o->stream_mb <= 0 && avail > 0 && node_bytes > 0.5 * avail) node_bytes = 0.5 * avail;
+  CC_CALL(cc_triad_create(MPI_COMM_WORLD, node_bytes, topo->node_size, &k->triad));
+  res->stream_bytes_per_array = 8.0 * (double)k->triad.n;
+  res->bytes[K_TRIAD]         = k->triad.bytes;
+  return CC_OK;
+}
+
+/* The preconditioners timed (the sweep pair, ASDD with double, float and binary16 blocks) and
+ * their modelled bytes (solvers/traffic.c), summed over ranks, beside SpMV's, dot's and AXPY's. */
+static cc_err kernels_model(kernels *k, bench_result *res)
+{
+  const bench_opts *o = k->o;
+  k->chunk            = o->level_order ? 0 : -1; /* -1: color by color */
+  k->pp_sgs           = (cc_precond_params){
+                .name = "sgs", .asdd_iters = 1, .ordering = &k->ord, .sweep_chunk_rows = k->chunk};
+  k->pp_asdd             = (cc_precond_params){.name               = "asdd",
+                                               .asdd_iters         = o->asdd_iters,
+                                               .ordering           = &k->ord,
+                                               .sweep_chunk_rows   = k->chunk,
+                                               .asdd_full_residual = o->asdd_full_residual};
+  k->pp_single           = k->pp_asdd;
+  k->pp_single.precision = CC_PRECISION_SINGLE;
+  k->pp_half             = k->pp_asdd;
+  k->pp_half.precision   = CC_PRECISION_HALF;
+  cc_traffic ts, ta, tf, th;
+  CC_CALL(cc_traffic_model(&k->a, &k->pp_sgs, &ts));
+  CC_CALL(cc_traffic_model(&k->a, &k->pp_asdd, &ta));
+  CC_CALL(cc_traffic_model(&k->a, &k->pp_single, &tf));
+  CC_CALL(cc_traffic_model(&k->a, &k->pp_half, &th));
+  double local[K_COUNT - 1] = {ts.spmv, ts.sgs, ta.asdd, tf.asdd, th.asdd, ts.dot, ts.axpy};
+  CC_MPI(MPI_Allreduce(local, res->bytes, K_COUNT - 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  return CC_OK;
+}
+
+/* SpMV including its halo exchange (with --anatomy and --model-stream beside it), then one
+ * forward + backward sweep pair; each preconditioner built alone (memory). */
+static cc_err kernels_spmv_sweeps(kernels *k, bench_result *res)
+{
+  const bench_opts *o       = k->o;
+  const cc_comm_table *comm = &k->mesh.comm;
+  CC_CALL(cc_spmv(NULL, &k->a, comm, k->x, k->y));
+  for (int rep = 0; rep < o->repeat; rep++)
+    BENCH_REP(&k->triad, &k->tm[K_SPMV], CC_CALL(cc_spmv(NULL, &k->a, comm, k->x, k->y)));
+  if (o->anatomy)
+    CC_CALL(bench_anatomy(o, &k->a, comm, &k->triad, k->x, k->y, k->z, res->bytes[K_SPMV], res));
+  if (o->model_stream)
+    CC_CALL(bench_model_stream(o, &k->a, comm, &k->ord, k->chunk, &k->triad, k->x, k->y, k->z, k->r,
+                               res));
+  cc_precond *pc;
+  CC_CALL(cc_precond_create(&k->pp_sgs, &k->a, comm, &pc));
+  CC_CALL(cc_precond_apply(pc, NULL, k->r, k->z));
+  for (int rep = 0; rep < o->repeat; rep++)
+    BENCH_REP(&k->triad, &k->tm[K_SGS], CC_CALL(cc_precond_apply(pc, NULL, k->r, k->z)));
+  cc_precond_destroy(&pc);
+  return CC_OK;
+}
+
+/* ASDD in double and with float and binary16 blocks, repetitions alternating: their ratios are
+ * taken in pairs a few seconds apart, which a neighbour's burst moves less than two runs. */
+static cc_err kernels_asdd(kernels *k, bench_result *res)
+{
+  const int repeat          = k->o->repeat;
+  const cc_comm_table *comm = &k->mesh.comm;
+  double *r = k->r, *z = k->z, *scratch = k->scratch;
+  timing *tm = k->tm;
+  cc_precond *pc, *pf, *ph;
+  CC_CALL(cc_precond_create(&k->pp_asdd, &k->a, comm, &pc));
+  CC_CALL(cc_precond_create(&k->pp_single, &k->a, comm, &pf));
+  CC_CALL(cc_precond_create(&k->pp_half, &k->a, comm, &ph));
+  CC_CALL(cc_precond_apply(pc, NULL, r, z));
+  CC_CALL(cc_precond_apply(pf, NULL, r, z));
+  CC_CALL(cc_precond_apply(ph, NULL, r, z));
+  for (int rep = 0; rep < repeat; rep++) {
+    BENCH_REP(&k->triad, &tm[K_ASDD], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
+    BENCH_REP(&k->triad, &tm[K_ASDD_SINGLE], CC_CALL(cc_precond_apply(pf, NULL, r, z)));
+    BENCH_REP(&k->triad, &tm[K_ASDD_HALF], CC_CALL(cc_precond_apply(ph, NULL, r, z)));
+    scratch[rep] = tm[K_ASDD].kernel[rep] / tm[K_ASDD_SINGLE].kernel[rep];
+  }
+  res->asdd_double_over_single = cc_median(scratch, repeat);
+  for (int rep = 0; rep < repeat; rep++)
+    scratch[rep] = tm[K_ASDD].kernel[rep] / tm[K_ASDD_HALF].kernel[rep];
+  res->asdd_double_over_half = cc_median(scratch, repeat);
+  cc_precond_destroy(&pc);
+  cc_precond_destroy(&pf);
+  cc_precond_destroy(&ph);
+  return CC_OK;
+}
+
+/* dot with its global reduction; AXPY */
+static cc_err kernels_vector_ops(kernels *k)
+{
+  const int64_t nd = k->nd;
+  double *x = k->x, *y = k->y, *r = k->r;
+  volatile double sink = 0;
+  double s             = cc_dot_local(NULL, nd, x, r); /* warm-up */
+  for (int rep = 0; rep < k->o->repeat; rep++)
+    BENCH_REP(&k->triad, &k->tm[K_DOT], s = cc_dot_local(NULL, nd, x, r);
+              CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+              sink += s);
+  cc_vec_axpy(NULL, nd, 1e-3, x, y);
+  for (int rep = 0; rep < k->o->repeat; rep++)
+    BENCH_REP(&k->triad, &k->tm[K_AXPY], cc_vec_axpy(NULL, nd, 1e-3, x, y));
+  (void)sink;
+  return CC_OK;
+}
+
+/* Each kernel's median time and fraction of STREAM; the triad's own row: every triad of the run.
+ * Beside them the ordering's colors and levels and the peak RSS, over ranks. */
+static cc_err kernels_summary(kernels *k, bench_result *res)
+{
+  double *all_triads;
+  CC_CALL(cc_malloc((size_t)(K_COUNT - 1) * (size_t)k->o->repeat, sizeof(double), &all_triads));
+  int n_triads = 0;
+  for (int i = 0; i < K_TRIAD; i++)
+    for (int rep = 0; rep < k->tm[i].n; rep++) all_triads[n_triads++] = k->tm[i].triad[rep];
+  res->seconds[K_TRIAD]  = cc_median(all_triads, n_triads);
+  res->fraction[K_TRIAD] = 1.0;
+  cc_free(&all_triads);
+  for (int i = 0; i < K_TRIAD; i++)
+    timing_summary(&k->tm[i], res->bytes[i], k->triad.bytes, &res->seconds[i], &res->fraction[i],
+                   k->scratch);
+
+  int levels = k->ord.n_levels;
+  CC_MPI(MPI_Allreduce(&k->ord.n_colors, &res->colors_min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  CC_MPI(MPI_Allreduce(&k->ord.n_colors, &res->colors_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  CC_MPI(MPI_Allreduce(&levels, &res->levels_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  int64_t rss = cc_peak_rss_bytes();
+  CC_MPI(MPI_Allreduce(&rss, &res->rss_max, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
+  return CC_OK;
+}
+
 static cc_err bench_run(const bench_opts *o, const cc_topology *topo, bench_result *res)
 {
   int size;
   CC_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
   CC_CALL(bench_pinning(&res->pinned_threads, &res->pinned_cpus));
-
-  timing tm[K_COUNT];
-  double *samples, *scratch;
-  CC_CALL(timing_create(K_COUNT, o->repeat, tm, &samples, &scratch));
-
-  /* the system, ordered */
-  cc_mesh mesh;
-  cc_bcrs a;
-  cc_ordering ord;
-  CC_CALL(bench_system_create(o, &mesh, &ord, &a));
-  const int n = a.n_rows, nc = a.n_cols;
-  const int64_t nd = 3 * (int64_t)n;
-  double *x, *y, *z, *r;
-  CC_CALL(cc_malloc(3 * (size_t)nc, sizeof(double), &x));
-  CC_CALL(cc_malloc(3 * (size_t)nc, sizeof(double), &y));
-  CC_CALL(cc_malloc(3 * (size_t)nc, sizeof(double), &z));
-  CC_CALL(cc_malloc(3 * (size_t)nc, sizeof(double), &r));
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < nd; i++) x[i] = 1.0, y[i] = 0.0, z[i] = 0.0, r[i] = 1.0 + 0.1 * (i % 7);
-  for (int64_t i = nd; i < 3 * (int64_t)nc; i++) x[i] = y[i] = z[i] = r[i] = 0.0;
-  /* r: a dense vector (the cube's b is zero away from the loaded face; a residual is not) */
-
-  /* STREAM arrays after the kernels' data, as cubecg --roofline allocates them, kept for the
-   * triad before every repetition. 4x the LLC per node, split over the node's ranks (or
-   * --stream-mb over all). Not first: on a VM the memory a process touches first can stream
-   * slower than what it touches later (measured here, README "Where the triad's arrays lie"),
-   * and a triad on the slower pages read the kernels up to 1.3x "of STREAM". */
-  res->llc_bytes    = topo->llc_bytes;
-  double node_bytes = bench_stream_node_bytes(o, topo, size);
-  double avail      = mem_available_bytes();
-  if (o->stream_mb <= 0 && avail > 0 && node_bytes > 0.5 * avail) node_bytes = 0.5 * avail;
-  cc_triad triad;
-  CC_CALL(cc_triad_create(MPI_COMM_WORLD, node_bytes, topo->node_size, &triad));
-  res->stream_bytes_per_array = 8.0 * (double)triad.n;
-  res->bytes[K_TRIAD]         = triad.bytes;
-
-  /* modelled bytes (solvers/traffic.c), summed over ranks */
-  cc_traffic ts, ta, tf, th;
-  const int chunk          = o->level_order ? 0 : -1; /* -1: color by color */
-  cc_precond_params pp_sgs = {
-      .name = "sgs", .asdd_iters = 1, .ordering = &ord, .sweep_chunk_rows = chunk};
-  cc_precond_params pp_asdd = {
-      .name               = "asdd",
-      .asdd_iters         = o->asdd_iters,
-      .ordering           = &ord,
-      .sweep_chunk_rows   = chunk,
-      .asdd_full_residual = o->asdd_full_residual};
-  CC_CALL(cc_traffic_model(&a, &pp_sgs, &ts));
-  cc_precond_params pp_single = pp_asdd;
-  pp_single.precision         = CC_PRECISION_SINGLE;
-  CC_CALL(cc_traffic_model(&a, &pp_asdd, &ta));
-  CC_CALL(cc_traffic_model(&a, &pp_single, &tf));
-  cc_precond_params pp_half = pp_asdd;
-  pp_half.precision         = CC_PRECISION_HALF;
-  CC_CALL(cc_traffic_model(&a, &pp_half, &th));
-  double local[K_COUNT - 1] = {ts.spmv, ts.sgs, ta.asdd, tf.asdd, th.asdd, ts.dot, ts.axpy};
-  CC_MPI(MPI_Allreduce(local, res->bytes, K_COUNT - 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-
-  /* SpMV including its halo exchange */
-  CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y));
-  for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_REP(&triad, &tm[K_SPMV], CC_CALL(cc_spmv(NULL, &a, &mesh.comm, x, y)));
-  if (o->anatomy)
-    CC_CALL(bench_anatomy(o, &a, &mesh.comm, &triad, x, y, z, res->bytes[K_SPMV], res));
-  if (o->model_stream)
-    CC_CALL(bench_model_stream(o, &a, &mesh.comm, &ord, chunk, &triad, x, y, z, r, res));
-
-  /* one forward + backward sweep pair; then ASDD; each preconditioner built alone (memory) */
-  cc_precond *pc;
-  CC_CALL(cc_precond_create(&pp_sgs, &a, &mesh.comm, &pc));
-  CC_CALL(cc_precond_apply(pc, NULL, r, z));
-  for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_REP(&triad, &tm[K_SGS], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
-  cc_precond_destroy(&pc);
-  /* ASDD in double and with float blocks, repetitions alternating: their ratio is taken in pairs
-   * a few seconds apart, which a neighbour's burst moves less than two runs */
-  cc_precond *pf, *ph;
-  CC_CALL(cc_precond_create(&pp_asdd, &a, &mesh.comm, &pc));
-  CC_CALL(cc_precond_create(&pp_single, &a, &mesh.comm, &pf));
-  CC_CALL(cc_precond_create(&pp_half, &a, &mesh.comm, &ph));
-  CC_CALL(cc_precond_apply(pc, NULL, r, z));
-  CC_CALL(cc_precond_apply(pf, NULL, r, z));
-  CC_CALL(cc_precond_apply(ph, NULL, r, z));
-  for (int rep = 0; rep < o->repeat; rep++) {
-    BENCH_REP(&triad, &tm[K_ASDD], CC_CALL(cc_precond_apply(pc, NULL, r, z)));
-    BENCH_REP(&triad, &tm[K_ASDD_SINGLE], CC_CALL(cc_precond_apply(pf, NULL, r, z)));
-    BENCH_REP(&triad, &tm[K_ASDD_HALF], CC_CALL(cc_precond_apply(ph, NULL, r, z)));
-    scratch[rep] = tm[K_ASDD].kernel[rep] / tm[K_ASDD_SINGLE].kernel[rep];
-  }
-  res->asdd_double_over_single = cc_median(scratch, o->repeat);
-  for (int rep = 0; rep < o->repeat; rep++)
-    scratch[rep] = tm[K_ASDD].kernel[rep] / tm[K_ASDD_HALF].kernel[rep];
-  res->asdd_double_over_half = cc_median(scratch, o->repeat);
-  cc_precond_destroy(&pc);
-  cc_precond_destroy(&pf);
-  cc_precond_destroy(&ph);
-
-  /* dot with its global reduction; AXPY */
-  volatile double sink = 0;
-  double s             = cc_dot_local(NULL, nd, x, r); /* warm-up */
-  for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_REP(&triad, &tm[K_DOT], s = cc_dot_local(NULL, nd, x, r);
-              CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-              sink += s);
-  cc_vec_axpy(NULL, nd, 1e-3, x, y);
-  for (int rep = 0; rep < o->repeat; rep++)
-    BENCH_REP(&triad, &tm[K_AXPY], cc_vec_axpy(NULL, nd, 1e-3, x, y));
-  (void)sink;
-
-  /* the triad's own row: every triad of the run */
-  double *all_triads;
-  CC_CALL(cc_malloc((size_t)(K_COUNT - 1) * (size_t)o->repeat, sizeof(double), &all_triads));
-  int n_triads = 0;
-  for (int k = 0; k < K_TRIAD; k++)
-    for (int rep = 0; rep < tm[k].n; rep++) all_triads[n_triads++] = tm[k].triad[rep];
-  res->seconds[K_TRIAD]  = cc_median(all_triads, n_triads);
-  res->fraction[K_TRIAD] = 1.0;
-  cc_free(&all_triads);
-  for (int k = 0; k < K_TRIAD; k++)
-    timing_summary(&tm[k], res->bytes[k], triad.bytes, &res->seconds[k], &res->fraction[k],
-                   scratch);
-
-  int levels = ord.n_levels;
-  CC_MPI(MPI_Allreduce(&ord.n_colors, &res->colors_min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  CC_MPI(MPI_Allreduce(&ord.n_colors, &res->colors_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-  CC_MPI(MPI_Allreduce(&levels, &res->levels_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-  int64_t rss = cc_peak_rss_bytes();
-  CC_MPI(MPI_Allreduce(&rss, &res->rss_max, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
-
-  cc_free(&samples);
-  cc_triad_free(&triad);
-  cc_free(&x);
-  cc_free(&y);
-  cc_free(&z);
-  cc_free(&r);
-  cc_ordering_free(&ord);
-  cc_bcrs_free(&a);
-  cc_mesh_free(&mesh);
+  kernels k = {.o = o};
+  CC_CALL(timing_create(K_COUNT, o->repeat, k.tm, &k.samples, &k.scratch));
+  CC_CALL(bench_system_create(o, &k.mesh, &k.ord, &k.a)); /* the system, ordered */
+  CC_CALL(kernels_vectors(&k));
+  CC_CALL(kernels_triad(&k, topo, size, res));
+  CC_CALL(kernels_model(&k, res));
+  CC_CALL(kernels_spmv_sweeps(&k, res));
+  CC_CALL(kernels_asdd(&k, res));
+  CC_CALL(kernels_vector_ops(&k));
+  CC_CALL(kernels_summary(&k, res));
+  cc_triad_free(&k.triad);
+  cc_free_all((void *[]){&k.samples, &k.x, &k.y, &k.z, &k.r, NULL});
+  cc_ordering_free(&k.ord);
+  cc_bcrs_free(&k.a);
+  cc_mesh_free(&k.mesh);
   return CC_OK;
 }
 

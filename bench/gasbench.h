@@ -6,6 +6,7 @@
 #define CC_GASBENCH_H
 
 #include "cc_gas.h"
+#include "benchlib.h"
 #include "cc_io.h"
 
 #include <math.h>

@@ -22,28 +22,10 @@ void usage(void)
          "  --report FILE     JSON report (kind \"gasbench\", docs/report-schema.md)\n");
 }
 
-static cc_err parse_list(const char *text, size_t *out, int *n)
-{
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", text);
-  *n = 0;
-  for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    CC_CHECK(*n < MAX_LIST, CC_ERR_ARG, "more than %d entries in '%s'", MAX_LIST, text);
-    CC_CALL(cc_io_parse_bytes(tok, &out[(*n)++]));
-  }
-  CC_CHECK(*n > 0, CC_ERR_ARG, "empty list '%s'", text);
-  return CC_OK;
-}
-
 /* A strict decimal integer (no "2x", no "1e3", no overflow): atoi would read "2x" as 2. */
 static cc_err parse_count(const char *key, const char *text, int *out)
 {
-  char *end;
-  errno      = 0;
-  long value = strtol(text, &end, 10);
-  CC_CHECK(end != text && *end == '\0' && errno == 0 && value >= INT_MIN && value <= INT_MAX,
-           CC_ERR_ARG, "%s '%s': not an integer", key, text);
-  *out = (int)value;
+  CC_CHECK(bench_strict_int(text, out), CC_ERR_ARG, "%s '%s': not an integer", key, text);
   return CC_OK;
 }
 
@@ -51,8 +33,8 @@ cc_err parse_args(int argc, char **argv, gb_params *p, bool *help)
 {
   memset(p, 0, sizeof *p);
   snprintf(p->ssd_dir, sizeof p->ssd_dir, "cubecg-gasbench.tmp");
-  CC_CALL(parse_list("4k,64k,1M,4M,16M,64M,256M", p->sizes, &p->n_sizes));
-  CC_CALL(parse_list("64k,1M,4M", p->pages, &p->n_pages));
+  CC_CALL(bench_parse_sizes("4k,64k,1M,4M,16M,64M,256M", p->sizes, &p->n_sizes, MAX_LIST));
+  CC_CALL(bench_parse_sizes("64k,1M,4M", p->pages, &p->n_pages, MAX_LIST));
   p->dram       = (size_t)320 << 20;
   p->repeat     = 5;
   p->weak       = true;
@@ -61,16 +43,9 @@ cc_err parse_args(int argc, char **argv, gb_params *p, bool *help)
   p->weak_dram  = (size_t)8 << 20;
   *help         = false;
   for (int i = 1; i < argc; i++) {
-    char key[64], *value = NULL;
-    char *eq = strchr(argv[i], '=');
-    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - argv[i]) : (int)strlen(argv[i]), argv[i]);
-    if (eq) value = eq + 1;
-    bool flag = !strcmp(key, "--help") || !strcmp(key, "--fio") || !strcmp(key, "--no-weak") ||
-                !strcmp(key, "--fallback");
-    if (!flag && !value) {
-      CC_CHECK(i + 1 < argc, CC_ERR_ARG, "option %s needs a value (see --help)", key);
-      value = argv[++i];
-    }
+    static const char *const flags[] = {"--help", "--fio", "--no-weak", "--fallback", NULL};
+    char key[64], *value;
+    CC_CALL(bench_option(argc, argv, &i, flags, key, &value));
     if (!strcmp(key, "--help"))
       *help = true;
     else if (!strcmp(key, "--fio"))
@@ -80,9 +55,9 @@ cc_err parse_args(int argc, char **argv, gb_params *p, bool *help)
     else if (!strcmp(key, "--fallback"))
       p->fallback = true;
     else if (!strcmp(key, "--sizes"))
-      CC_CALL(parse_list(value, p->sizes, &p->n_sizes));
+      CC_CALL(bench_parse_sizes(value, p->sizes, &p->n_sizes, MAX_LIST));
     else if (!strcmp(key, "--page"))
-      CC_CALL(parse_list(value, p->pages, &p->n_pages));
+      CC_CALL(bench_parse_sizes(value, p->pages, &p->n_pages, MAX_LIST));
     else if (!strcmp(key, "--dram"))
       CC_CALL(cc_io_parse_bytes(value, &p->dram));
     else if (!strcmp(key, "--weak-page"))

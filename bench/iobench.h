@@ -4,6 +4,7 @@
 #ifndef CC_IOBENCH_H
 #define CC_IOBENCH_H
 
+#include "benchlib.h"
 #include "cc_io.h"
 #include "cc_topology.h"
 

@@ -40,28 +40,10 @@ void usage(void)
       iobench_backends());
 }
 
-static cc_err parse_list_bytes(const char *text, size_t *out, int *n)
-{
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", text);
-  *n = 0;
-  for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    CC_CHECK(*n < MAX_LIST, CC_ERR_ARG, "more than %d entries in '%s'", MAX_LIST, text);
-    CC_CALL(cc_io_parse_bytes(tok, &out[(*n)++]));
-  }
-  CC_CHECK(*n > 0, CC_ERR_ARG, "empty list '%s'", text);
-  return CC_OK;
-}
-
 /* A strict decimal integer option (no "12abc", no "1e3", no overflow). */
 static cc_err parse_int(const char *key, const char *text, int *out)
 {
-  char *end;
-  errno      = 0;
-  long value = strtol(text, &end, 10);
-  CC_CHECK(end != text && *end == '\0' && errno == 0 && value >= INT_MIN && value <= INT_MAX,
-           CC_ERR_ARG, "%s: '%s' is not an integer", key, text);
-  *out = (int)value;
+  CC_CHECK(bench_strict_int(text, out), CC_ERR_ARG, "%s: '%s' is not an integer", key, text);
   return CC_OK;
 }
 
@@ -72,85 +54,61 @@ static int dir_of_rank(const bench_params *p, int r)
   return (int)((int64_t)r * p->n_dirs / size);
 }
 
-cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
+/* One option of the command line (arg as given, for the message of an unknown one); --backends
+ * and --dirs are kept as text for parse_backends and parse_dirs. */
+static cc_err parse_option(const char *arg, const char *key, char *value, bench_params *p,
+                           bool *help, const char **backends, const char **dirs)
 {
-  memset(p, 0, sizeof *p);
-  snprintf(p->dir, sizeof p->dir, "cubecg-iobench.tmp");
-  CC_CALL(parse_list_bytes("1M,8M,32M,128M,256M,1G", p->sizes, &p->n_sizes));
-  CC_CALL(parse_list_bytes("8k,512k", p->buffers, &p->n_buffers));
-  const char *backends = "posix,uring,offload,hdf5";
-  const char *dirs     = NULL;
-  snprintf(p->mapping, sizeof p->mapping, "block");
-  p->repeat      = 10;
-  p->queue_depth = CC_IO_QUEUE_DEPTH;
-  p->durable     = true;
-  p->writeback   = CC_IO_WRITEBACK_DEFAULT;
-  *help          = false;
-  for (int i = 1; i < argc; i++) {
-    char key[64], *value = NULL;
-    char *eq = strchr(argv[i], '=');
-    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - argv[i]) : (int)strlen(argv[i]), argv[i]);
-    if (eq) value = eq + 1;
-    bool flag = !strcmp(key, "--help") || !strcmp(key, "--durable") ||
-                !strcmp(key, "--no-durable") || !strcmp(key, "--checksum") ||
-                !strcmp(key, "--fallback") || !strcmp(key, "--fio") ||
-                !strcmp(key, "--list-backends");
-    if (!flag && !value) {
-      CC_CHECK(i + 1 < argc, CC_ERR_ARG, "option %s needs a value (see --help)", key);
-      value = argv[++i];
-    }
-    if (!strcmp(key, "--help"))
-      *help = true;
-    else if (!strcmp(key, "--durable"))
-      p->durable = true;
-    else if (!strcmp(key, "--no-durable"))
-      p->durable = false;
-    else if (!strcmp(key, "--checksum"))
-      p->checksum = true;
-    else if (!strcmp(key, "--fallback"))
-      p->fallback = true;
-    else if (!strcmp(key, "--fio"))
-      p->fio = true;
-    else if (!strcmp(key, "--list-backends")) {
-      if (rank == 0) printf("%s\n", iobench_backends());
-      *help        = true; /* nothing else to do */
-      p->list_only = true;
-    } else if (!strcmp(key, "--dirs"))
-      dirs = value;
-    else if (!strcmp(key, "--mapping")) {
-      CC_CHECK(!strcmp(value, "block") || !strcmp(value, "cyclic"), CC_ERR_ARG,
-               "--mapping '%s' (block or cyclic)", value);
-      snprintf(p->mapping, sizeof p->mapping, "%s", value);
-    } else if (!strcmp(key, "--dir")) {
-      CC_CHECK(strlen(value) < sizeof p->dir, CC_ERR_ARG, "--dir longer than %zu characters",
-               sizeof p->dir - 1);
-      snprintf(p->dir, sizeof p->dir, "%s", value);
-    } else if (!strcmp(key, "--sizes"))
-      CC_CALL(parse_list_bytes(value, p->sizes, &p->n_sizes));
-    else if (!strcmp(key, "--buffers"))
-      CC_CALL(parse_list_bytes(value, p->buffers, &p->n_buffers));
-    else if (!strcmp(key, "--backends"))
-      backends = value;
-    else if (!strcmp(key, "--repeat"))
-      CC_CALL(parse_int(key, value, &p->repeat));
-    else if (!strcmp(key, "--writeback")) {
-      CC_CALL(cc_io_parse_bytes(value, &p->writeback));
-      CC_CHECK(p->writeback == 0 || p->writeback >= 4096, CC_ERR_ARG,
-               "--writeback %s: 0 (off) or at least 4 KiB", value);
-    } else if (!strcmp(key, "--queue-depth"))
-      CC_CALL(parse_int(key, value, &p->queue_depth));
-    else if (!strcmp(key, "--report"))
-      snprintf(p->report, sizeof p->report, "%s", value);
-    else
-      CC_FAIL(CC_ERR_ARG, "unknown option %s (see --help)", argv[i]);
-  }
-  CC_CHECK(p->repeat >= 1 && p->repeat <= 1000, CC_ERR_ARG, "--repeat %d (1..1000)", p->repeat);
-  for (int k = 0; k < p->n_buffers; k++) /* as the driver's --io-buffer */
-    CC_CHECK(p->buffers[k] >= 512 && p->buffers[k] <= ((size_t)1 << 30), CC_ERR_ARG,
-             "--buffers: %zu bytes, each buffer must be between 512 bytes and 1 GiB",
-             p->buffers[k]);
-  CC_CHECK(p->queue_depth >= 1 && p->queue_depth <= 64, CC_ERR_ARG, "--queue-depth %d (1..64)",
-           p->queue_depth);
+  if (!strcmp(key, "--help"))
+    *help = true;
+  else if (!strcmp(key, "--durable"))
+    p->durable = true;
+  else if (!strcmp(key, "--no-durable"))
+    p->durable = false;
+  else if (!strcmp(key, "--checksum"))
+    p->checksum = true;
+  else if (!strcmp(key, "--fallback"))
+    p->fallback = true;
+  else if (!strcmp(key, "--fio"))
+    p->fio = true;
+  else if (!strcmp(key, "--list-backends")) {
+    if (rank == 0) printf("%s\n", iobench_backends());
+    *help        = true; /* nothing else to do */
+    p->list_only = true;
+  } else if (!strcmp(key, "--dirs"))
+    *dirs = value;
+  else if (!strcmp(key, "--mapping")) {
+    CC_CHECK(!strcmp(value, "block") || !strcmp(value, "cyclic"), CC_ERR_ARG,
+             "--mapping '%s' (block or cyclic)", value);
+    snprintf(p->mapping, sizeof p->mapping, "%s", value);
+  } else if (!strcmp(key, "--dir")) {
+    CC_CHECK(strlen(value) < sizeof p->dir, CC_ERR_ARG, "--dir longer than %zu characters",
+             sizeof p->dir - 1);
+    snprintf(p->dir, sizeof p->dir, "%s", value);
+  } else if (!strcmp(key, "--sizes"))
+    CC_CALL(bench_parse_sizes(value, p->sizes, &p->n_sizes, MAX_LIST));
+  else if (!strcmp(key, "--buffers"))
+    CC_CALL(bench_parse_sizes(value, p->buffers, &p->n_buffers, MAX_LIST));
+  else if (!strcmp(key, "--backends"))
+    *backends = value;
+  else if (!strcmp(key, "--repeat"))
+    CC_CALL(parse_int(key, value, &p->repeat));
+  else if (!strcmp(key, "--writeback")) {
+    CC_CALL(cc_io_parse_bytes(value, &p->writeback));
+    CC_CHECK(p->writeback == 0 || p->writeback >= 4096, CC_ERR_ARG,
+             "--writeback %s: 0 (off) or at least 4 KiB", value);
+  } else if (!strcmp(key, "--queue-depth"))
+    CC_CALL(parse_int(key, value, &p->queue_depth));
+  else if (!strcmp(key, "--report"))
+    snprintf(p->report, sizeof p->report, "%s", value);
+  else
+    CC_FAIL(CC_ERR_ARG, "unknown option %s (see --help)", arg);
+  return CC_OK;
+}
+
+/* --backends: each built, and not gas. */
+static cc_err parse_backends(bench_params *p, const char *backends)
+{
   char buf[1024];
   snprintf(buf, sizeof buf, "%s", backends);
   for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -163,7 +121,14 @@ cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
   }
   CC_CHECK(p->n_backends > 0, CC_ERR_ARG, "--backends '%s' names no backend (built: %s)", backends,
            iobench_backends());
-  if (dirs) { /* rank -> directory: block keeps neighbours together, cyclic deals them out */
+  return CC_OK;
+}
+
+/* --dirs: rank -> directory: block keeps neighbours together, cyclic deals them out (no --dirs:
+ * --dir for every rank). */
+static cc_err parse_dirs(bench_params *p, const char *dirs)
+{
+  if (dirs) {
     char list[4096];
     CC_CHECK(strlen(dirs) < sizeof list, CC_ERR_ARG, "--dirs longer than %zu characters",
              sizeof list - 1);
@@ -181,6 +146,39 @@ cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
   }
   p->dir_index = dir_of_rank(p, rank);
   memcpy(p->dir, p->dirs[p->dir_index], sizeof p->dir); /* same size */
+  return CC_OK;
+}
+
+cc_err parse_args(int argc, char **argv, bench_params *p, bool *help)
+{
+  memset(p, 0, sizeof *p);
+  snprintf(p->dir, sizeof p->dir, "cubecg-iobench.tmp");
+  CC_CALL(bench_parse_sizes("1M,8M,32M,128M,256M,1G", p->sizes, &p->n_sizes, MAX_LIST));
+  CC_CALL(bench_parse_sizes("8k,512k", p->buffers, &p->n_buffers, MAX_LIST));
+  const char *backends = "posix,uring,offload,hdf5";
+  const char *dirs     = NULL;
+  snprintf(p->mapping, sizeof p->mapping, "block");
+  p->repeat      = 10;
+  p->queue_depth = CC_IO_QUEUE_DEPTH;
+  p->durable     = true;
+  p->writeback   = CC_IO_WRITEBACK_DEFAULT;
+  *help          = false;
+  for (int i = 1; i < argc; i++) {
+    static const char *const flags[] = {"--help",     "--durable", "--no-durable",    "--checksum",
+                                        "--fallback", "--fio",     "--list-backends", NULL};
+    char key[64], *value;
+    CC_CALL(bench_option(argc, argv, &i, flags, key, &value));
+    CC_CALL(parse_option(argv[i], key, value, p, help, &backends, &dirs));
+  }
+  CC_CHECK(p->repeat >= 1 && p->repeat <= 1000, CC_ERR_ARG, "--repeat %d (1..1000)", p->repeat);
+  for (int k = 0; k < p->n_buffers; k++) /* as the driver's --io-buffer */
+    CC_CHECK(p->buffers[k] >= 512 && p->buffers[k] <= ((size_t)1 << 30), CC_ERR_ARG,
+             "--buffers: %zu bytes, each buffer must be between 512 bytes and 1 GiB",
+             p->buffers[k]);
+  CC_CHECK(p->queue_depth >= 1 && p->queue_depth <= 64, CC_ERR_ARG, "--queue-depth %d (1..64)",
+           p->queue_depth);
+  CC_CALL(parse_backends(p, backends));
+  CC_CALL(parse_dirs(p, dirs));
   for (int b = 0; b < p->n_backends; b++)
     CC_CHECK(p->n_dirs == 1 || strcmp(p->backends[b], "hdf5"), CC_ERR_ARG,
              "--backends hdf5 writes one shared file: it cannot be spread over --dirs %s", dirs);

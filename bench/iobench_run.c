@@ -155,6 +155,20 @@ static const char *file_of(const char *backend, const char *dir, const cc_io_fil
   return path;
 }
 
+/* IOR's open: every rank starts together (*open), and the timed transfer starts once all have
+ * opened (*started). */
+static cc_err open_timed(const char *backend, const cc_io_options *opt, const cc_io_layout *layout,
+                         const char *dir, cc_io_mode mode, cc_io_handle **h, double *open,
+                         double *started)
+{
+  CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  *open = MPI_Wtime();
+  CC_CALL(cc_io_open(backend, opt, layout, dir, mode, h));
+  CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  *started = MPI_Wtime();
+  return CC_OK;
+}
+
 static cc_err run_write(const char *backend, const cc_io_options *opt, const cc_io_layout *layout,
                         const char *dir, double *source, write_times *t, cc_io_file_info *info)
 {
@@ -166,11 +180,7 @@ static cc_err run_write(const char *backend, const cc_io_options *opt, const cc_
   state.vector[0] = source;
   bool offload    = !strncmp(backend, "offload", 7);
   cc_io_handle *h;
-  CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  t->open = MPI_Wtime();
-  CC_CALL(cc_io_open(backend, opt, layout, dir, CC_IO_WRITE, &h));
-  CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  t->started = MPI_Wtime();
+  CC_CALL(open_timed(backend, opt, layout, dir, CC_IO_WRITE, &h, &t->open, &t->started));
   CC_CALL(cc_io_write_vectors(h, &state));
   if (offload) t->returned = MPI_Wtime(); /* the caller may go on: the handover */
   CC_CALL(cc_io_commit(h));               /* offload: waits for the helper (write + fsync) */
@@ -203,11 +213,7 @@ static cc_err run_read(const char *backend, const cc_io_options *write_opt,
   state.vector[0] = target; /* read into our buffer: no allocation in the timed region */
   t->resident     = file[0] ? resident_fraction(file) : 0;
   cc_io_handle *h;
-  CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  t->open = MPI_Wtime();
-  CC_CALL(cc_io_open(backend, opt, layout, dir, CC_IO_READ, &h));
-  CC_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  t->started = MPI_Wtime();
+  CC_CALL(open_timed(backend, opt, layout, dir, CC_IO_READ, &h, &t->open, &t->started));
   CC_CALL(cc_io_read_vectors(h, &state));
   CC_CALL(cc_io_close(&h));
   t->done = MPI_Wtime();
@@ -361,18 +367,18 @@ static cc_err run_fio(const bench_params *p, const char *backend, size_t bytes, 
   return CC_OK;
 }
 
-cc_err run_config(const bench_params *p, const char *backend, size_t bytes, size_t buffer,
-                  bool fio, bench_row *rows, int *n_rows)
+cc_err run_config(const bench_params *p, const char *backend, size_t bytes, size_t buffer, bool fio,
+                  bench_row *rows, int *n_rows)
 {
   cc_io_options opt;
   cc_io_options_default(&opt);
   CC_CHECK(cc_io_backend_find(backend, &opt), CC_ERR_ARG, "unknown backend '%s'", backend);
-  opt.buffer_bytes = buffer;
-  opt.queue_depth  = p->queue_depth;
+  opt.buffer_bytes    = buffer;
+  opt.queue_depth     = p->queue_depth;
   opt.writeback_bytes = p->durable ? p->writeback : 0; /* the fsync is timed: as a checkpoint's */
-  opt.fallback     = p->fallback;
-  opt.checksum     = p->checksum;
-  bool offload     = !strncmp(backend, "offload", 7);
+  opt.fallback        = p->fallback;
+  opt.checksum        = p->checksum;
+  bool offload        = !strncmp(backend, "offload", 7);
   /* the fsync is timed apart ("completed"); offload fsyncs on its helper, inside its commit */
   opt.durable = offload;
   int64_t n   = (int64_t)(bytes / sizeof(double));

@@ -4,6 +4,7 @@
 #ifndef CC_KERNELBENCH_H
 #define CC_KERNELBENCH_H
 
+#include "benchlib.h"
 #include "cc_mesh.h"
 #include "cc_solvers.h"
 #include "cc_topology.h"

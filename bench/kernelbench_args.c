@@ -57,22 +57,101 @@ static cc_err parse_int(const char *key, const char *val, int lo, int *out)
   return CC_OK;
 }
 
-/* --key value or --key=value; returns 1 in *help for --help */
-cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
+/* The flags --allow-cached, --anatomy, --model-stream, --block-ceilings and --overlap by name
+ * (without the dashes); NULL for another option. */
+static int *flag_of(bench_opts *o, const char *name)
+{
+  return !strcmp(name, "anatomy")          ? &o->anatomy
+         : !strcmp(name, "model-stream")   ? &o->model_stream
+         : !strcmp(name, "block-ceilings") ? &o->block_ceilings
+         : !strcmp(name, "overlap")        ? &o->overlap
+         : !strcmp(name, "allow-cached")   ? &o->allow_cached
+                                           : NULL;
+}
+
+/* The options that take a count (mesh, colors, iterations, repetitions, sets, streams); *known = 0
+ * for another option. */
+static cc_err parse_count_option(const char *key, const char *val, bench_opts *o, int *known)
+{
+  *known = 1;
+  if (!strcmp(key, "nx"))
+    CC_CALL(parse_int(key, val, 2, &o->mesh.nx));
+  else if (!strcmp(key, "ny"))
+    CC_CALL(parse_int(key, val, 2, &o->mesh.ny));
+  else if (!strcmp(key, "nz"))
+    CC_CALL(parse_int(key, val, 2, &o->mesh.nz));
+  else if (!strcmp(key, "colors"))
+    CC_CALL(parse_int(key, val, 2, &o->colors));
+  else if (!strcmp(key, "asdd-iters"))
+    CC_CALL(parse_int(key, val, 1, &o->asdd_iters));
+  else if (!strcmp(key, "repeat"))
+    CC_CALL(parse_int(key, val, 1, &o->repeat));
+  else if (!strcmp(key, "triad-placement")) {
+    CC_CALL(parse_int(key, val, 2, &o->placement));
+    CC_CHECK(o->placement <= TRIAD_PLACEMENT_MAX_SETS, CC_ERR_ARG,
+             "--triad-placement %s: expected 2 to %d sets", val, TRIAD_PLACEMENT_MAX_SETS);
+  } else if (!strcmp(key, "read-streams")) {
+    CC_CALL(parse_int(key, val, 2, &o->read_streams));
+    CC_CHECK(o->read_streams <= READ_STREAMS_MAX, CC_ERR_ARG,
+             "--read-streams %s: expected 2 to %d streams", val, READ_STREAMS_MAX);
+  } else
+    *known = 0;
+  return CC_OK;
+}
+
+/* One --key value (or --key=value) option. */
+static cc_err parse_option(const char *key, const char *val, bench_opts *o)
+{
+  int known, *flag = flag_of(o, key);
+  CC_CALL(parse_count_option(key, val, o, &known));
+  if (known) return CC_OK;
+  if (!strcmp(key, "asdd-residual")) {
+    CC_CHECK(!strcmp(val, "fused") || !strcmp(val, "full"), CC_ERR_ARG,
+             "--asdd-residual %s: expected fused or full", val);
+    o->asdd_full_residual = !strcmp(val, "full");
+  } else if (!strcmp(key, "ordering")) {
+    CC_CHECK(strlen(val) < sizeof o->ordering, CC_ERR_ARG, "--ordering %s: unknown", val);
+    snprintf(o->ordering, sizeof o->ordering, "%s", val);
+  } else if (!strcmp(key, "partition")) {
+    CC_CHECK(!strcmp(val, "box") || !strcmp(val, "metis"), CC_ERR_ARG,
+             "--partition %s: expected box or metis", val);
+    o->mesh.partition = strcmp(val, "box") ? CC_PARTITION_METIS : CC_PARTITION_BOX;
+  } else if (!strcmp(key, "stream-mb")) {
+    char *end;
+    o->stream_mb = strtod(val, &end);
+    CC_CHECK(*val && !*end && o->stream_mb >= 1, CC_ERR_ARG, "--stream-mb %s: expected >= 1", val);
+  } else if (!strcmp(key, "report"))
+    o->report = val;
+  else if (!strcmp(key, "level-order")) {
+    CC_CHECK(!strcmp(val, "on") || !strcmp(val, "off"), CC_ERR_ARG,
+             "--level-order %s: expected on or off", val);
+    o->level_order = !strcmp(val, "on");
+  } else if (flag) {
+    CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG, "--%s %s: expected 0 or 1", key,
+             val);
+    *flag = val[0] == '1';
+  } else
+    CC_FAIL(CC_ERR_ARG, "unknown option --%s (see --help)", key);
+  return CC_OK;
+}
+
+/* The defaults: the mesh sized later (bench_default_mesh), cubecg's preconditioner settings. */
+static void bench_defaults(bench_opts *o)
 {
   cc_mesh_params_default(&o->mesh);
   o->mesh.nx = o->mesh.ny = o->mesh.nz = 0; /* auto, set by bench_default_mesh */
-  o->allow_cached                      = 0;
-  o->anatomy                           = 0;
-  o->model_stream                      = 0;
-  o->placement                         = 0;
-  o->read_streams                      = 0;
-  o->block_ceilings                    = 0;
-  o->overlap                           = 0;
-  o->level_order                       = 1;
+  o->allow_cached = o->anatomy = o->model_stream = o->placement = 0;
+  o->read_streams = o->block_ceilings = o->overlap = 0;
   snprintf(o->ordering, sizeof o->ordering, "cm-rcm");
-  o->colors = 10, o->asdd_iters = 2, o->repeat = 20, o->stream_mb = 0, o->report = NULL;
+  o->level_order = 1, o->colors = 10, o->asdd_iters = 2, o->repeat = 20;
+  o->stream_mb = 0, o->report = NULL;
   o->asdd_full_residual = 0; /* fused, as cubecg's default */
+}
+
+/* --key value or --key=value; returns 1 in *help for --help */
+cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
+{
+  bench_defaults(o);
   *help = 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *val = NULL, *eq;
@@ -82,15 +161,9 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       return CC_OK;
     }
     CC_CHECK(!strncmp(arg, "--", 2), CC_ERR_ARG, "unexpected argument '%s'", arg);
-    if (!strcmp(arg, "--allow-cached") || !strcmp(arg, "--anatomy") ||
-        !strcmp(arg, "--model-stream") || !strcmp(arg, "--block-ceilings") ||
-        !strcmp(arg, "--overlap")) { /* flags */
-      int *flag = !strcmp(arg, "--anatomy")           ? &o->anatomy
-                  : !strcmp(arg, "--model-stream")    ? &o->model_stream
-                  : !strcmp(arg, "--block-ceilings") ? &o->block_ceilings
-                  : !strcmp(arg, "--overlap")        ? &o->overlap
-                                                      : &o->allow_cached;
-      *flag     = 1;
+    int *flag = flag_of(o, arg + 2);
+    if (flag) { /* a flag, with an optional 0 or 1 after it */
+      *flag = 1;
       if (i + 1 < argc && (!strcmp(argv[i + 1], "0") || !strcmp(argv[i + 1], "1")))
         *flag = argv[++i][0] == '1';
       continue;
@@ -103,61 +176,7 @@ cc_err bench_parse(int argc, char **argv, bench_opts *o, int *help)
       CC_CHECK(i + 1 < argc, CC_ERR_ARG, "option --%s needs a value", key);
       val = argv[++i];
     }
-    if (!strcmp(key, "nx"))
-      CC_CALL(parse_int(key, val, 2, &o->mesh.nx));
-    else if (!strcmp(key, "ny"))
-      CC_CALL(parse_int(key, val, 2, &o->mesh.ny));
-    else if (!strcmp(key, "nz"))
-      CC_CALL(parse_int(key, val, 2, &o->mesh.nz));
-    else if (!strcmp(key, "colors"))
-      CC_CALL(parse_int(key, val, 2, &o->colors));
-    else if (!strcmp(key, "asdd-iters"))
-      CC_CALL(parse_int(key, val, 1, &o->asdd_iters));
-    else if (!strcmp(key, "asdd-residual")) {
-      CC_CHECK(!strcmp(val, "fused") || !strcmp(val, "full"), CC_ERR_ARG,
-               "--asdd-residual %s: expected fused or full", val);
-      o->asdd_full_residual = !strcmp(val, "full");
-    }
-    else if (!strcmp(key, "repeat"))
-      CC_CALL(parse_int(key, val, 1, &o->repeat));
-    else if (!strcmp(key, "triad-placement")) {
-      CC_CALL(parse_int(key, val, 2, &o->placement));
-      CC_CHECK(o->placement <= TRIAD_PLACEMENT_MAX_SETS, CC_ERR_ARG,
-               "--triad-placement %s: expected 2 to %d sets", val, TRIAD_PLACEMENT_MAX_SETS);
-    } else if (!strcmp(key, "read-streams")) {
-      CC_CALL(parse_int(key, val, 2, &o->read_streams));
-      CC_CHECK(o->read_streams <= READ_STREAMS_MAX, CC_ERR_ARG,
-               "--read-streams %s: expected 2 to %d streams", val, READ_STREAMS_MAX);
-    } else if (!strcmp(key, "ordering")) {
-      CC_CHECK(strlen(val) < sizeof o->ordering, CC_ERR_ARG, "--ordering %s: unknown", val);
-      snprintf(o->ordering, sizeof o->ordering, "%s", val);
-    } else if (!strcmp(key, "partition")) {
-      CC_CHECK(!strcmp(val, "box") || !strcmp(val, "metis"), CC_ERR_ARG,
-               "--partition %s: expected box or metis", val);
-      o->mesh.partition = strcmp(val, "box") ? CC_PARTITION_METIS : CC_PARTITION_BOX;
-    } else if (!strcmp(key, "stream-mb")) {
-      char *end;
-      o->stream_mb = strtod(val, &end);
-      CC_CHECK(*val && !*end && o->stream_mb >= 1, CC_ERR_ARG, "--stream-mb %s: expected >= 1",
-               val);
-    } else if (!strcmp(key, "report"))
-      o->report = val;
-    else if (!strcmp(key, "level-order")) {
-      CC_CHECK(!strcmp(val, "on") || !strcmp(val, "off"), CC_ERR_ARG,
-               "--level-order %s: expected on or off", val);
-      o->level_order = !strcmp(val, "on");
-    } else if (!strcmp(key, "allow-cached") || !strcmp(key, "anatomy") ||
-               !strcmp(key, "model-stream") || !strcmp(key, "block-ceilings") ||
-               !strcmp(key, "overlap")) {
-      CC_CHECK(!strcmp(val, "0") || !strcmp(val, "1"), CC_ERR_ARG, "--%s %s: expected 0 or 1", key,
-               val);
-      *(!strcmp(key, "anatomy")           ? &o->anatomy
-        : !strcmp(key, "model-stream")    ? &o->model_stream
-        : !strcmp(key, "block-ceilings") ? &o->block_ceilings
-        : !strcmp(key, "overlap")        ? &o->overlap
-                                          : &o->allow_cached) = val[0] == '1';
-    } else
-      CC_FAIL(CC_ERR_ARG, "unknown option --%s (see --help)", key);
+    CC_CALL(parse_option(key, val, o));
   }
   CC_CHECK(!o->anatomy || bench_anatomy_available(), CC_ERR_ARG,
            "--anatomy: this build has no AVX2 + FMA kernels (CC_BLOCK3_SIMD), which the variants "

@@ -54,11 +54,7 @@ static cc_err bench_report_open(const char *path, const char *kind, int size, in
   CC_CALL(cc_mpi_library(library, sizeof library));
   *f = fopen(path, "w");
   CC_CHECK(*f != NULL, CC_ERR_SYS, "cannot write report %s: %s", path, strerror(errno));
-  *js = (cc_json){.out = *f};
-  cc_json_begin_object(js, NULL);
-  cc_json_int(js, "cubecg_report_version", CC_REPORT_VERSION);
-  cc_json_string(js, "kind", kind);
-  cc_json_string(js, "cubecg_version", CC_VERSION);
+  bench_json_begin(js, *f, kind);
   cc_provenance_json(js); /* date, build, platform */
   cc_json_begin_object(js, "mpi");
   cc_json_string(js, "library", library);

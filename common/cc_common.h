@@ -76,6 +76,8 @@ CC_WUR cc_err cc_parse_bytes(const char *text, int64_t *bytes);
 CC_WUR cc_err cc_malloc(size_t count, size_t elem_size, void *ptr_out);
 CC_WUR cc_err cc_calloc(size_t count, size_t elem_size, void *ptr_out);
 void cc_free(void *ptr_in); /* takes the address of the pointer, sets it to NULL */
+/* cc_free of each address of a NULL-terminated list: cc_free_all((void *[]){&s->a, &s->b, NULL}) */
+void cc_free_all(void *const *addresses);
 /* The parent directory of path, in place: trailing slashes dropped, then the last component;
  * "name" -> ".", "/name" -> "/". */
 void cc_path_to_parent(char *path, size_t size);

@@ -33,6 +33,11 @@ void cc_free(void *ptr_in)
   *p = NULL;
 }
 
+void cc_free_all(void *const *addresses)
+{
+  for (int i = 0; addresses[i]; i++) cc_free(addresses[i]);
+}
+
 int64_t cc_peak_rss_bytes(void)
 {
   struct rusage usage;
@@ -42,11 +47,8 @@ int64_t cc_peak_rss_bytes(void)
 
 static void comm_table_buffers_free(cc_comm_table *t)
 {
-  cc_free(&t->halo.send);
-  cc_free(&t->halo.recv);
-  cc_free(&t->halo.req);
-  cc_free(&t->halo.status);
-  cc_free(&t->halo.direct);
+  cc_free_all((void *[]){&t->halo.send, &t->halo.recv, &t->halo.req, &t->halo.status,
+                         &t->halo.direct, NULL});
   t->halo.n_neighbors = t->halo.n_import = t->halo.n_export = 0;
 }
 
@@ -73,24 +75,15 @@ cc_err cc_comm_table_buffers(cc_comm_table *t)
 void cc_comm_table_free(cc_comm_table *table)
 {
   comm_table_buffers_free(table);
-  cc_free(&table->neighbor_rank);
-  cc_free(&table->import_index);
-  cc_free(&table->import_item);
-  cc_free(&table->export_index);
-  cc_free(&table->export_item);
+  cc_free_all((void *[]){&table->neighbor_rank, &table->import_index, &table->import_item,
+                         &table->export_index, &table->export_item, NULL});
   table->n_neighbors = 0;
 }
 
 void cc_bcrs_free(cc_bcrs *a)
 {
-  cc_free(&a->row_ptr);
-  cc_free(&a->col_idx);
-  cc_free(&a->val);
-  cc_free(&a->diag_pos);
-  cc_free(&a->l_ptr);
-  cc_free(&a->l_col);
-  cc_free(&a->l_val);
-  cc_free(&a->row_class);
+  cc_free_all((void *[]){&a->row_ptr, &a->col_idx, &a->val, &a->diag_pos, &a->l_ptr, &a->l_col,
+                         &a->l_val, &a->row_class, NULL});
   a->n_interior = 0;
   a->n_rows = a->n_cols = 0;
   a->n_blocks           = 0;

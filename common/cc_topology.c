@@ -184,37 +184,38 @@ static void progress_affinity(cc_topology *topo, int progress_active)
       "of its rank (per rank: progress_thread_cpus)");
 }
 
-cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo)
+/* Nodes (MPI_COMM_TYPE_SHARED groups): their number, ranks per node, CPUs and LLC per node; this
+ * rank's node index and rank in it. */
+static cc_err topology_nodes(MPI_Comm comm, int rank, cc_topology *topo, int *node_id,
+                             int *node_rank, int *cpus)
 {
-  int rank, size;
-  CC_MPI(MPI_Comm_rank(comm, &rank));
-  CC_MPI(MPI_Comm_size(comm, &size));
-  topo->ranks   = size;
-  topo->threads = omp_get_max_threads();
-  progress_affinity(topo, progress_active);
-
-  /* nodes: MPI_COMM_TYPE_SHARED groups; a node's id is the world rank of its first rank */
   MPI_Comm node;
   CC_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-  int node_rank, node_size;
-  CC_MPI(MPI_Comm_rank(node, &node_rank));
+  int node_size;
+  CC_MPI(MPI_Comm_rank(node, node_rank));
   CC_MPI(MPI_Comm_size(node, &node_size));
   /* a node's index: how many nodes have a first rank below its first rank */
-  int leader = node_rank == 0, node_id = 0;
-  CC_MPI(MPI_Exscan(&leader, &node_id, 1, MPI_INT, MPI_SUM, comm));
-  if (rank == 0) node_id = 0; /* MPI_Exscan leaves rank 0's result undefined */
-  CC_MPI(MPI_Bcast(&node_id, 1, MPI_INT, 0, node));
+  int leader = *node_rank == 0;
+  *node_id   = 0;
+  CC_MPI(MPI_Exscan(&leader, node_id, 1, MPI_INT, MPI_SUM, comm));
+  if (rank == 0) *node_id = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  CC_MPI(MPI_Bcast(node_id, 1, MPI_INT, 0, node));
   CC_MPI(MPI_Comm_free(&node));
   CC_MPI(MPI_Allreduce(&leader, &topo->nodes, 1, MPI_INT, MPI_SUM, comm));
   CC_MPI(MPI_Allreduce(&node_size, &topo->ranks_per_node_min, 1, MPI_INT, MPI_MIN, comm));
   CC_MPI(MPI_Allreduce(&node_size, &topo->ranks_per_node_max, 1, MPI_INT, MPI_MAX, comm));
-  int cpus = cores_online();
-  CC_MPI(MPI_Allreduce(&cpus, &topo->cores_per_node, 1, MPI_INT, MPI_MIN, comm));
+  *cpus = cores_online();
+  CC_MPI(MPI_Allreduce(cpus, &topo->cores_per_node, 1, MPI_INT, MPI_MIN, comm));
   double llc = cc_llc_bytes();
   CC_MPI(MPI_Allreduce(&llc, &topo->llc_bytes, 1, MPI_DOUBLE, MPI_MIN, comm));
   topo->node_size = node_size;
+  return CC_OK;
+}
 
-  /* hosts and oversubscription: threads of all ranks on a host against its online CPUs */
+/* Hosts and oversubscription: threads of all ranks on a host against its online CPUs (the first
+ * oversubscribed host named); the distinct host names on rank 0. */
+static cc_err topology_hosts(MPI_Comm comm, int rank, int size, int cpus, cc_topology *topo)
+{
   char name[MPI_MAX_PROCESSOR_NAME];
   MPI_Comm host;
   CC_CALL(host_comm_create(comm, name, &host));
@@ -255,7 +256,14 @@ cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo)
     topo->hostnames = all_names;
   }
 
-  /* affinity: the rank's mask (main thread) and each OpenMP thread's CPU and own mask */
+  return CC_OK;
+}
+
+/* Affinity: the rank's mask (main thread) and each OpenMP thread's CPU and own mask, gathered on
+ * rank 0 (topo->records). */
+static cc_err topology_affinity(MPI_Comm comm, int rank, int size, int node_id, int node_rank,
+                                cc_topology *topo)
+{
   int threads_max;
   CC_MPI(MPI_Allreduce(&topo->threads, &threads_max, 1, MPI_INT, MPI_MAX, comm));
   if (threads_max > CC_TOPO_MAX_THREADS) threads_max = CC_TOPO_MAX_THREADS;
@@ -284,6 +292,21 @@ cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo)
                       MPI_BYTE, 0, comm);
   cc_free(&record);
   CC_MPI(rc);
+  return CC_OK;
+}
+
+cc_err cc_topology_gather(MPI_Comm comm, int progress_active, cc_topology *topo)
+{
+  int rank, size;
+  CC_MPI(MPI_Comm_rank(comm, &rank));
+  CC_MPI(MPI_Comm_size(comm, &size));
+  topo->ranks   = size;
+  topo->threads = omp_get_max_threads();
+  progress_affinity(topo, progress_active);
+  int node_id, node_rank, cpus;
+  CC_CALL(topology_nodes(comm, rank, topo, &node_id, &node_rank, &cpus));
+  CC_CALL(topology_hosts(comm, rank, size, cpus, topo));
+  CC_CALL(topology_affinity(comm, rank, size, node_id, node_rank, topo));
   return CC_OK;
 }
 

@@ -20,17 +20,24 @@ static void write_breakdown(cc_json *js, const char *key, const double *values)
   cc_json_end_object(js);
 }
 
+/* An entry of a registry's list: {"name": ..., "description": ..., (the caller's fields)} */
+static void begin_named(cc_json *js, const char *name, const char *description)
+{
+  cc_json_begin_object(js, NULL);
+  cc_json_string(js, "name", name);
+  cc_json_string(js, "description", description);
+}
+
 /* The registries of this build (names, descriptions, Table 1), so that post-processing
- * (jobs/cubecg_variants.py) learns the variants from the program, not from a list of its own. */
+ * (jobs/cubecg_analysis/variants.py) learns the variants from the program, not from a list of its
+ * own. */
 static void write_available(cc_json *js)
 {
   cc_json_begin_object(js, "available");
   cc_json_begin_array(js, "variants");
   for (int i = 0; cc_krylov_list[i]; i++) {
     const cc_krylov *k = cc_krylov_list[i];
-    cc_json_begin_object(js, NULL);
-    cc_json_string(js, "name", k->name);
-    cc_json_string(js, "description", k->description);
+    begin_named(js, k->name, k->description);
     cc_json_begin_array(js, "reductions");
     for (int r = 0; r < CC_REDUCTION_COUNT; r++)
       if (r == CC_REDUCTION_AR || k->supports_iar)
@@ -66,26 +73,20 @@ static void write_available(cc_json *js)
   for (int m = 0; m < 2; m++) {
     cc_json_begin_array(js, modes[m].key);
     for (int i = 0; i < modes[m].n; i++) {
-      cc_json_begin_object(js, NULL);
-      cc_json_string(js, "name", modes[m].list[i].name);
-      cc_json_string(js, "description", modes[m].list[i].description);
+      begin_named(js, modes[m].list[i].name, modes[m].list[i].description);
       cc_json_end_object(js);
     }
     cc_json_end_array(js);
   }
   cc_json_begin_array(js, "preconditioners");
   for (int i = 0; cc_precond_list[i].name; i++) {
-    cc_json_begin_object(js, NULL);
-    cc_json_string(js, "name", cc_precond_list[i].name);
-    cc_json_string(js, "description", cc_precond_list[i].description);
+    begin_named(js, cc_precond_list[i].name, cc_precond_list[i].description);
     cc_json_end_object(js);
   }
   cc_json_end_array(js);
   cc_json_begin_array(js, "orderings");
   for (int i = 0; cc_ordering_list[i].name; i++) {
-    cc_json_begin_object(js, NULL);
-    cc_json_string(js, "name", cc_ordering_list[i].name);
-    cc_json_string(js, "description", cc_ordering_list[i].description);
+    begin_named(js, cc_ordering_list[i].name, cc_ordering_list[i].description);
     cc_json_bool(js, "needs_colors", cc_ordering_list[i].needs_colors);
     cc_json_end_object(js);
   }
@@ -160,9 +161,12 @@ static void write_trace(cc_json *js, const cc_run *run)
   const struct {
     const char *key;
     int64_t value;
-  } sums[] = {{"events", c->events},           {"iterations", c->iterations},
-              {"reductions_posted", c->posted}, {"reduction_tests", c->tests},
-              {"reductions_waited", c->waited}, {"waits_found_completed", c->waited_completed}};
+  } sums[] = {{"events", c->events},
+              {"iterations", c->iterations},
+              {"reductions_posted", c->posted},
+              {"reduction_tests", c->tests},
+              {"reductions_waited", c->waited},
+              {"waits_found_completed", c->waited_completed}};
   for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
     if (closed)
       cc_json_int(js, sums[i].key, sums[i].value);
@@ -171,13 +175,9 @@ static void write_trace(cc_json *js, const cc_run *run)
   cc_json_end_object(js);
 }
 
-static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *rec)
+/* A solve's variant: its name, label, reduction and the settings that shape its recurrence. */
+static void write_solve_variant(cc_json *js, const cc_solve_result *r)
 {
-  const cc_solve_result *r = &rec->result;
-  int iterations           = r->iterations - r->start_iteration;
-  double per_iter          = iterations > 0 ? r->time_s / iterations : 0;
-  double baseline          = cc_run_baseline_time_per_iter(run);
-  cc_json_begin_object(js, NULL);
   cc_json_string(js, "solver", r->solver);
   cc_json_string(js, "label", r->label); /* the series key: solver, plcg-l<L>, sstep-s<S> */
   cc_json_string(js, "reduction", r->reduction);
@@ -203,6 +203,11 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_int(js, "sqrt_breakdown_restarts", r->sqrt_breakdowns);
     cc_json_int(js, "natural_norm_iteration", r->natural_iteration);
   }
+}
+
+/* A solve's global reductions and its residual replacements. */
+static void write_solve_reductions(cc_json *js, const cc_solve_result *r)
+{
   /* global reductions of the solve: blocking (each pays the whole latency), posted non-blocking,
    * and posted ones waited for before the injected latency elapsed; per iteration in the loop */
   cc_json_begin_object(js, "reductions");
@@ -227,6 +232,15 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   cc_json_double(js, "final_rel_residual", r->rel_residual);
   cc_json_double(js, "final_true_rel_residual", r->true_rel_residual);
   cc_json_end_object(js);
+}
+
+/* A solve's outcome: iterations, convergence, residuals, time; --precision-reference beside it. */
+static void write_solve_outcome(cc_json *js, const cc_run *run, const cc_solve_record *rec)
+{
+  const cc_solve_result *r = &rec->result;
+  int iterations           = r->iterations - r->start_iteration;
+  double per_iter          = iterations > 0 ? r->time_s / iterations : 0;
+  double baseline          = cc_run_baseline_time_per_iter(run);
   cc_json_int(js, "iterations", r->iterations);
   cc_json_int(js, "start_iteration", r->start_iteration);
   cc_json_bool(js, "interrupted", r->interrupted);
@@ -249,15 +263,22 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_bool(js, "within_bound", rec->iterations_within_bound);
     cc_json_end_object(js);
   }
+}
+
+/* The modelled bytes of one iteration and, with --roofline, the solve's triads. */
+static void write_solve_traffic_model(cc_json *js, const cc_run *run, const cc_solve_record *rec)
+{
   /* the traffic model of one iteration (solvers/traffic.c), its parts written exactly so that
    * they sum to the total bit for bit; --roofline: the triad around it */
+  const struct {
+    const char *key;
+    double value;
+  } exact[] = {{"total", rec->model_total},           {"per_rank_min", rec->model_rank_min},
+               {"per_rank_max", rec->model_rank_max}, {"spmv", rec->model_spmv},
+               {"precond", rec->model_precond},       {"vectors", rec->model_vectors}};
   cc_json_begin_object(js, "modelled_bytes_per_iteration");
-  cc_json_double_exact(js, "total", rec->model_total);
-  cc_json_double_exact(js, "per_rank_min", rec->model_rank_min);
-  cc_json_double_exact(js, "per_rank_max", rec->model_rank_max);
-  cc_json_double_exact(js, "spmv", rec->model_spmv);
-  cc_json_double_exact(js, "precond", rec->model_precond);
-  cc_json_double_exact(js, "vectors", rec->model_vectors);
+  for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+    cc_json_double_exact(js, exact[i].key, exact[i].value);
   cc_json_double(js, "vector_passes", rec->model_vector_passes);
   cc_json_end_object(js);
   if (run->opts.roofline) { /* src/roofline.c */
@@ -284,6 +305,12 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     cc_json_double(js, "triads_removed_s", rec->rl_overhead_s);
     cc_json_end_object(js);
   }
+}
+
+/* The measured time breakdowns, op counts, vector traffic and --residual-history. */
+static void write_solve_measured(cc_json *js, const cc_solve_record *rec)
+{
+  const cc_solve_result *r = &rec->result;
   write_breakdown(js, "breakdown", rec->breakdown_max);
   write_breakdown(js, "breakdown_mean", rec->breakdown_mean);
   write_breakdown(js, "breakdown_min", rec->breakdown_min);
@@ -309,6 +336,11 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
     for (int i = 0; i < r->history_len; i++) cc_json_double_exact(js, NULL, rec->history[i]);
     cc_json_end_array(js);
   }
+}
+
+/* The solve's checkpoints (null without --checkpoint). */
+static void write_solve_checkpoints(cc_json *js, const cc_solve_record *rec)
+{
   if (rec->ckpt_enabled) {
     cc_json_begin_object(js, "checkpoint");
     cc_json_string(js, "backend", rec->ckpt_backend);
@@ -335,6 +367,18 @@ static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *r
   } else {
     cc_json_string(js, "checkpoint", NULL);
   }
+}
+
+/* One entry of "solves". */
+static void write_solve(cc_json *js, const cc_run *run, const cc_solve_record *rec)
+{
+  cc_json_begin_object(js, NULL);
+  write_solve_variant(js, &rec->result);
+  write_solve_reductions(js, &rec->result);
+  write_solve_outcome(js, run, rec);
+  write_solve_traffic_model(js, run, rec);
+  write_solve_measured(js, rec);
+  write_solve_checkpoints(js, rec);
   cc_json_end_object(js);
 }
 
@@ -372,6 +416,207 @@ int cc_report_target_is_file(const char *path)
   return strcmp(path, "-") != 0 && (stat(path, &st) != 0 || S_ISREG(st.st_mode));
 }
 
+/* Opens the report's object; its head: its version and kind, the run's state, and where its summary
+ * is. */
+static void write_header(cc_json *js, const cc_run *run, const char *path)
+{
+  cc_json_begin_object(js, NULL);
+  cc_json_int(js, "cubecg_report_version", CC_REPORT_VERSION);
+  cc_json_string(js, "kind", "run");
+  cc_json_string(js, "cubecg_version", CC_VERSION);
+  /* partial results: rewritten after each solve; a signal stops the run with exit code 4 */
+  cc_json_bool(js, "in_progress", run->in_progress);
+  cc_json_bool(js, "interrupted", run->interrupted);
+  cc_json_string(js, "signal", run->interrupted ? cc_signal_name(run->signal) : NULL);
+  /* the printed summary saved beside this report, once the run is over (null before, and when
+   * the report goes to stdout or a fifo) */
+  char summary[CC_PATH_MAX + 16];
+  int has_summary = !run->in_progress && cc_summary_path(path, summary, sizeof summary);
+  cc_json_string(js, "summary_file", has_summary ? summary : NULL);
+}
+
+/* The MPI library, how it was launched, its threads and progress settings. */
+static void write_mpi(cc_json *js, const cc_run *run)
+{
+  cc_json_begin_object(js, "mpi");
+  cc_json_string(js, "library", run->mpi.library);
+  cc_json_string(js, "implementation", run->mpi.implementation);
+  cc_json_string(js, "version", run->mpi.version);
+  cc_json_string(js, "built_for", cc_build_mpi_impl);
+  cc_json_string(js, "launched_by", run->mpi.launcher);
+  cc_json_string(js, "launched_by_decided_by", run->mpi.launcher_why);
+  cc_json_string(js, "libraries_mapped", run->mpi.mapped);
+  cc_json_string(js, "async_progress_knob", run->mpi.knob[0] ? run->mpi.knob : NULL);
+  cc_json_string(js, "knobs_without_effect",
+                 run->mpi.ignored_knobs[0] ? run->mpi.ignored_knobs : NULL);
+  cc_json_string(js, "wait_setting", run->mpi.wait_knob[0] ? run->mpi.wait_knob : NULL);
+  cc_json_bool(js, "wait_setting_given", run->mpi.wait_knob_set);
+  cc_json_int(js, "threads_before_init", run->mpi.tasks_before);
+  cc_json_int(js, "threads_after_init", run->mpi.tasks_after);
+  write_progress_threads(js, &run->progress);
+  cc_json_string(js, "thread_level_requested", cc_thread_level_name(run->mpi.thread_requested));
+  cc_json_string(js, "thread_level_provided", cc_thread_level_name(run->mpi.thread_provided));
+  cc_json_bool(js, "async_progress_requested", run->mpi.async_requested);
+  cc_json_bool(js, "async_progress_active", run->mpi.async_active);
+  cc_json_string(js, "async_progress_decided_by", run->mpi.async_decided_by);
+  cc_json_string(js, "progress", cc_progress_list[run->opts.progress].name);
+  cc_json_double(js, "injected_reduction_latency_us", run->opts.inject_latency_us);
+  cc_json_bool(js, "latency_simulated", run->opts.inject_latency_us > 0);
+  cc_json_end_object(js);
+}
+
+/* The mesh, the ranks and threads, and the partition's quality. */
+static void write_problem(cc_json *js, const cc_run *run)
+{
+  cc_json_begin_object(js, "problem");
+  cc_json_int(js, "nx", run->opts.mesh.nx);
+  cc_json_int(js, "ny", run->opts.mesh.ny);
+  cc_json_int(js, "nz", run->opts.mesh.nz);
+  cc_json_int(js, "dof", run->dof);
+  cc_json_int(js, "ranks", run->ranks);
+  cc_json_int(js, "threads", run->threads);
+  cc_json_string(js, "partition", cc_options_choice(&run->opts, "partition"));
+  cc_json_int(js, "px", run->px);
+  cc_json_int(js, "py", run->py);
+  cc_json_int(js, "pz", run->pz);
+  cc_json_int(js, "edge_cut", run->edge_cut);
+  cc_json_double(js, "load_imbalance", run->load_imbalance);
+  cc_json_int(js, "box_edge_cut", run->box_edge_cut);
+  cc_json_double(js, "box_load_imbalance", run->box_load_imbalance);
+  cc_json_int(js, "coarse_vertices", run->coarse_vertices);
+  cc_json_double(js, "boundary_rows_fraction", run->boundary_rows_fraction);
+  cc_json_end_object(js);
+}
+
+/* The preconditioner, its ordering and --precond-precision's storage. */
+static void write_preconditioner(cc_json *js, const cc_run *run)
+{
+  cc_json_begin_object(js, "preconditioner");
+  cc_json_string(js, "name", cc_precond_list[run->opts.precond].name);
+  cc_json_string(js, "ordering", run->ordering_used);
+  cc_json_int(js, "colors_requested", run->opts.colors);
+  cc_json_int(js, "colors_used", run->colors_used);
+  cc_json_int(js, "asdd_iters", run->opts.asdd_iters);
+  cc_json_string(js, "asdd_residual", cc_options_choice(&run->opts, "asdd-residual"));
+  /* --precond-precision: storage beyond the matrix per DOF, and what single adds over double
+   * (float copies of the blocks, less the double D^-1 no longer held); the double matrix is kept
+   * either way (SpMV, the true residual and the checks read it) */
+  const double dof = run->dof > 0 ? (double)run->dof : 1.0;
+  cc_json_string(js, "precision", cc_precision_list[run->opts.precond_precision].name);
+  cc_json_double(js, "bytes_per_dof", (double)run->precond_bytes / dof);
+  cc_json_double(js, "extra_bytes_per_dof",
+                 (double)(run->precond_bytes - run->precond_bytes_double) / dof);
+  cc_json_bool(js, "double_matrix_kept", 1);
+  cc_json_bool(js, "precision_reference",
+               run->opts.precision_reference && run->opts.precond_precision != CC_PRECISION_DOUBLE);
+  if (run->opts.precond_precision == CC_PRECISION_HALF)
+    cc_json_string(js, "half_conversion", cc_half_conversion_path);
+  cc_json_end_object(js);
+}
+
+/* Stage timers (max, min and mean over ranks) and memory. */
+static void write_timings_memory(cc_json *js, const cc_run *run)
+{
+  /* stage timers: max over ranks ("timings"), and min / mean beside them */
+  const cc_timer_id stages[] = {CC_T_MESH,       CC_T_PARTITION, CC_T_ASSEMBLY,
+                                CC_T_ORDERING,   CC_T_SETUP,     CC_T_SOLVE,
+                                CC_T_CHECKPOINT, CC_T_EXPORT,    CC_T_TOTAL};
+  const char *keys[]         = {"timings", "timings_min", "timings_mean"};
+  const double *values[]     = {run->timings, run->timings_min, run->timings_mean};
+  for (int v = 0; v < 3; v++) {
+    cc_json_begin_object(js, keys[v]);
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
+      cc_json_double(js, cc_timer_name(stages[i]), values[v][stages[i]]);
+    cc_json_end_object(js);
+  }
+
+  cc_json_begin_object(js, "memory");
+  cc_json_int(js, "peak_rss_bytes_max", run->peak_rss_max);
+  cc_json_int(js, "peak_rss_bytes_min", run->peak_rss_min);
+  cc_json_int(js, "peak_rss_bytes_median", run->peak_rss_median);
+  cc_json_int(js, "peak_rss_bytes_rank0", run->peak_rss_rank0);
+  cc_json_int(js, "estimate_bytes_rank0", run->memory_estimate_rank0);
+  cc_json_int(js, "estimate_bytes_other", run->memory_estimate_other);
+  cc_json_double(js, "peak_rss_bytes_per_dof",
+                 run->dof > 0 ? (double)run->peak_rss_max * run->ranks / run->dof : 0);
+  cc_json_end_object(js);
+}
+
+/* The verification: verdict, each check, and the analytic error. */
+static void write_checks(cc_json *js, const cc_run *run)
+{
+  cc_json_begin_object(js, "checks");
+  /* an interrupted run's iterate is no answer: its verification did not run */
+  cc_json_bool(js, "passed", cc_run_checks_passed(run) && !run->interrupted);
+  cc_json_string(js, "verification",
+                 run->interrupted            ? "not run"
+                 : cc_run_checks_passed(run) ? "PASSED"
+                                             : "FAILED");
+  cc_json_begin_array(js, "items");
+  for (int i = 0; i < run->n_checks; i++) {
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "name", run->checks[i].name);
+    cc_json_double(js, "value", run->checks[i].value);
+    cc_json_double(js, "bound", run->checks[i].bound);
+    cc_json_bool(js, "passed", run->checks[i].passed);
+    cc_json_end_object(js);
+  }
+  if (run->checks_dropped > 0) { /* the limit is named; the verdict above is false */
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "name", "checks_past_CC_MAX_CHECKS_not_recorded");
+    cc_json_double(js, "value", run->checks_dropped);
+    cc_json_double(js, "bound", 0);
+    cc_json_bool(js, "passed", 0);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
+  cc_json_end_object(js);
+  cc_json_double(js, "analytic_max_rel_error", run->analytic_error);
+}
+
+/* --roofline: how the triads were sized and when they ran (null without it). */
+static void write_roofline_setup(cc_json *js, const cc_run *run)
+{
+  if (run->opts.roofline) {
+    cc_json_begin_object(js, "roofline");
+    cc_json_int(js, "llc_bytes", (int64_t)run->topo.llc_bytes);
+    cc_json_double(js, "triad_node_bytes", run->triad_node_bytes);
+    cc_json_string(js, "triad_node_bytes_from",
+                   run->triad_node_bytes_env ? "CUBECG_ROOFLINE_TRIAD_MB" : "4 x llc_bytes");
+    cc_json_int(js, "triad_rank_elements", run->triad_rank_elements);
+    cc_json_int(js, "triads_per_measurement", CC_ROOFLINE_TRIADS);
+    cc_json_string(js, "when",
+                   "5 triads just before and 5 just after each solve; one before every window of "
+                   "window_iterations iterations inside it (their time taken out of the solve); "
+                   "each time on the triad's own arrays and over the matrix's pages");
+    cc_json_end_object(js);
+  } else {
+    cc_json_string(js, "roofline", NULL);
+  }
+}
+
+/* The report's sections in their documented order (docs/report-schema.md). */
+static void write_report(cc_json *js, const cc_run *run, const char *path)
+{
+  write_header(js, run, path); /* opens the report's object */
+  cc_options_json(&run->opts, js);
+  write_available(js);
+  cc_provenance_json(js); /* date, build, platform */
+  cc_topology_json(&run->topo, js);
+  write_mpi(js, run);
+  cc_overlap_report(run, js); /* the start-up probe of the reductions' overlap */
+  write_problem(js, run);
+  write_preconditioner(js, run);
+  write_timings_memory(js, run);
+  write_checks(js, run);
+  write_roofline_setup(js, run);
+  write_trace(js, run);
+  cc_json_begin_array(js, "solves");
+  for (int s = 0; s < run->n_solves; s++) write_solve(js, run, &run->solves[s]);
+  cc_json_end_array(js);
+  cc_json_end_object(js);
+}
+
 cc_err cc_report_write(const cc_run *run, const char *path)
 {
   /* A regular file (or a new one) is written to a temporary name and renamed, so a failed run never
@@ -393,166 +638,7 @@ cc_err cc_report_write(const cc_run *run, const char *path)
   if (to_fifo) report_fifo = NULL; /* the one final report: closed below */
   CC_CHECK(out != NULL, CC_ERR_SYS, "cannot create report '%s': %s", tmp, strerror(errno));
   cc_json js = {.out = out};
-  cc_json_begin_object(&js, NULL);
-  cc_json_int(&js, "cubecg_report_version", CC_REPORT_VERSION);
-  cc_json_string(&js, "kind", "run");
-  cc_json_string(&js, "cubecg_version", CC_VERSION);
-  /* partial results: rewritten after each solve; a signal stops the run with exit code 4 */
-  cc_json_bool(&js, "in_progress", run->in_progress);
-  cc_json_bool(&js, "interrupted", run->interrupted);
-  cc_json_string(&js, "signal", run->interrupted ? cc_signal_name(run->signal) : NULL);
-  /* the printed summary saved beside this report, once the run is over (null before, and when
-   * the report goes to stdout or a fifo) */
-  char summary[CC_PATH_MAX + 16];
-  int has_summary = !run->in_progress && cc_summary_path(path, summary, sizeof summary);
-  cc_json_string(&js, "summary_file", has_summary ? summary : NULL);
-  cc_options_json(&run->opts, &js);
-  write_available(&js);
-  cc_provenance_json(&js); /* date, build, platform */
-  cc_topology_json(&run->topo, &js);
-
-  cc_json_begin_object(&js, "mpi");
-  cc_json_string(&js, "library", run->mpi.library);
-  cc_json_string(&js, "implementation", run->mpi.implementation);
-  cc_json_string(&js, "version", run->mpi.version);
-  cc_json_string(&js, "built_for", cc_build_mpi_impl);
-  cc_json_string(&js, "launched_by", run->mpi.launcher);
-  cc_json_string(&js, "launched_by_decided_by", run->mpi.launcher_why);
-  cc_json_string(&js, "libraries_mapped", run->mpi.mapped);
-  cc_json_string(&js, "async_progress_knob", run->mpi.knob[0] ? run->mpi.knob : NULL);
-  cc_json_string(&js, "knobs_without_effect",
-                 run->mpi.ignored_knobs[0] ? run->mpi.ignored_knobs : NULL);
-  cc_json_string(&js, "wait_setting", run->mpi.wait_knob[0] ? run->mpi.wait_knob : NULL);
-  cc_json_bool(&js, "wait_setting_given", run->mpi.wait_knob_set);
-  cc_json_int(&js, "threads_before_init", run->mpi.tasks_before);
-  cc_json_int(&js, "threads_after_init", run->mpi.tasks_after);
-  write_progress_threads(&js, &run->progress);
-  cc_json_string(&js, "thread_level_requested", cc_thread_level_name(run->mpi.thread_requested));
-  cc_json_string(&js, "thread_level_provided", cc_thread_level_name(run->mpi.thread_provided));
-  cc_json_bool(&js, "async_progress_requested", run->mpi.async_requested);
-  cc_json_bool(&js, "async_progress_active", run->mpi.async_active);
-  cc_json_string(&js, "async_progress_decided_by", run->mpi.async_decided_by);
-  cc_json_string(&js, "progress", cc_progress_list[run->opts.progress].name);
-  cc_json_double(&js, "injected_reduction_latency_us", run->opts.inject_latency_us);
-  cc_json_bool(&js, "latency_simulated", run->opts.inject_latency_us > 0);
-  cc_json_end_object(&js);
-  cc_overlap_report(run, &js); /* the start-up probe of the reductions' overlap */
-
-  cc_json_begin_object(&js, "problem");
-  cc_json_int(&js, "nx", run->opts.mesh.nx);
-  cc_json_int(&js, "ny", run->opts.mesh.ny);
-  cc_json_int(&js, "nz", run->opts.mesh.nz);
-  cc_json_int(&js, "dof", run->dof);
-  cc_json_int(&js, "ranks", run->ranks);
-  cc_json_int(&js, "threads", run->threads);
-  cc_json_string(&js, "partition", cc_options_choice(&run->opts, "partition"));
-  cc_json_int(&js, "px", run->px);
-  cc_json_int(&js, "py", run->py);
-  cc_json_int(&js, "pz", run->pz);
-  cc_json_int(&js, "edge_cut", run->edge_cut);
-  cc_json_double(&js, "load_imbalance", run->load_imbalance);
-  cc_json_int(&js, "box_edge_cut", run->box_edge_cut);
-  cc_json_double(&js, "box_load_imbalance", run->box_load_imbalance);
-  cc_json_int(&js, "coarse_vertices", run->coarse_vertices);
-  cc_json_double(&js, "boundary_rows_fraction", run->boundary_rows_fraction);
-  cc_json_end_object(&js);
-
-  cc_json_begin_object(&js, "preconditioner");
-  cc_json_string(&js, "name", cc_precond_list[run->opts.precond].name);
-  cc_json_string(&js, "ordering", run->ordering_used);
-  cc_json_int(&js, "colors_requested", run->opts.colors);
-  cc_json_int(&js, "colors_used", run->colors_used);
-  cc_json_int(&js, "asdd_iters", run->opts.asdd_iters);
-  cc_json_string(&js, "asdd_residual", cc_options_choice(&run->opts, "asdd-residual"));
-  /* --precond-precision: storage beyond the matrix per DOF, and what single adds over double
-   * (float copies of the blocks, less the double D^-1 no longer held); the double matrix is kept
-   * either way (SpMV, the true residual and the checks read it) */
-  const double dof = run->dof > 0 ? (double)run->dof : 1.0;
-  cc_json_string(&js, "precision", cc_precision_list[run->opts.precond_precision].name);
-  cc_json_double(&js, "bytes_per_dof", (double)run->precond_bytes / dof);
-  cc_json_double(&js, "extra_bytes_per_dof",
-                 (double)(run->precond_bytes - run->precond_bytes_double) / dof);
-  cc_json_bool(&js, "double_matrix_kept", 1);
-  cc_json_bool(&js, "precision_reference",
-               run->opts.precision_reference && run->opts.precond_precision != CC_PRECISION_DOUBLE);
-  if (run->opts.precond_precision == CC_PRECISION_HALF)
-    cc_json_string(&js, "half_conversion", cc_half_conversion_path);
-  cc_json_end_object(&js);
-
-  /* stage timers: max over ranks ("timings"), and min / mean beside them */
-  const cc_timer_id stages[] = {CC_T_MESH,       CC_T_PARTITION, CC_T_ASSEMBLY,
-                                CC_T_ORDERING,   CC_T_SETUP,     CC_T_SOLVE,
-                                CC_T_CHECKPOINT, CC_T_EXPORT,    CC_T_TOTAL};
-  const char *keys[]         = {"timings", "timings_min", "timings_mean"};
-  const double *values[]     = {run->timings, run->timings_min, run->timings_mean};
-  for (int v = 0; v < 3; v++) {
-    cc_json_begin_object(&js, keys[v]);
-    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
-      cc_json_double(&js, cc_timer_name(stages[i]), values[v][stages[i]]);
-    cc_json_end_object(&js);
-  }
-
-  cc_json_begin_object(&js, "memory");
-  cc_json_int(&js, "peak_rss_bytes_max", run->peak_rss_max);
-  cc_json_int(&js, "peak_rss_bytes_min", run->peak_rss_min);
-  cc_json_int(&js, "peak_rss_bytes_median", run->peak_rss_median);
-  cc_json_int(&js, "peak_rss_bytes_rank0", run->peak_rss_rank0);
-  cc_json_int(&js, "estimate_bytes_rank0", run->memory_estimate_rank0);
-  cc_json_int(&js, "estimate_bytes_other", run->memory_estimate_other);
-  cc_json_double(&js, "peak_rss_bytes_per_dof",
-                 run->dof > 0 ? (double)run->peak_rss_max * run->ranks / run->dof : 0);
-  cc_json_end_object(&js);
-
-  cc_json_begin_object(&js, "checks");
-  /* an interrupted run's iterate is no answer: its verification did not run */
-  cc_json_bool(&js, "passed", cc_run_checks_passed(run) && !run->interrupted);
-  cc_json_string(&js, "verification",
-                 run->interrupted            ? "not run"
-                 : cc_run_checks_passed(run) ? "PASSED"
-                                             : "FAILED");
-  cc_json_begin_array(&js, "items");
-  for (int i = 0; i < run->n_checks; i++) {
-    cc_json_begin_object(&js, NULL);
-    cc_json_string(&js, "name", run->checks[i].name);
-    cc_json_double(&js, "value", run->checks[i].value);
-    cc_json_double(&js, "bound", run->checks[i].bound);
-    cc_json_bool(&js, "passed", run->checks[i].passed);
-    cc_json_end_object(&js);
-  }
-  if (run->checks_dropped > 0) { /* the limit is named; the verdict above is false */
-    cc_json_begin_object(&js, NULL);
-    cc_json_string(&js, "name", "checks_past_CC_MAX_CHECKS_not_recorded");
-    cc_json_double(&js, "value", run->checks_dropped);
-    cc_json_double(&js, "bound", 0);
-    cc_json_bool(&js, "passed", 0);
-    cc_json_end_object(&js);
-  }
-  cc_json_end_array(&js);
-  cc_json_end_object(&js);
-  cc_json_double(&js, "analytic_max_rel_error", run->analytic_error);
-
-  if (run->opts.roofline) {
-    cc_json_begin_object(&js, "roofline");
-    cc_json_int(&js, "llc_bytes", (int64_t)run->topo.llc_bytes);
-    cc_json_double(&js, "triad_node_bytes", run->triad_node_bytes);
-    cc_json_string(&js, "triad_node_bytes_from",
-                   run->triad_node_bytes_env ? "CUBECG_ROOFLINE_TRIAD_MB" : "4 x llc_bytes");
-    cc_json_int(&js, "triad_rank_elements", run->triad_rank_elements);
-    cc_json_int(&js, "triads_per_measurement", CC_ROOFLINE_TRIADS);
-    cc_json_string(&js, "when",
-                   "5 triads just before and 5 just after each solve; one before every window of "
-                   "window_iterations iterations inside it (their time taken out of the solve); "
-                   "each time on the triad's own arrays and over the matrix's pages");
-    cc_json_end_object(&js);
-  } else {
-    cc_json_string(&js, "roofline", NULL);
-  }
-  write_trace(&js, run);
-  cc_json_begin_array(&js, "solves");
-  for (int s = 0; s < run->n_solves; s++) write_solve(&js, run, &run->solves[s]);
-  cc_json_end_array(&js);
-  cc_json_end_object(&js);
-
+  write_report(&js, run, path);
   if (to_stdout) fputc('\n', out);
   int write_failed = ferror(out);
   int close_failed = to_stdout ? fflush(out) : fclose(out);

@@ -7,7 +7,8 @@
 
 #include <errno.h>
 
-void cc_summary_print(const cc_run *run, FILE *out)
+/* The mesh, the partition and the preconditioner. */
+static void print_problem(const cc_run *run, FILE *out)
 {
   const cc_options *o = &run->opts;
   fprintf(out, "cubecg %s  GeoFEM/Cube %d x %d x %d nodes, %lld DOF\n", CC_VERSION, o->mesh.nx,
@@ -35,6 +36,12 @@ void cc_summary_print(const cc_run *run, FILE *out)
   if (o->precond_precision != CC_PRECISION_DOUBLE && !o->precision_reference)
     fprintf(out, "  precond blocks   iterations against double not measured "
                  "(--precision-reference runs each solve again with double blocks)\n");
+}
+
+/* Threads, topology, the MPI library, its progress threads and waits. */
+static void print_platform(const cc_run *run, FILE *out)
+{
+  const cc_options *o = &run->opts;
   fprintf(out, "  threads          %s\n", run->topo.threads_chosen_by);
   fprintf(
       out,
@@ -74,6 +81,11 @@ void cc_summary_print(const cc_run *run, FILE *out)
   if (o->inject_latency_us > 0)
     fprintf(out, "  SIMULATED        every reduction takes >= %g us (--inject-reduction-latency)\n",
             o->inject_latency_us);
+}
+
+/* The start-up overlap probe, the stage timers and the memory high-water mark. */
+static void print_stages(const cc_run *run, FILE *out)
+{
   cc_overlap_summary(run, out); /* how much of a reduction the work hides here */
   fprintf(out,
           "  stages [s, max over ranks]  mesh %.3f  partition %.3f  assembly %.3f  ordering %.3f"
@@ -84,44 +96,15 @@ void cc_summary_print(const cc_run *run, FILE *out)
   fprintf(out, "  peak RSS         %.1f MiB per rank (max), %.0f bytes per DOF\n",
           run->peak_rss_max / 1048576.0,
           run->dof > 0 ? (double)run->peak_rss_max * run->ranks / run->dof : 0.0);
+}
 
+/* --roofline: the solve's fraction of the triad bandwidth (continues the "modelled" line). */
+static void print_roofline(const cc_solve_record *rec, FILE *out)
+{
+  const cc_rl_kind head  = cc_roofline_headline(rec),
+                   other = head == CC_RL_MATRIX ? CC_RL_ARRAYS : CC_RL_MATRIX;
+  const cc_rl_kind A = CC_RL_ARRAYS, M = CC_RL_MATRIX;
   fprintf(out,
-          "\n  %-7s %-4s %6s %9s %9s %9s %9s %6s | per iteration: %4s %4s %4s %4s %4s | "
-          "breakdown %% of solve: %5s %5s %5s %5s %5s %5s %5s\n",
-          "solver", "red", "iters", "|r|/|b|", "true", "u err", "ms/iter", "vs A1", "SpMV", "M^-1",
-          "dot", "red", "AXPY", "spmv", "prec", "halo", "wait", "red", "axpy", "other");
-  double baseline = cc_run_baseline_time_per_iter(run);
-  for (int s = 0; s < run->n_solves; s++) {
-    const cc_solve_record *rec = &run->solves[s];
-    const cc_solve_result *r   = &rec->result;
-    int iterations             = r->iterations - r->start_iteration;
-    double per_iter            = iterations > 0 ? r->time_s / iterations : 0;
-    double total               = r->time_s > 0 ? r->time_s / 100 : 1;
-    const double *b            = rec->breakdown_max;
-    char versus[16]            = "-"; /* no Alg.1-AR in the run: nothing to compare against */
-    if (baseline > 0) snprintf(versus, sizeof versus, "%6.3f", per_iter / baseline);
-    fprintf(out,
-            "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6s | %14.2f %4.2f %4.2f %4.2f %4.2f | "
-            "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
-            r->solver, r->reduction, r->iterations, r->rel_residual, r->true_rel_residual,
-            rec->analytic_error, per_iter * 1e3, versus, rec->ops_per_iteration[CC_T_SPMV],
-            rec->ops_per_iteration[CC_T_PRECOND], rec->ops_per_iteration[CC_T_DOT],
-            rec->ops_per_iteration[CC_T_REDUCTION], rec->ops_per_iteration[CC_T_AXPY],
-            b[CC_BRK_SPMV] / total, b[CC_BRK_PRECOND] / total,
-            (b[CC_BRK_HALO] + b[CC_BRK_PRECOND_HALO]) / total,
-            (b[CC_BRK_HALO_WAIT] + b[CC_BRK_PRECOND_HALO_WAIT]) / total,
-            b[CC_BRK_REDUCTION] / total, b[CC_BRK_AXPY] / total, b[CC_BRK_OTHER] / total,
-            r->converged ? "" : "  NOT CONVERGED");
-    if (!r->converged && r->failure[0]) fprintf(out, "          %s\n", r->failure);
-    fprintf(out, "          modelled %.3g MB per iteration (SpMV %.3g, M^-1 %.3g, vectors %.3g)",
-            rec->model_total / 1e6, rec->model_spmv / 1e6, rec->model_precond / 1e6,
-            rec->model_vectors / 1e6);
-    if (o->roofline) {
-      const cc_rl_kind head  = cc_roofline_headline(rec),
-                       other = head == CC_RL_MATRIX ? CC_RL_ARRAYS : CC_RL_MATRIX;
-      const cc_rl_kind A = CC_RL_ARRAYS, M = CC_RL_MATRIX;
-      fprintf(
-          out,
           "\n          roofline fraction %.3f against triads %s (median of %d windows of %d "
           "iterations, %.3f to %.3f; triad %.2f GB/s)\n          against the %s: %.3f "
           "(triad %.2f GB/s); before / after the solve: triad arrays %.2f / %.2f GB/s, "
@@ -132,31 +115,74 @@ void cc_summary_print(const cc_run *run, FILE *out)
           cc_roofline_fraction_of(rec, other), cc_roofline_triad_of(rec, other) / 1e9,
           rec->triad_before[A] / 1e9, rec->triad_after[A] / 1e9, cc_roofline_bracket_of(rec, A),
           rec->triad_before[M] / 1e9, rec->triad_after[M] / 1e9, cc_roofline_bracket_of(rec, M));
-    }
-    fputc('\n', out);
-    if (rec->iterations_double > 0)
-      fprintf(out,
-              "          %s precision: %d iterations in %.3f s, double %d (%+.1f %%) in %.3f s%s\n",
-              cc_precision_list[o->precond_precision].name, r->iterations, r->time_s,
-              rec->iterations_double,
-              100.0 * ((double)r->iterations / rec->iterations_double - 1.0), rec->time_double_s,
-              rec->iterations_within_bound
-                  ? ""
-                  : "  MORE THAN +10 %: this precision is not enough here");
-    if (rec->restart_from[0])
-      fprintf(out, "          resumed from %s at iteration %d\n", rec->restart_from,
-              r->start_iteration);
-    if (rec->ckpt_enabled)
-      fprintf(out, "          checkpoints: %lld (%s, %.1f MB, stall %.3f s), last %s\n",
-              (long long)rec->ckpt_count, rec->ckpt_backend, rec->ckpt_bytes / 1e6,
-              rec->ckpt_stall_s, rec->ckpt_last[0] ? rec->ckpt_last : "none");
-  }
+}
+
+/* One solve's row of the table and the lines below it. */
+static void print_solve(const cc_run *run, const cc_solve_record *rec, double baseline, FILE *out)
+{
+  const cc_options *o      = &run->opts;
+  const cc_solve_result *r = &rec->result;
+  int iterations           = r->iterations - r->start_iteration;
+  double per_iter          = iterations > 0 ? r->time_s / iterations : 0;
+  double total             = r->time_s > 0 ? r->time_s / 100 : 1;
+  const double *b          = rec->breakdown_max;
+  char versus[16]          = "-"; /* no Alg.1-AR in the run: nothing to compare against */
+  if (baseline > 0) snprintf(versus, sizeof versus, "%6.3f", per_iter / baseline);
+  fprintf(out,
+          "  %-7s %-4s %6d %9.2e %9.2e %9.2e %9.4f %6s | %14.2f %4.2f %4.2f %4.2f %4.2f | "
+          "%26.1f %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f%s\n",
+          r->solver, r->reduction, r->iterations, r->rel_residual, r->true_rel_residual,
+          rec->analytic_error, per_iter * 1e3, versus, rec->ops_per_iteration[CC_T_SPMV],
+          rec->ops_per_iteration[CC_T_PRECOND], rec->ops_per_iteration[CC_T_DOT],
+          rec->ops_per_iteration[CC_T_REDUCTION], rec->ops_per_iteration[CC_T_AXPY],
+          b[CC_BRK_SPMV] / total, b[CC_BRK_PRECOND] / total,
+          (b[CC_BRK_HALO] + b[CC_BRK_PRECOND_HALO]) / total,
+          (b[CC_BRK_HALO_WAIT] + b[CC_BRK_PRECOND_HALO_WAIT]) / total, b[CC_BRK_REDUCTION] / total,
+          b[CC_BRK_AXPY] / total, b[CC_BRK_OTHER] / total, r->converged ? "" : "  NOT CONVERGED");
+  if (!r->converged && r->failure[0]) fprintf(out, "          %s\n", r->failure);
+  fprintf(out, "          modelled %.3g MB per iteration (SpMV %.3g, M^-1 %.3g, vectors %.3g)",
+          rec->model_total / 1e6, rec->model_spmv / 1e6, rec->model_precond / 1e6,
+          rec->model_vectors / 1e6);
+  if (o->roofline) print_roofline(rec, out);
+  fputc('\n', out);
+  if (rec->iterations_double > 0)
+    fprintf(
+        out, "          %s precision: %d iterations in %.3f s, double %d (%+.1f %%) in %.3f s%s\n",
+        cc_precision_list[o->precond_precision].name, r->iterations, r->time_s,
+        rec->iterations_double, 100.0 * ((double)r->iterations / rec->iterations_double - 1.0),
+        rec->time_double_s,
+        rec->iterations_within_bound ? "" : "  MORE THAN +10 %: this precision is not enough here");
+  if (rec->restart_from[0])
+    fprintf(out, "          resumed from %s at iteration %d\n", rec->restart_from,
+            r->start_iteration);
+  if (rec->ckpt_enabled)
+    fprintf(out, "          checkpoints: %lld (%s, %.1f MB, stall %.3f s), last %s\n",
+            (long long)rec->ckpt_count, rec->ckpt_backend, rec->ckpt_bytes / 1e6, rec->ckpt_stall_s,
+            rec->ckpt_last[0] ? rec->ckpt_last : "none");
+}
+
+/* The table of solves (one row each, baseline: Alg.1-AR's time per iteration) and its legend. */
+static void print_solves(const cc_run *run, FILE *out)
+{
+  const cc_options *o = &run->opts;
+  fprintf(out,
+          "\n  %-7s %-4s %6s %9s %9s %9s %9s %6s | per iteration: %4s %4s %4s %4s %4s | "
+          "breakdown %% of solve: %5s %5s %5s %5s %5s %5s %5s\n",
+          "solver", "red", "iters", "|r|/|b|", "true", "u err", "ms/iter", "vs A1", "SpMV", "M^-1",
+          "dot", "red", "AXPY", "spmv", "prec", "halo", "wait", "red", "axpy", "other");
+  double baseline = cc_run_baseline_time_per_iter(run);
+  for (int s = 0; s < run->n_solves; s++) print_solve(run, &run->solves[s], baseline, out);
   fprintf(out,
           "  (breakdown: max over ranks of each part; halo = SpMV + ASDD halo exchange work, wait ="
           " blocked for\n   their messages (--halo-overlap %s, boundary rows %.1f %%); 'vs A1' ="
           " time per iteration / Alg.1-AR%s)\n",
           o->halo_overlap == CC_HALO_OVERLAP_ON ? "on" : "off", 100 * run->boundary_rows_fraction,
           baseline > 0 ? "" : ", '-': Alg.1-AR is not in this run");
+}
+
+/* The failed checks, an interruption, and the verdict line. */
+static void print_verdict(const cc_run *run, FILE *out)
+{
   int failed = 0;
   for (int i = 0; i < run->n_checks; i++)
     if (!run->checks[i].passed) {
@@ -178,6 +204,15 @@ void cc_summary_print(const cc_run *run, FILE *out)
   else
     fprintf(out, "\n  verification: %s (%d checks, analytic max rel error %.3e)\n",
             failed ? "FAILED" : "PASSED", run->n_checks, run->analytic_error);
+}
+
+void cc_summary_print(const cc_run *run, FILE *out)
+{
+  print_problem(run, out);
+  print_platform(run, out);
+  print_stages(run, out);
+  print_solves(run, out);
+  print_verdict(run, out);
 }
 
 cc_err cc_summary_write(const cc_run *run, const char *path)
