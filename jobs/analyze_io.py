@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """jobs/analyze_io.py: the command line of earlier versions, kept for existing scripts; the same as
-`cubecg-analyze-io` (cubecg_analysis.io_figures, docs/analysis-package.md). Python puts this folder first on
+`cubecg-analyze-io` (cubecg_analysis.figures.io_study, docs/analysis-package.md). Python puts this folder first on
 the module path, so the package beside it is found without installing it."""
 import sys
 
-from cubecg_analysis.io_figures import main
+from cubecg_analysis.figures.io_study import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -172,7 +172,7 @@ for d in "${dir_list[@]}"; do rmdir "$d" 2>/dev/null || true; done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.txt"
 echo "I/O sweep: $failed failed run(s); reports in $out"
 if ((analyze)); then
-  PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" python3 -m cubecg_analysis.io_figures "${force[@]}" "$out" ||
+  PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" python3 -m cubecg_analysis.figures.io_study "${force[@]}" "$out" ||
     failed=$((failed + 1))
 fi
 ((failed == 0))

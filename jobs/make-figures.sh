@@ -37,6 +37,6 @@ rc=0
 mkdir -p "$figs"
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" # the package beside this script
 python3 -m cubecg_analysis.cli --force --figdir "$figs" "$out" >/dev/null
-python3 -m cubecg_analysis.model_cli --force --figdir "$figs" "$out" >/dev/null
+python3 -m cubecg_analysis.model.cli --force --figdir "$figs" "$out" >/dev/null
 cp "$out/run-info.txt" "$figs/run-info.txt"
 echo "make-figures.sh: figures, tables.md and model.md in $figs (reports: $out)"

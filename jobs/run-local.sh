@@ -290,6 +290,6 @@ if ((analyze)); then
   # the analysis package beside this script (jobs/cubecg_analysis), without installing it
   export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
   python3 -m cubecg_analysis.cli "${force[@]}" "$out" || failed=$((failed + 1))
-  python3 -m cubecg_analysis.model_cli "${force[@]}" "$out" || failed=$((failed + 1))
+  python3 -m cubecg_analysis.model.cli "${force[@]}" "$out" || failed=$((failed + 1))
 fi
 ((failed == 0))

@@ -10,13 +10,13 @@ import tempfile
 
 from setuptools import build_meta as _setuptools
 
-COPIED = ("pyproject.toml", "README.md")
+COPIED = ("pyproject.toml", "README.md", "cubecg_ab.py")
 PACKAGE = "cubecg_analysis"
 
 
 @contextlib.contextmanager
 def _in_copy():
-    """Run the block in a temporary copy of pyproject.toml, README.md and the package."""
+    """Run the block in a temporary copy of pyproject.toml, README.md, cubecg_ab.py and the package."""
     source = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="cubecg-analysis-build-") as tmp:
         for name in COPIED:

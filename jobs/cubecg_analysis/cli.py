@@ -9,7 +9,7 @@ Table 7) and of the checkpoint I/O study for the reports under one folder:
 Reads every *.json under DIR (recursively), refuses malformed or unknown-version reports (exit 2,
 naming the file; version 1 is read and what it lacks is said), prints the study's answer first (a
 short headline, each line with its noise verdict: what the progress thread bought per variant and
-layout, AR/IAR per variant, the measured overlap, the checkpoint share; headline.py), with
+layout, AR/IAR per variant, the measured overlap, the checkpoint share; tables/headline.py), with
 --verbose then a table of every solve, and writes into DIR (or OUT), every figure with the data it
 draws as a CSV of the same stem:
   fig1_speedup.png       speed-up vs cores (Figs. 12/18): every variant against one baseline,
@@ -18,16 +18,16 @@ draws as a CSV of the same stem:
   fig3_progress.png      time of each variant relative to Alg.1-AR by progress (off, on, poll)
   fig4_breakdown.png     time breakdown (SpMV, precond, halo, reduction, AXPY, dot, other)
   fig5_io_bandwidth.png  I/O bandwidth vs file size per backend and rank count (iobench reports)
-  io1_size.png ... io5_mapping.png  the I/O study's figures (io_figures.py)
+  io1_size.png ... io5_mapping.png  the I/O study's figures (figures/io_study.py)
   fig6_checkpoint.png    checkpoint overhead per backend, median with min-max, "within noise"
   fig7_placement.png     Table 6 / Fig. 17: one bar per progress-thread placement, never merged
   fig8_progress_gain.png what the progress thread buys: T(off) / T(on) per variant and layout
   timeline.png           with --timeline TRACEDIR: a few iterations per rank of a cubecg --trace
-                         archive (timeline.py; also the console script cubecg-timeline)
+                         archive (figures/timeline.py; also the console script cubecg-timeline)
   study.csv              one row per solve of every run report (long format, for pandas)
   speedup.csv, relative.csv, table7.csv, table4.csv, table6.csv   the metrics behind the figures
   tables.md              the tables; published values at their own core counts, labelled published
-  gas_fig*.png, gas_summary.md   the global store's figures (store.py), for gasbench reports
+  gas_fig*.png, gas_summary.md   the global store's figures (figures/store.py), for gasbench reports
 Repeated reports of one configuration (jobs/run-local.sh --repeat N, CUBECG_REPEAT) are drawn as
 the median with min-max bars. A configuration is mesh, nodes, ranks, threads, progress setting,
 progress-thread placement, injected latency, checkpoint backend, MPI implementation and the
@@ -40,16 +40,18 @@ An existing file is never overwritten silently: without --force the new one gets
 import os
 import sys
 
-from . import io_figures, store
-from .figures_cost import fig_breakdown, fig_checkpoint, fig_io
-from .figures_scaling import fig_ar_iar, fig_placement, fig_progress, fig_progress_gain, fig_speedup
-from .headline import print_headline
-from .timeline import timeline
-from .metrics import relative_data, speedup_data, study_data, table4_data, table6_data, table7_data
-from .output import FigureWriter, report_args, skip, use_agg
-from .reports import load_or_complain, version_notes
-from .series import solve_rows
-from .tables import print_table, tables_md
+from .figures import io_study, store
+from .figures.cost import fig_breakdown, fig_checkpoint, fig_io
+from .figures.output import report_args, report_writer, skip
+from .figures.scaling import fig_ar_iar, fig_placement, fig_progress, fig_progress_gain, fig_speedup
+from .figures.timeline import timeline
+from .metrics.scaling import (relative_data, speedup_data, study_data, table4_data, table6_data,
+                              table7_data)
+from .readers.reports import load_or_complain, version_notes
+from .readers.series import solve_rows
+from .tables.console import print_table
+from .tables.headline import print_headline
+from .tables.markdown import tables_md
 
 
 def write_figures(rows, reports, fw):
@@ -60,7 +62,7 @@ def write_figures(rows, reports, fw):
         else:
             skip(n, "no run reports")
     fig_io(reports, fw)
-    io_figures.figures(reports, fw)
+    io_study.figures(reports, fw)
     gas = [(p, r) for p, r in reports if r["kind"] == "gasbench"]
     if gas:
         store.make_figures(gas, fw)
@@ -108,17 +110,14 @@ def main(argv=None):
         print("cubecg-analyze: no run reports (only benchmark reports); no headline, no solve table")
     if args.no_figures:
         return 0
-    if not use_agg():
+    fw = report_writer(args, "\nfigures")
+    if fw is None:
         return 3
-    outdir = args.figdir or args.dir
-    os.makedirs(outdir, exist_ok=True)
-    fw = FigureWriter(outdir, args.force)
-    print(f"\nfigures -> {outdir}")
     write_figures(rows, reports, fw)
     write_tables(rows, reports, fw)
     if args.timeline:
         try:
-            print(f"  timeline: {timeline(args.timeline, os.path.join(outdir, 'timeline.png'), force=args.force)}")
+            print(f"  timeline: {timeline(args.timeline, os.path.join(fw.outdir, 'timeline.png'), force=args.force)}")
         except (OSError, RuntimeError) as e:
             print(f"cubecg-analyze: --timeline {args.timeline}: {e}", file=sys.stderr)
             return 2

@@ -25,6 +25,11 @@ def num(v):
     return float(v) if is_num(v) else math.nan
 
 
+def distinct(data, fields):
+    """The distinct tuples of the fields of data's dicts, in first-seen order."""
+    return list(dict.fromkeys(tuple(d[f] for f in fields) for d in data))
+
+
 def fmt_lat(lat):
     return "0" if math.isnan(lat) or lat == 0 else f"{lat:g}"
 

@@ -2,45 +2,23 @@
 reductions, Table 1, vector traffic per iteration fused / unfused), the one list the analysis and
 the model read.
 
-Every run report carries the registry as "available" (docs/report-schema.md); reports.load_reports
-hands the reports to use_reports(), which replaces the built-in copy below by the report's list (a
-build with another set of variants needs no edit here). The built-in copy serves when no run report
+Every run report carries the registry as "available" (docs/report-schema.md);
+readers.reports.load_reports hands the reports to use_reports(), which replaces the built-in copy
+(data/variants.json) by the report's list (a build with another set of variants needs no edit
+here). The built-in copy serves when no run report
 is at hand (the model's fit to the published tables); the ctest jobs_variants_match checks that it
 equals what cubecg writes, so it cannot drift.
 
 A solve's series is its "label" when the report gives one (a variant with a parameter, e.g.
 plcg-l2, sstep-s4), else its solver name; solver_of() maps a series back to its registry entry.
 """
+import json
+import os
 
-BUILTIN = [
-    {"name": "pcg", "description": "Alg.1 original PCG", "reductions": ["ar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 3, "reductions": 2},
-     "vector_traffic": {"fused": {"passes": 4, "reads": 9, "writes": 3},
-                        "unfused": {"passes": 6, "reads": 11, "writes": 3}}},
-    {"name": "cgcg", "description": "Alg.2 Chronopoulos/Gear", "reductions": ["ar", "iar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 4, "reductions": 1},
-     "vector_traffic": {"fused": {"passes": 2, "reads": 9, "writes": 4},
-                        "unfused": {"passes": 7, "reads": 13, "writes": 4}}},
-    {"name": "pipecg", "description": "Alg.3 pipelined PCG (Ghysels & Vanroose)",
-     "reductions": ["ar", "iar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 8, "reductions": 1},
-     "vector_traffic": {"fused": {"passes": 1, "reads": 10, "writes": 8},
-                        "unfused": {"passes": 11, "reads": 21, "writes": 8}}},
-    {"name": "gropp", "description": "Alg.4 Gropp's asynchronous PCG", "reductions": ["ar", "iar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 5, "reductions": 2},
-     "vector_traffic": {"fused": {"passes": 2, "reads": 10, "writes": 5},
-                        "unfused": {"passes": 8, "reads": 15, "writes": 5}}},
-    {"name": "plcg", "description": "p(l)-CG deep pipelines (Cornelis, Cools & Vanroose)",
-     "reductions": ["ar", "iar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 3, "axpy": 6, "reductions": 1},
-     "vector_traffic": {"fused": {"passes": 6, "reads": 19, "writes": 6},
-                        "unfused": {"passes": 6, "reads": 19, "writes": 6}}},
-    {"name": "sstep", "description": "s-step CG, Chebyshev/Newton basis (Chronopoulos & Gear)",
-     "reductions": ["ar", "iar"],
-     "table1": {"spmv": 1, "precond": 1, "dot": 4, "axpy": 4, "reductions": 1},
-     "vector_traffic": {"fused": {"passes": 5, "reads": 12, "writes": 4},
-                        "unfused": {"passes": 5, "reads": 12, "writes": 4}}},
-]
+# the built-in copy: the registry's fields as cubecg writes them
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "variants.json"),
+          encoding="utf-8") as _f:
+    BUILTIN = json.load(_f)
 PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
            "tab:pink", "tab:gray")
 

@@ -43,32 +43,24 @@ need() # need OPTION VALUE...: the option has a value
   }
 }
 
+# the options that take a value, each with the variable it sets
+declare -A takes=([--preset]=preset [--nodes]=nodes_list [--repeat]=repeat [--progress]=progress
+  [--placements]=placements [--reserve]=reserve [--reserve-at]=reserve_at [--layouts]=layouts
+  [--solver]=solver [--reduction]=reduction [--launcher]=launcher [--time]=time_limit
+  [--sweep]=sweep [--results]=results)
 while (($#)); do
+  if [[ -n $1 && -n ${takes[$1]+set} ]]; then
+    need "$@"
+    printf -v "${takes[$1]}" '%s' "$2"
+    shift 2
+    continue
+  fi
   case "$1" in
-  --preset | --nodes | --repeat | --progress | --placements | --reserve | --reserve-at | --layouts | \
-    --launcher | --time | --sweep | --results | --solver | --reduction) need "$@" ;;
-  esac
-  case "$1" in
-  --preset) preset=$2 ;;
-  --nodes) nodes_list=$2 ;;
-  --repeat) repeat=$2 ;;
-  --progress) progress=$2 ;;
-  --placements) placements=$2 ;;
-  --reserve) reserve=$2 ;;
-  --reserve-at) reserve_at=$2 ;;
-  --layouts) layouts=$2 ;;
-  --solver) solver=$2 ;;
-  --reduction) reduction=$2 ;;
-  --launcher) launcher=$2 ;;
-  --time) time_limit=$2 ;;
-  --sweep) sweep=$2 ;;
-  --results) results=$2 ;;
   --dry-run) dry=1 && shift && continue ;;
   -h | --help) usage && exit 0 ;;
   --) shift && extra=("$@") && break ;;
   *) echo "submit-study.sh: unknown option '$1' (see --help)" >&2 && exit 2 ;;
   esac
-  shift 2
 done
 
 # --- validate everything before submitting anything ---------------------------------------------

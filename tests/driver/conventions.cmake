@@ -13,7 +13,10 @@ file(WRITE ${COUT}/opts_nested.txt "--options-file other.txt\n")
 file(WRITE ${COUT}/opts_good.txt "# mesh from the file\n--nx 6   # x\n--ny 9\n--nz 9\n--tol=1e-9\n")
 
 # name | exit code | stderr pattern | arguments (2 ranks, one stderr line)
-set(CONV_BAD_CASES
+cc_add_cases(PREFIX conv_bad_ FIELDS name code pattern args WORDS args
+  COMMAND ${EXPECT} @code@ "@pattern@" -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} @args@
+  PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+  CASES
     "durable_2|2|--durable: '2' must be 0 or 1|--durable 2"
     "io_buffer_fraction|2|--io-buffer: '600.7'|--io-buffer 600.7"
     "io_buffer_hex|2|--io-buffer: '0x1000'|--io-buffer 0x1000"
@@ -33,17 +36,6 @@ set(CONV_BAD_CASES
     "options_file_unknown|2|opts_bad.txt:3: unknown option '--frobnicate'|--options-file ${COUT}/opts_bad.txt"
     "options_file_nested|2|opts_nested.txt:1: --options-file inside an options file|--options-file ${COUT}/opts_nested.txt"
     "short_unknown|2|unexpected argument '-x'|-x")
-foreach(case ${CONV_BAD_CASES})
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 code)
-  list(GET parts 2 pattern)
-  list(GET parts 3 args)
-  separate_arguments(args)
-  add_test(NAME conv_bad_${name}
-           COMMAND ${EXPECT} ${code} "${pattern}" -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} ${args})
-  set_tests_properties(conv_bad_${name} PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1)
-endforeach()
 
 # The environment variable is named in its errors; CUBECG_TRACE=1 adds the file:line trace.
 add_test(NAME conv_bad_env_option
@@ -56,17 +48,12 @@ add_test(NAME conv_trace_lines
          COMMAND sh -c "CUBECG_TRACE=1 OMP_NUM_THREADS=1 ${MPIEXEC_EXECUTABLE} -n 1 $<TARGET_FILE:cubecg> --durable 2 2>&1 | grep -q 'options.c:[0-9]'")
 
 # cubecg-iobench: bad input is exit 2 (not 1) with one line.
-foreach(case "repeat|--repeat 3x" "buffer_fraction|--buffers 600.7" "size_hex|--sizes 0x1000"
-             "unknown|--frobnicate=1")
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 args)
-  separate_arguments(args)
-  add_test(NAME conv_iobench_bad_${name}
-           COMMAND ${EXPECT} 2 "invalid argument" -- ${MPIEXEC_EXECUTABLE} -n 1 ${IOBENCH} ${args}
-                   --dir ${COUT}/iobench)
-  set_tests_properties(conv_iobench_bad_${name} PROPERTIES ENVIRONMENT OMP_NUM_THREADS=1)
-endforeach()
+cc_add_cases(PREFIX conv_iobench_bad_ FIELDS name args WORDS args
+  COMMAND ${EXPECT} 2 "invalid argument" -- ${MPIEXEC_EXECUTABLE} -n 1 ${IOBENCH} @args@
+          --dir ${COUT}/iobench
+  ENVIRONMENT OMP_NUM_THREADS=1
+  CASES "repeat|--repeat 3x" "buffer_fraction|--buffers 600.7" "size_hex|--sizes 0x1000"
+        "unknown|--frobnicate=1")
 
 # --version / -V / -h: exit 0, on stdout.
 add_test(NAME conv_version

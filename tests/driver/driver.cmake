@@ -20,8 +20,12 @@ cc_add_mpi_test(NAME driver_analytic_metis RANKS 2 4
 cc_add_mpi_test(NAME driver_analytic_threads RANKS 1 2 THREADS 2
                 COMMAND ${CUBECG} --nx 9 --ny 5 --nz 7 --analytic-tol 1e-6 --quiet)
 
-# Bad input: one clear line, exit code 2, no report written.
-set(BAD_CASES
+# Bad input: one clear line, exit code 2, no report written. name | arguments | stderr pattern
+cc_add_cases(PREFIX driver_bad_ FIELDS name args pattern WORDS args
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "@pattern@" ${OUT}/bad_@name@.json --
+          ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} @args@ --report ${OUT}/bad_@name@.json
+  PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+  CASES
     "nx_zero|--nx 0|--nx|nx"
     "nx_negative|--nx -3|-3"
     "nx_text|--nx abc|abc"
@@ -42,23 +46,16 @@ set(BAD_CASES
     "spectrum_bounds_text|--spectrum-bounds abc|spectrum-bounds 'abc'"
     "sstep_basis|--sstep-basis power|power"
     "replace_every_text|--replace-every sometimes|sometimes")
-foreach(case ${BAD_CASES})
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 args)
-  list(SUBLIST parts 2 -1 patterns)
-  list(JOIN patterns "|" pattern)
-  separate_arguments(args)
-  add_test(NAME driver_bad_${name}
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${pattern}" ${OUT}/bad_${name}.json --
-                   ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} ${args} --report ${OUT}/bad_${name}.json)
-  set_tests_properties(driver_bad_${name} PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1)
-endforeach()
 
 # "Applies to": an option without effect in the chosen configuration is bad input (exit 2), the
 # message naming what it needs and where the option came from; with --solver all it applies when
-# it applies to one of the variants.
-set(APPLIES_CASES
+# it applies to one of the variants. name | arguments | stderr pattern
+cc_add_cases(PREFIX driver_applies_ FIELDS name args pattern WORDS args
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "@pattern@" ${OUT}/applies_@name@.json --
+          ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 6 --nz 6 @args@
+          --report ${OUT}/applies_@name@.json
+  PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1 EXPECT_EXIT=2
+  CASES
     "sstep_pcg|--sstep 5|--sstep 5 applies to --solver sstep .got pcg. .command line."
     "depth_pcg|--pipeline-depth 3|--pipeline-depth 3 applies to --solver plcg .got pcg."
     "basis_plcg|--solver plcg --sstep-basis newton|--sstep-basis newton applies to --solver sstep .got plcg."
@@ -75,19 +72,6 @@ set(APPLIES_CASES
     "asdd_iters_sgs|--precond sgs --asdd-iters 3|--asdd-iters has no effect without --precond asdd"
     "chunk_rows_mc|--ordering mc --sweep-chunk-rows 512|--sweep-chunk-rows has no effect without --ordering cm-rcm with --level-order on"
     "replace_negative|--replace-every -1|--replace-every '-1': must be >= 0 .0 = off. or auto")
-foreach(case ${APPLIES_CASES})
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 args)
-  list(GET parts 2 pattern)
-  separate_arguments(args)
-  add_test(NAME driver_applies_${name}
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${pattern}" ${OUT}/applies_${name}.json --
-                   ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 6 --nz 6 ${args}
-                   --report ${OUT}/applies_${name}.json)
-  set_tests_properties(driver_applies_${name} PROPERTIES PROCESSORS 2
-                       ENVIRONMENT "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
-endforeach()
 add_test(NAME driver_applies_solver_all
          COMMAND ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 6 --nz 6 --solver all --sstep 3
                  --pipeline-depth 3 --replace-every 7 --quiet --report ${OUT}/applies_all.json)
@@ -363,19 +347,13 @@ endforeach()
 # saying NaN or overflow, no report -- for every variant. s-step CG ends its iterations S at a
 # time: the seam fires at the first block end past 5. p(l)-CG has no r: its newest basis vector is
 # poisoned, and the NaN / Inf reaches the Gram factor (Inf - Inf: NaN), which no restart mends.
-foreach(case "zero|0|--traction 0" "tiny|1e-160|--traction 1e-160.*underflows"
-             "tinier|1e-300|--traction 1e-300.*underflows" "huge|1e160|--traction 1e\\+160.*overflows")
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 tag)
-  list(GET parts 1 value)
-  list(GET parts 2 pattern)
-  add_test(NAME driver_bad_traction_${tag}
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${pattern}"
-                   ${OUT}/bad_traction_${tag}.json -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG}
-                   --traction ${value} --report ${OUT}/bad_traction_${tag}.json)
-  set_tests_properties(driver_bad_traction_${tag} PROPERTIES PROCESSORS 2
-                       ENVIRONMENT "OMP_NUM_THREADS=1;EXPECT_EXIT=2")
-endforeach()
+cc_add_cases(PREFIX driver_bad_traction_ FIELDS tag value pattern
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "@pattern@"
+          ${OUT}/bad_traction_@tag@.json -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG}
+          --traction @value@ --report ${OUT}/bad_traction_@tag@.json
+  PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1 EXPECT_EXIT=2
+  CASES "zero|0|--traction 0" "tiny|1e-160|--traction 1e-160.*underflows"
+        "tinier|1e-300|--traction 1e-300.*underflows" "huge|1e160|--traction 1e\\+160.*overflows")
 foreach(solver pcg cgcg pipecg gropp plcg sstep)
   set(red iar)
   if(solver STREQUAL "pcg")
@@ -399,17 +377,13 @@ foreach(solver pcg cgcg pipecg gropp plcg sstep)
 endforeach()
 # A malformed CUBECG_KRYLOV_INJECT is bad input: exit 2 and one line naming the value (the driver
 # reads the test seams with the options, before any allocation, so no rank aborts the job).
-foreach(case "zero|nan@0" "kind|nul@5" "solver|nan@5:" "text|bogus")
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 tag)
-  list(GET parts 1 value)
-  add_test(NAME driver_breakdown_bad_inject_${tag}
-           COMMAND ${CMAKE_COMMAND} -E env "CUBECG_KRYLOV_INJECT=${value}" OMP_NUM_THREADS=1
-                   ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_exit.sh 2
-                   "CUBECG_KRYLOV_INJECT='${value}': expected nan@N or inf@N with N >= 1"
-                   -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 5 --nz 4)
-  set_tests_properties(driver_breakdown_bad_inject_${tag} PROPERTIES PROCESSORS 2)
-endforeach()
+cc_add_cases(PREFIX driver_breakdown_bad_inject_ FIELDS tag value
+  COMMAND ${CMAKE_COMMAND} -E env "CUBECG_KRYLOV_INJECT=@value@" OMP_NUM_THREADS=1
+          ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_exit.sh 2
+          "CUBECG_KRYLOV_INJECT='@value@': expected nan@N or inf@N with N >= 1"
+          -- ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 6 --ny 5 --nz 4
+  PROPERTIES PROCESSORS 2
+  CASES "zero|nan@0" "kind|nul@5" "solver|nan@5:" "text|bogus")
 
 # An hdf5 checkpoint of pipecg / gropp written at 2 ranks restarts on 1, 3 and 4 ranks
 # (another partition, so ASDD's M^-1 differs: the solver restarts its recurrences from x, reported

@@ -62,7 +62,7 @@ counts)
     fail "completed attributes"
   # the analysis package draws its timeline (a PNG), reading the archive through python3-otf2
   if "$py" -c "import matplotlib" 2>/dev/null; then
-    PYTHONPATH="$jobs${PYTHONPATH:+:$PYTHONPATH}" "$py" -m cubecg_analysis.timeline "$base/t" \
+    PYTHONPATH="$jobs${PYTHONPATH:+:$PYTHONPATH}" "$py" -m cubecg_analysis.figures.timeline "$base/t" \
       --out "$base/timeline.png" || fail "cubecg-timeline"
     [[ $(od -An -tx1 -N8 "$base/timeline.png" | tr -d ' \n') == 89504e470d0a1a0a ]] || fail "no PNG"
   else

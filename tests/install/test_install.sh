@@ -29,7 +29,7 @@ OMP_NUM_THREADS=1 "$work/consumer-pc"
   [ "$CC_CUBECG" -ef "$prefix/bin/cubecg" ] || { echo "FAIL: jobs helper found '$CC_CUBECG'"; exit 1; }
 )
 # the installed analysis package runs from the prefix, its published values beside it
-PYTHONPATH="$prefix/share/cubecg/jobs" python3 -m cubecg_analysis.model_cli --preset oakforest-pacs \
+PYTHONPATH="$prefix/share/cubecg/jobs" python3 -m cubecg_analysis.model.cli --preset oakforest-pacs \
   --out "$work/model" >/dev/null || { echo "FAIL: installed cubecg_analysis does not run"; exit 1; }
 [ -s "$work/model/model_table7.csv" ] || { echo "FAIL: installed cubecg_analysis wrote no model"; exit 1; }
 echo "PASS: installed tree usable through find_package, pkg-config and jobs/"

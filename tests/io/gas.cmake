@@ -71,23 +71,17 @@ set_tests_properties(gas_ckpt_restart_all_np4 PROPERTIES PROCESSORS 4 TIMEOUT 90
 # Bad input: one line naming the value, before the solve, nothing written.
 set(GAS_BAD_OUT ${CC_GAS_TEST_DIR}/bad)
 file(MAKE_DIRECTORY ${GAS_BAD_OUT})
-set(GAS_BAD_CASES
+# name | stderr pattern | arguments
+cc_add_cases(PREFIX gas_bad_ FIELDS name pattern args WORDS args
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "@pattern@" ${GAS_BAD_OUT}/@name@.json --
+          ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --checkpoint gas
+          --checkpoint-dir ${GAS_BAD_OUT}/ck_@name@ @args@ --report ${GAS_BAD_OUT}/@name@.json
+  PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1
+  CASES
     "page_not_pow2|--gas-page 5000 must be a power of two|--gas-page 5000"
     "page_small|--gas-page 2048 must be a power of two|--gas-page 2k"
     "dram_below_page|--gas-dram 16384 is below one page|--gas-page 64k --gas-dram 16k"
     "capacity|more than --gas-dram 4096 \\+ SSD capacity 4096|--gas-page 4k --gas-dram 4k --gas-ssd-bytes 4k")
-foreach(case ${GAS_BAD_CASES})
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 pattern)
-  list(GET parts 2 args)
-  separate_arguments(args)
-  add_test(NAME gas_bad_${name}
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "${pattern}" ${GAS_BAD_OUT}/${name}.json --
-                   ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --checkpoint gas
-                   --checkpoint-dir ${GAS_BAD_OUT}/ck_${name} ${args} --report ${GAS_BAD_OUT}/${name}.json)
-  set_tests_properties(gas_bad_${name} PROPERTIES PROCESSORS 2 ENVIRONMENT OMP_NUM_THREADS=1)
-endforeach()
 add_test(NAME gas_bad_odirect
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_error.sh "refuses O_DIRECT" ${GAS_BAD_OUT}/odirect.json --
                  ${MPIEXEC_EXECUTABLE} -n 2 ${CUBECG} --nx 10 --ny 9 --nz 8 --checkpoint gas

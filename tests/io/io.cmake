@@ -98,7 +98,11 @@ add_test(NAME io_problem_write
          COMMAND ${CC_IO_RUN} --checkpoint posix --checkpoint-dir ${CC_IO_DRV}/problem
                  --checkpoint-every 10 --checkpoint-overwrite)
 set_tests_properties(io_problem_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP io_problem)
-set(CC_IO_MISMATCH
+# name | option | stderr message
+cc_add_cases(PREFIX io_restart_refuses_ FIELDS name option message WORDS option
+  COMMAND ${CC_IO_EXPECT} 2 "@message@" -- ${CC_IO_RUN} --restart ${CC_IO_DRV}/problem @option@
+  PROPERTIES PROCESSORS 2 FIXTURES_REQUIRED io_problem
+  CASES
     "E|--E 2|--E 2 differs from the checkpoint's E = 1"
     "nu|--nu 0.25|--nu 0.25 differs from the checkpoint's nu = 0.29999999999999999"
     "traction|--traction 1.0000000000000002|--traction 1.0000000000000002 differs from the checkpoint's traction = 1"
@@ -108,18 +112,6 @@ set(CC_IO_MISMATCH
     "colors|--colors 5|--colors 5 differs from the checkpoint's colors = 10"
     "asdd_iters|--asdd-iters 3|--asdd-iters 3 differs from the checkpoint's asdd-iters = 2"
     "asdd_residual|--asdd-residual full|--asdd-residual full differs from the checkpoint's asdd-residual = fused")
-foreach(case ${CC_IO_MISMATCH})
-  string(REPLACE "|" ";" fields "${case}")
-  list(GET fields 0 name)
-  list(GET fields 1 option)
-  list(GET fields 2 message)
-  separate_arguments(option)
-  add_test(NAME io_restart_refuses_${name}
-           COMMAND ${CC_IO_EXPECT} 2 "${message}" -- ${CC_IO_RUN} --restart ${CC_IO_DRV}/problem
-                   ${option})
-  set_tests_properties(io_restart_refuses_${name} PROPERTIES PROCESSORS 2
-                       FIXTURES_REQUIRED io_problem)
-endforeach()
 add_test(NAME io_restart_same_problem
          COMMAND ${CC_IO_EXPECT} 0 "" -- ${CC_IO_RUN} --restart ${CC_IO_DRV}/problem)
 add_test(NAME io_restart_old_manifest

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_package.py PACKAGE_DIR: the analysis package keeps its shape. Fails (exit 1, one line per
-finding) when a module is over MAX_FILE_LINES lines, a function over MAX_FUNCTION_LINES, the
-modules import each other in a circle, a module edits sys.path, or a file points outside the
+finding) when a module (of the package or of a subpackage) is over MAX_FILE_LINES lines, a
+function over MAX_FUNCTION_LINES, the modules import each other in a circle, a module edits sys.path, or a file points outside the
 repository (../shared, reference-results.md). Standard library only; a fraction of a second."""
 import ast
 import os
@@ -12,17 +12,36 @@ MAX_FUNCTION_LINES = 80
 OUTSIDE = ("../shared", "reference-results.md")
 
 
-def package_imports(tree, package):
-    """The sibling modules a module imports (from . import x, from .x import y)."""
+def module_name(pkg_dir, path):
+    """The dotted name of a file below the package: readers/series.py -> readers.series,
+    readers/__init__.py -> readers, __init__.py -> "" (the package itself)."""
+    parts = os.path.splitext(os.path.relpath(path, pkg_dir))[0].split(os.sep)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_imports(tree, package, mod, is_init, modules):
+    """The package's modules that module mod imports (from . import x, from ..y import z,
+    from package.x import y), each resolved to the deepest module that exists."""
+    here = mod.split(".") if mod else []
+    if not is_init:
+        here = here[:-1]  # a module's relative imports start from its package
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(package + "."):
-            found.add(node.module.split(".")[1])
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = here[:len(here) - (node.level - 1)] if node.level - 1 <= len(here) else None
+            if base is None:
+                continue
+        elif node.module and node.module.startswith(package + "."):
+            base, node_module = [], node.module[len(package) + 1:]
+        else:
+            continue
+        target = base + ((node.module if node.level else node_module).split(".")
+                         if (node.module if node.level else node_module) else [])
+        for alias in node.names:
+            full = ".".join(target + [alias.name])
+            found.add(full if full in modules else ".".join(target))
     return found
 
 
@@ -48,11 +67,11 @@ def cycles(graph):
 
 def check(pkg_dir):
     package = os.path.basename(os.path.normpath(pkg_dir))
+    files = sorted(os.path.join(root, n) for root, dirs, names in os.walk(pkg_dir)
+                   for n in names if n.endswith(".py") and "__pycache__" not in root)
+    modules = {module_name(pkg_dir, f) for f in files}
     problems, graph = [], {}
-    for name in sorted(os.listdir(pkg_dir)):
-        if not name.endswith(".py"):
-            continue
-        path = os.path.join(pkg_dir, name)
+    for path in files:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         lines = text.count("\n")
@@ -70,9 +89,11 @@ def check(pkg_dir):
         for needle in OUTSIDE:
             if needle in text:
                 problems.append(f"{path}: points outside the repository ({needle})")
-        graph[name[:-3]] = package_imports(tree, package) - {name[:-3]}
+        mod = module_name(pkg_dir, path)
+        graph[mod] = package_imports(tree, package, mod, path.endswith("__init__.py"),
+                                     modules) - {mod}
     for circle in cycles(graph):
-        problems.append("import circle: " + " -> ".join(circle))
+        problems.append("import circle: " + " -> ".join(m or package for m in circle))
     return problems, graph
 
 

@@ -17,8 +17,8 @@ spec = importlib.util.spec_from_file_location(
     submodule_search_locations=[os.path.join(jobs, "cubecg_analysis")])
 sys.modules["cubecg_analysis"] = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sys.modules["cubecg_analysis"])
-from cubecg_analysis import model_preset as model  # noqa: E402
-from cubecg_analysis import reports  # noqa: E402
+from cubecg_analysis.model import preset as model  # noqa: E402
+from cubecg_analysis.readers import reports  # noqa: E402
 from cubecg_analysis import variants as cv  # noqa: E402
 
 with open(report_path, encoding="utf-8") as f:

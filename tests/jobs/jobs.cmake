@@ -38,7 +38,7 @@ add_test(NAME jobs_analyze
 add_test(NAME jobs_malformed
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/jobs/test_jobs_malformed.sh ${JOBS_SRC} ${JOBS_FIXTURES}
                  ${JOBS_OUT}/malformed)
-# 134-175 s on two cores loaded by other builds: 600 s leaves room for a busier machine
+# 600 s leaves room for a busier machine than the one they were timed on (docs/performance.md)
 set_tests_properties(jobs_analyze jobs_malformed PROPERTIES FIXTURES_REQUIRED jobs_reports
                      TIMEOUT 600)
 # (e) a batch job whose cubecg run fails exits non-zero with a summary line
@@ -61,7 +61,7 @@ set_tests_properties(jobs_model jobs_model_local PROPERTIES LABELS jobs)
 
 # the analysis package's pytest tests on fixture reports (tests/jobs: series grouping, medians of
 # repeats, noise verdicts, table values, published values from the data file, the model's fit, the
-# command lines; about 20 s on 2 loaded cores) and its shape (no file over 500 lines, no function
+# command lines) and its shape (no file over 500 lines, no function
 # over 80, no import circle, no sys.path edit: well under a second). pytest comes from
 # jobs/ensure-python.sh (setup.sh); a missing pytest fails the test, it is not skipped.
 add_test(NAME jobs_pytest COMMAND python3 -m pytest -q ${CMAKE_CURRENT_SOURCE_DIR}/jobs)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from cubecg_analysis import ab
+import cubecg_ab as ab
 
 FAKE = """#!/usr/bin/env python3
 import json, os, sys

@@ -8,7 +8,8 @@ import sys
 
 from conftest import fixture, with_times
 
-from cubecg_analysis import cli, published
+from cubecg_analysis import cli
+from cubecg_analysis.readers import published
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -6,7 +6,10 @@ import io
 
 from conftest import fixture, with_times
 
-from cubecg_analysis import cli, headline, reports, series, tables
+from cubecg_analysis import cli
+from cubecg_analysis.readers import reports, series
+from cubecg_analysis.tables import headline
+from cubecg_analysis.tables import markdown as tables
 
 # Alg.1 AR: off (2.0, 2.1, 2.2) s against on (1.0, 1.05, 1.1) s, ranges apart; Alg.3 IAR: off and
 # on overlapping

@@ -25,7 +25,7 @@ cat "$work/preset.out"
 
 PYTHONPATH="$repo/jobs" python3 - "$repo" "$work" <<'EOF' || fail=1
 import csv, math, sys
-from cubecg_analysis import model_preset as model
+from cubecg_analysis.model import preset as model
 repo, work = sys.argv[1], sys.argv[2]
 
 bad = []

@@ -8,7 +8,8 @@ for f in "$repo"/jobs/*.sh "$repo"/jobs/lib/*.sh "$repo"/jobs/slurm/*.sh "$repo"
   [[ -e $f ]] || continue
   if bash -n "$f"; then echo "ok   bash -n $f"; else echo "FAIL bash -n $f"; fail=1; fi
 done
-for f in "$repo"/jobs/*.py "$repo"/jobs/cubecg_analysis/*.py; do
+shopt -s globstar # the package and its subpackages
+for f in "$repo"/jobs/*.py "$repo"/jobs/cubecg_analysis/**/*.py; do
   if python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$f"; then
     echo "ok   python3 parse $f"
   else

@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from cubecg_analysis import model_preset as mp
-from cubecg_analysis import model_report as mr
-from cubecg_analysis import published
+from cubecg_analysis.model import preset as mp
+from cubecg_analysis.model import report as mr
+from cubecg_analysis.readers import published
 
 
 def test_inputs_are_the_published_data_file():
@@ -126,7 +126,7 @@ def _write(tmp_path, name, report):
 
 
 def test_overlap_from_a_run_report_is_h_of_one_halo_exchange(tmp_path):
-    from cubecg_analysis import model_overlap as mo
+    from cubecg_analysis.model import overlap as mo
     run = {"kind": "run", "overlap_probe": {"status": "measured", "why": None, "work": "spmv",
                                             "result": _probe_result(64.0)}}
     m = mo.load_overlap(_write(tmp_path, "run.json", run))
@@ -139,7 +139,7 @@ def test_overlap_from_a_run_report_is_h_of_one_halo_exchange(tmp_path):
 
 
 def test_overlap_from_a_bench_report_takes_the_nth_root(tmp_path):
-    from cubecg_analysis import model_overlap as mo
+    from cubecg_analysis.model import overlap as mo
     rows = [dict(_probe_result(h, setting=s), values=n)
             for s, h in (("none", 25.0), ("poll", 49.0)) for n in (1, 2, 3, 41)]
     m = mo.load_overlap(_write(tmp_path, "b.json", {"kind": "overlap", "asdd_iters": 2,
@@ -149,7 +149,7 @@ def test_overlap_from_a_bench_report_takes_the_nth_root(tmp_path):
 
 
 def test_overlap_from_refuses_a_probe_that_did_not_run(tmp_path):
-    from cubecg_analysis import model_overlap as mo
+    from cubecg_analysis.model import overlap as mo
     run = {"kind": "run", "overlap_probe": {"status": "off", "why": "skipped (--overlap-probe off)"}}
     with pytest.raises(mo.OverlapError, match="off"):
         mo.load_overlap(_write(tmp_path, "off.json", run))
@@ -158,7 +158,7 @@ def test_overlap_from_refuses_a_probe_that_did_not_run(tmp_path):
 
 
 def test_measured_h_rms_is_the_fixed_h_error_and_the_fit_is_kept_beside():
-    from cubecg_analysis import model_overlap as mo
+    from cubecg_analysis.model import overlap as mo
     res = mp.preset_model("oakforest-pacs")
     goals = mp.preset_goals(res)
     # the fitted h used as if measured gives the in-sample RMS; the LOO RMS stays the fit's
@@ -175,7 +175,7 @@ def test_measured_h_rms_is_the_fixed_h_error_and_the_fit_is_kept_beside():
 
 
 def test_model_cli_preset_with_overlap_from(tmp_path, capsys):
-    from cubecg_analysis import model_cli
+    from cubecg_analysis.model import cli as model_cli
     run = {"kind": "run", "overlap_probe": {"status": "measured", "why": None, "work": "spmv",
                                             "result": _probe_result(64.0)}}
     path = _write(tmp_path, "run.json", run)

@@ -31,7 +31,7 @@ for script in cubecg-analyze cubecg-model cubecg-analyze-io cubecg-analyze-store
   else echo "FAIL $script --help"; fail=1; fi
 done
 # from the venv (not the tree): its own copy of data/published.json
-if (cd "$work" && "$work/venv/bin/python" -c 'import sys; from cubecg_analysis import published
+if (cd "$work" && "$work/venv/bin/python" -c 'import sys; from cubecg_analysis.readers import published
 assert published.DATA.startswith(sys.prefix), published.DATA' 2>"$work/data.txt"); then
   echo "ok   the installed package reads its own data/published.json"
 else echo "FAIL data/published.json not installed:"; cat "$work/data.txt"; fail=1; fi

@@ -4,9 +4,10 @@ import ast
 import json
 import os
 
-from cubecg_analysis import published
+import cubecg_analysis
+from cubecg_analysis.readers import published
 
-PACKAGE = os.path.dirname(published.__file__)
+PACKAGE = os.path.dirname(cubecg_analysis.__file__)
 
 
 def leaves(obj):
@@ -38,10 +39,11 @@ def test_no_published_number_is_written_in_python():
     values = {v for v in leaves(raw) if isinstance(v, float) and (round(v, 1) != v or v >= 1e5)}
     assert len(values) > 25
     found = []
-    for name in sorted(os.listdir(PACKAGE)):
-        if name.endswith(".py"):
-            with open(os.path.join(PACKAGE, name), encoding="utf-8") as f:
+    for root, _, names in sorted(os.walk(PACKAGE)):  # the package and its subpackages
+        for name in sorted(n for n in names if n.endswith(".py")):
+            with open(os.path.join(root, name), encoding="utf-8") as f:
                 tree = ast.parse(f.read())
-            found += [(name, n.value) for n in ast.walk(tree)
+            found += [(os.path.relpath(os.path.join(root, name), PACKAGE), n.value)
+                      for n in ast.walk(tree)
                       if isinstance(n, ast.Constant) and isinstance(n.value, float) and n.value in values]
     assert found == []

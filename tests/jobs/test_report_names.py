@@ -9,7 +9,7 @@ import sys
 
 from conftest import FIXTURES
 
-from cubecg_analysis import reports
+from cubecg_analysis.readers import reports
 
 JOBS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jobs")
 

@@ -3,9 +3,9 @@ import copy
 
 from conftest import fixture, with_times
 
-from cubecg_analysis import reports as rp
-from cubecg_analysis import series as se
 from cubecg_analysis import variants as cv
+from cubecg_analysis.readers import reports as rp
+from cubecg_analysis.readers import series as se
 
 
 def rows_of(folder):

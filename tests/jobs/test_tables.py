@@ -4,7 +4,9 @@ import re
 
 from conftest import fixture, with_times
 
-from cubecg_analysis import metrics, published, reports, series, tables
+from cubecg_analysis.metrics import scaling as metrics
+from cubecg_analysis.readers import published, reports, series
+from cubecg_analysis.tables import markdown as tables
 
 # three repeats of the 2x1 run with the progress thread on: Alg.3's AR and IAR ranges apart,
 # Alg.4's overlapping

@@ -68,20 +68,13 @@ add_test(NAME half_ckpt_write
                  --precond-precision half --checkpoint posix --checkpoint-dir ${HALF_CKPT}
                  --checkpoint-every 10)
 set_tests_properties(half_ckpt_write PROPERTIES PROCESSORS 2 FIXTURES_SETUP half_ckpt)
-set(HALF_MISMATCH
+cc_add_cases(PREFIX half_restart_refuses_ FIELDS name precision message
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_stderr_contains.sh 2 "@message@" -- ${HALF_RUN}
+          --restart ${HALF_CKPT} --precond-precision @precision@
+  PROPERTIES PROCESSORS 2 FIXTURES_REQUIRED half_ckpt
+  CASES
     "double|double|--precond-precision double differs from the checkpoint's precond-precision = half"
     "single|single|--precond-precision single differs from the checkpoint's precond-precision = half")
-foreach(case ${HALF_MISMATCH})
-  string(REPLACE "|" ";" fields "${case}")
-  list(GET fields 0 name)
-  list(GET fields 1 precision)
-  list(GET fields 2 message)
-  add_test(NAME half_restart_refuses_${name}
-           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_stderr_contains.sh 2 "${message}" -- ${HALF_RUN}
-                   --restart ${HALF_CKPT} --precond-precision ${precision})
-  set_tests_properties(half_restart_refuses_${name} PROPERTIES PROCESSORS 2
-                       FIXTURES_REQUIRED half_ckpt)
-endforeach()
 add_test(NAME half_restart_same
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/common/expect_stderr_contains.sh 0 "" -- ${HALF_RUN} --restart
                  ${HALF_CKPT} --precond-precision half)

@@ -3,7 +3,7 @@ accelerated vs VH-offload I/O) from cubecg-iobench reports (jobs/iosweep.sh), ea
 published A300-2/4/8 values (data/published.json, io_sx_aurora), labelled "published, SX-Aurora"
 (other hardware: the comparison is of shapes, not of numbers).
 
-  cubecg-analyze-io DIR [--force] [--figdir OUT]      (python3 -m cubecg_analysis.io_figures)
+  cubecg-analyze-io DIR [--force] [--figdir OUT]      (python3 -m cubecg_analysis.figures.io_study)
 
 Also called by cubecg-analyze. Bandwidth = the seeds' statistic: the mean over ranks and
 repetitions of the per-rank bandwidth, times the rank count (per_rank_bytes_per_s.mean x ranks),
@@ -19,10 +19,10 @@ Reports over several directories (--dirs) feed io5 only. Exit 2 naming the file 
 import os
 import sys
 
-from . import published as pub
-from .common import human_bytes
-from .output import FigureWriter, new_figure, report_args, use_agg
-from .reports import load_or_complain
+from ..common import human_bytes
+from ..readers import published as pub
+from ..readers.reports import load_or_complain
+from .output import new_figure, report_args, report_writer
 
 FIGS = {1: "io1_size.png", 2: "io2_c_fortran.png", 3: "io3_modes.png", 4: "io4_ranks.png",
         5: "io5_mapping.png"}
@@ -102,6 +102,20 @@ def published_inset(ax, op):
     tw.set_ylabel(f"{PUB} GB/s (other hardware)", fontsize=7, color="grey")
     tw.tick_params(labelsize=6, colors="grey")
     return rows
+
+
+def best_bars(cands, data):
+    """Bar heights and min-max error bars of the point with the larger buffer in each candidate
+    list (0 where a list is empty); the points drawn are appended to data."""
+    ys, lo, hi = [], [], []
+    for cand in cands:
+        best = max(cand, key=lambda p: p["buffer_bytes"], default=None)
+        ys.append(best["gb_s"] if best else 0)
+        lo.append(best["gb_s"] - best["gb_s_lo"] if best else 0)
+        hi.append(best["gb_s_hi"] - best["gb_s"] if best else 0)
+        if best:
+            data.append(best)
+    return ys, [lo, hi]
 
 
 def largest(pts):
@@ -194,17 +208,10 @@ def fig_modes(pts, fw):
     data = []
     width = 0.8 / len(MODE_OF)
     for i, (b, label) in enumerate(MODE_OF.items()):
-        ys, lo, hi = [], [], []
-        for timing, _ in groups:
-            want = {timing, "handover"} if timing == "returned" else {timing, "read-not-dropped"}
-            cand = [p for p in sel if p["backend"] == b and p["timing"] in want]
-            best = max(cand, key=lambda p: p["buffer_bytes"], default=None)  # the larger buffer
-            ys.append(best["gb_s"] if best else 0)
-            lo.append(best["gb_s"] - best["gb_s_lo"] if best else 0)
-            hi.append(best["gb_s_hi"] - best["gb_s"] if best else 0)
-            if best:
-                data.append(best)
-        ax.bar([k + i * width for k in range(len(groups))], ys, width, yerr=[lo, hi], capsize=3,
+        want = {t: {t, "handover"} if t == "returned" else {t, "read-not-dropped"} for t, _ in groups}
+        ys, err = best_bars([[p for p in sel if p["backend"] == b and p["timing"] in want[t]]
+                             for t, _ in groups], data)
+        ax.bar([k + i * width for k in range(len(groups))], ys, width, yerr=err, capsize=3,
                color=COLORS[b], label=label)
     ax.set_xticks([k + width for k in range(len(groups))])
     ax.set_xticklabels([g[1] for g in groups], fontsize=7)
@@ -283,17 +290,11 @@ def fig_mapping(pts, fw):
     maps = ["one-dir", "block", "cyclic"]
     width = 0.8 / len(maps)
     for i, m in enumerate(maps):
-        ys, lo, hi = [], [], []
-        for b, t in cats:
-            cand = [p for p in sel if p["backend"] == b and p["mapping"] == m and
-                    (p["timing"] == t or (t == "read-cold" and p["timing"] == "read-not-dropped"))]
-            best = max(cand, key=lambda p: p["buffer_bytes"], default=None)
-            ys.append(best["gb_s"] if best else 0)
-            lo.append(best["gb_s"] - best["gb_s_lo"] if best else 0)
-            hi.append(best["gb_s_hi"] - best["gb_s"] if best else 0)
-            if best:
-                data.append(best)
-        ax.bar([k + i * width for k in range(len(cats))], ys, width, yerr=[lo, hi], capsize=2,
+        ys, err = best_bars([[p for p in sel if p["backend"] == b and p["mapping"] == m and
+                              (p["timing"] == t or (t == "read-cold" and
+                                                    p["timing"] == "read-not-dropped"))]
+                             for b, t in cats], data)
+        ax.bar([k + i * width for k in range(len(cats))], ys, width, yerr=err, capsize=2,
                label=m if m != "one-dir" else "one directory")
     ax.set_xticks([k + width for k in range(len(cats))])
     ax.set_xticklabels([f"{b}\n{'write' if t == 'completed' else 'read'}" for b, t in cats],
@@ -337,12 +338,9 @@ def main(argv=None):
     reports = load_or_complain("cubecg-analyze-io", args.dir)
     if reports is None:
         return 2
-    if not use_agg():
+    fw = report_writer(args, "I/O figures")
+    if fw is None:
         return 3
-    outdir = args.figdir or args.dir
-    os.makedirs(outdir, exist_ok=True)
-    fw = FigureWriter(outdir, args.force)
-    print(f"I/O figures -> {outdir}")
     figures(reports, fw)
     return 0
 

@@ -12,8 +12,8 @@ import os
 import re
 import statistics
 
-from . import variants as cv
-from .common import num
+from .. import variants as cv
+from ..common import num
 
 def progress_label(report):
     """off | poll | on (on-inactive: asked for, but the MPI library did not start the thread)."""

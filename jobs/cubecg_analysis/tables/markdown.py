@@ -1,45 +1,18 @@
-"""The text outputs: the table of every solve printed on stdout, and tables.md, the study's tables
-with the published values placed at the core counts they were measured at (never beside an
-unrelated measured row). Every compared value says "(within noise)" when the repeats' ranges of
-its two sides overlap and "(single run)" when a side ran once."""
+"""tables.md: the study's tables with the published values placed at the core counts they were
+measured at (never beside an unrelated measured row). Every compared value says "(within noise)"
+when the repeats' ranges of its two sides overlap and "(single run)" when a side ran once."""
 import math
 import statistics
-import sys
 
-from . import published as pub
-from . import variants as cv
-from .common import (PROGRESS_ORDER, fmt_lat, fmt_noisy, fmt_range, human_bytes, md_table)
-from .metrics import (IO_MODES, backend_order, checkpoint_overheads, io_rows, speedup_data,
-                      table4_data, table6_data, table7_data)
+from .. import variants as cv
+from ..common import (fmt_lat, fmt_noisy, fmt_range, human_bytes, md_table)
+from ..metrics.cost import IO_MODES, backend_order, checkpoint_overheads, io_rows
+from ..metrics.scaling import speedup_data, table4_data, table6_data, table7_data
+from ..readers import published as pub
+from ..readers.reports import version_notes
+from ..readers.series import (config_key, index_stats, noise_verdict, pick_reference, rt_label,
+                              variant_label, variant_order)
 from .headline import headline_md
-from .reports import KINDS, version_notes
-from .series import (config_key, index_stats, noise_verdict, pick_reference, rt_label,
-                     variant_label, variant_order)
-
-def print_table(rows, reports, out=sys.stdout):
-    head = (f"{'mesh':>11} {'nodes':>5} {'RxT':>6} {'layout':>6} {'progress':>11} {'placement':>9} "
-            f"{'lat_us':>6} {'ckpt':>7} "
-            f"{'flags':>7} {'variant':>11} {'iters':>5} {'conv':>4} {'time_s':>9} {'ms/iter':>8} "
-            f"{'vs A1':>6}")
-    print(head, file=out)
-    print("-" * len(head), file=out)
-    vorder = variant_order(r["variant"] for r in rows)
-    order = sorted(rows, key=lambda r: (r["mesh"], r["cores"], r["nodes"], r["threads"], r["latency"],
-                                        r["ckpt"], PROGRESS_ORDER.index(r["progress"])
-                                        if r["progress"] in PROGRESS_ORDER else 9, r["progress"],
-                                        r["placement"], vorder.index(r["variant"]), r["repeat"]))
-    for r in order:
-        flags = "oversub" if r["oversub"] else ""
-        rel = "" if math.isnan(r["rel"]) or r["rel"] <= 0 else f"{r['rel']:.3f}"  # 0: no Alg.1 in the run
-        print(f"{r['mesh']:>11} {r['nodes']:>5} {r['rt']:>6} {r['layout']:>6} {r['progress']:>11} "
-              f"{r['placement'] or '-':>9} {fmt_lat(r['latency']):>6} {r['ckpt'] or '-':>7} {flags:>7} "
-              f"{variant_label(r['variant']):>11} {r['iterations']:>5} "
-              f"{'yes' if r['converged'] else 'NO':>4} {r['time']:>9.4f} {1e3 * r['tpi']:>8.3f} "
-              f"{rel:>6}", file=out)
-    n = {k: sum(1 for _, r in reports if r["kind"] == k) for k in KINDS}
-    print(f"({n['run']} run, {n['iobench']} iobench, {n['kernels']} kernels report(s); "
-          f"'vs A1' = time per iteration / Alg.1 AR of the same run; 'oversub' = more ranks x "
-          f"threads than cores on a host (version 2: the report's topology.oversubscribed))", file=out)
 
 
 def keyed(data, fields):
@@ -52,6 +25,29 @@ def keyed(data, fields):
             groups[k] = []
         groups[k].append(d)
     return keys, groups
+
+
+def variant_groups(data, fields):
+    """(key, its rows, {"solver/reduction": row}) per distinct key of fields, in first-seen order."""
+    keys, groups = keyed(data, fields)
+    return [(k, groups[k], {f"{d['solver']}/{d['reduction']}": d for d in groups[k]}) for k in keys]
+
+
+def by_cores(body, col):
+    """body in core-count order (column col; stable: at equal core counts the measured rows, added
+    first, stay first), the counts then written with thousands separators."""
+    body.sort(key=lambda b: b[col])
+    for b in body:
+        b[col] = f"{b[col]:,}"
+    return body
+
+
+def variant_cells(m, variants, key, scale=1, fmt="{:.2f}"):
+    """One cell per variant: scale x m[v][key], median [min-max] over its repeats (the keys key_min
+    and key_max) with the single-run mark; "" for a variant without a row."""
+    return [fmt_noisy(scale * m[v][key], scale * m[v][f"{key}_min"], scale * m[v][f"{key}_max"],
+                      m[v]["repeats"], single(m[v]["repeats"]), fmt) if v in m else ""
+            for v in variants]
 
 
 def single(n):
@@ -105,11 +101,9 @@ def table7_section(rows):
     for c in pub.TABLE7_CORES:
         body.append([c, "*published*", mesh, "Oakforest-PACS, 8x8 per node", "0", "on", "-"]
                     + [f"{pub.TABLE7[s][c]:.2f}" if s in pub.TABLE7 else "" for s in series])
-    body.sort(key=lambda b: b[0])  # stable: at equal core counts the measured rows first
-    for b in body:
-        b[0] = f"{b[0]:,}"
     out.append(md_table(["cores", "source", "mesh", "ranks x threads", "injected latency [us]",
-                         "progress", "placement"] + [cv.short_of(s) for s in series], body))
+                         "progress", "placement"] + [cv.short_of(s) for s in series],
+                        by_cores(body, 0)))
     if not t7:
         out.append("\n(no measured run with both AR and IAR of a solver)\n")
     return out
@@ -123,27 +117,20 @@ def speedup_section(rows, variants):
            "speedup = n0 x T(Alg.1 AR, n0) / T(variant, n), one baseline per mesh, progress setting "
            "and placement (the flat run at n0 when there is one), the same for every variant and "
            "layout.\n\n"]
-    keys, groups = keyed(sp, ("mesh", "progress", "placement", "cores", "nodes", "ranks", "threads",
-                              "mpi", "precision"))
     body = []
-    for k in keys:
-        m = {f"{d['solver']}/{d['reduction']}": d for d in groups[k]}
-        any_d = groups[k][0]
+    for k, group, m in variant_groups(sp, ("mesh", "progress", "placement", "cores", "nodes",
+                                           "ranks", "threads", "mpi", "precision")):
+        any_d = group[0]
         body.append([k[0], k[1] + (f" ({k[2]})" if k[2] else ""), k[3], rt_label(any_d),
                      f"{any_d['baseline_cores']} ({any_d['baseline_rt']})"]
-                    + [fmt_noisy(m[v]["speedup"], m[v]["speedup_min"], m[v]["speedup_max"],
-                                 m[v]["repeats"], single(m[v]["repeats"])) if v in m else ""
-                       for v in variants])
+                    + variant_cells(m, variants, "speedup"))
     for r in pub.SPEEDUP["rows"]:  # the published speed-up at its own core count
         body.append([f"{pub.SPEEDUP['mesh']} (*published*)", "-", r["cores"],
                      "Reedbush-U", f"{pub.SPEEDUP['baseline_cores']} (flat)"]
                     + [f"about {r[v.split('/')[0]]:,}" if v.split("/")[0] in r and v.endswith("/iar")
                        else "" for v in variants])
-    body.sort(key=lambda b: b[2])
-    for b in body:
-        b[2] = f"{b[2]:,}"
     out.append(md_table(["mesh", "progress", "cores", "ranks x threads", "baseline n0"]
-                        + [variant_label(v) for v in variants], body))
+                        + [variant_label(v) for v in variants], by_cores(body, 2)))
     top = pub.SPEEDUP["rows"][-1]
     out.append(f"\n*Published* ({pub.SPEEDUP['source']}): {top['note']}.\n")
     return out
@@ -158,17 +145,12 @@ def table4_section(rows, variants):
            "per variant and configuration (no injected latency). *Published*: Alg.1's "
            "MPI_Allreduce share of the CG loop on Oakforest-PACS, at the core counts it was "
            "measured at.\n\n"]
-    keys, groups = keyed(t4, ("mesh", "cores", "nodes", "ranks", "threads", "progress", "placement",
-                              "mpi", "precision"))
     body = []
-    for k in keys:
-        m = {f"{d['solver']}/{d['reduction']}": d for d in groups[k]}
-        body.append([k[1], "measured", k[0], rt_label(groups[k][0]),
+    for k, group, m in variant_groups(t4, ("mesh", "cores", "nodes", "ranks", "threads", "progress",
+                                           "placement", "mpi", "precision")):
+        body.append([k[1], "measured", k[0], rt_label(group[0]),
                      k[5] + (f" ({k[6]})" if k[6] else "")]
-                    + [fmt_noisy(100 * m[v]["reduction_share"], 100 * m[v]["reduction_share_min"],
-                                 100 * m[v]["reduction_share_max"], m[v]["repeats"],
-                                 single(m[v]["repeats"]), "{:.1f}%") if v in m else ""
-                       for v in variants])
+                    + variant_cells(m, variants, "reduction_share", 100, "{:.1f}%"))
     base = variants.index(f"{cv.NAMES[0]}/ar") if f"{cv.NAMES[0]}/ar" in variants else None
     for c, (loop, allreduce, share) in sorted(pub.TABLE4.items()):
         cells = [""] * len(variants)
@@ -176,11 +158,8 @@ def table4_section(rows, variants):
             cells[base] = f"{100 * share:.2f}%"
         body.append([c, "*published*", pub.MACHINE["mesh"], "Oakforest-PACS, 8x8 per node", "-"]
                     + cells)
-    body.sort(key=lambda b: b[0])
-    for b in body:
-        b[0] = f"{b[0]:,}"
     out.append(md_table(["cores", "source", "mesh", "ranks x threads", "progress"]
-                        + [variant_label(v) for v in variants], body))
+                        + [variant_label(v) for v in variants], by_cores(body, 0)))
     out.append("\n*Published* Table 4 (Oakforest-PACS, Alg.1, 512x256x256; not measured here):\n\n")
     out.append(md_table(["cores", "CG loop [s]", "Allreduce [s]", "Allreduce share"],
                         [[f"{c:,}", f"{v[0]:.2f}", f"{v[1]:.2f}", f"{100 * v[2]:.2f}%"]

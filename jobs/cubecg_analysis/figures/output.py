@@ -103,6 +103,16 @@ def grid_for(n):
     return {1: (1, 1), 2: (1, 2), 3: (1, 3), 4: (2, 2)}.get(n, (2, 3))
 
 
+def panel_grid(n, **kw):
+    """A figure of n panels (up to 6) on grid_for(n) and its n axes in reading order; the grid's
+    unused axes are blank."""
+    fig, axes = new_figure(*grid_for(n), **kw)
+    flat_axes = [a for row in axes for a in row]
+    for ax in flat_axes[n:]:
+        ax.axis("off")
+    return fig, flat_axes[:n]
+
+
 def skip(num_, why):
     print(f"  figure {num_} ({FIGURES[num_]}) skipped: {why}")
 
@@ -133,6 +143,17 @@ def report_args(prog, doc, what, outputs):
     ap.add_argument("--figdir", help=f"write {outputs} here instead of DIR")
     ap.add_argument("--force", action="store_true", help="overwrite existing figures")
     return ap
+
+
+def report_writer(args, heading):
+    """The FigureWriter of report_args' DIR (or --figdir, made when missing) and --force, with
+    matplotlib on Agg; None when matplotlib is missing (the analyzers exit 3)."""
+    if not use_agg():
+        return None
+    outdir = args.figdir or args.dir
+    os.makedirs(outdir, exist_ok=True)
+    print(f"{heading} -> {outdir}")
+    return FigureWriter(outdir, args.force)
 
 
 NOISE_LABEL = "hatched: within noise or single run"

@@ -4,10 +4,12 @@ import math
 import os
 import statistics
 
-from .common import BACKEND_COLOR, BREAKDOWN, BREAKDOWN_LABEL, PROGRESS_ORDER, human_bytes
-from .metrics import IO_MODE_LABEL, IO_MODES, backend_order, checkpoint_data, checkpoint_overheads, io_rows
-from .output import FIGURES, grid_for, new_figure, skip, yerr
-from .series import main_mesh, most_common_setup, pick_reference, variant_label, variant_order
+from ..common import BACKEND_COLOR, BREAKDOWN, BREAKDOWN_LABEL, PROGRESS_ORDER, human_bytes
+from ..metrics.cost import (IO_MODE_LABEL, IO_MODES, backend_order, checkpoint_data,
+                            checkpoint_overheads, io_rows)
+from ..readers.series import (main_mesh, most_common_setup, pick_reference, variant_label,
+                              variant_order)
+from .output import FIGURES, new_figure, panel_grid, skip, yerr
 
 def fig_breakdown(rows, fw):
     plain = pick_reference(rows)
@@ -25,9 +27,7 @@ def fig_breakdown(rows, fw):
     configs = sorted({(r["ranks"], r["threads"], r["progress"]) for r in plain if r["cores"] == top},
                      key=lambda c: (c[1], PROGRESS_ORDER.index(c[2]) if c[2] in PROGRESS_ORDER else 9))
     configs = configs[:6]
-    nr, nc = grid_for(len(configs))
-    fig, axes = new_figure(nr, nc, sharey=True)  # panels compared: one y scale
-    flat_axes = [a for row in axes for a in row]
+    fig, flat_axes = panel_grid(len(configs), sharey=True)  # panels compared: one y scale
     parts = list(BREAKDOWN)
     if any(not math.isnan(r["breakdown"].get("checkpoint", math.nan)) and r["breakdown"].get("checkpoint")
            for r in plain):
@@ -57,8 +57,6 @@ def fig_breakdown(rows, fw):
         ax.set_ylabel("seconds per solve (mean over ranks)", fontsize=8)
         ax.set_title(f"{ranks}x{threads}, progress {progress}", fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)
-    for ax in flat_axes[len(configs):]:
-        ax.axis("off")
     handles, labels = flat_axes[0].get_legend_handles_labels()
     fig.legend(handles[::-1], labels[::-1], loc="center right", fontsize=8)
     fig.suptitle(f"Time breakdown per variant, mesh {mesh}, {top} core(s)"
@@ -79,9 +77,7 @@ def fig_io(reports, fw):
     if len(panels) > 6:
         print(f"  figure 5: {len(panels) - 6} further op/timing/buffer panel(s) not drawn (see tables.md)")
     panels = panels[:6]
-    nr, nc = grid_for(len(panels))
-    fig, axes = new_figure(nr, nc)
-    flat_axes = [a for row in axes for a in row]
+    fig, flat_axes = panel_grid(len(panels))
     rank_counts = sorted({r["ranks"] for r in rows})
     styles = ["-", "--", ":", "-."]
     for ax, (mode, buf) in zip(flat_axes, panels):
@@ -107,8 +103,6 @@ def fig_io(reports, fw):
         ax.set_title(f"{IO_MODE_LABEL.get(mode, mode)}" + (f", buffer {human_bytes(buf)}" if buf else ""),
                      fontsize=8)
         ax.grid(True, alpha=0.3)
-    for ax in flat_axes[len(panels):]:
-        ax.axis("off")
     handles, labels = flat_axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="center right", fontsize=7)
     dropped = any(r["cache_dropped"] for r in rows)

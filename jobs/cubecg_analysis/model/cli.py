@@ -1,5 +1,5 @@
 """cubecg-model: a latency-bandwidth MODEL of one CG iteration and of the published Table 7,
-T(Alg.x-AR) / T(Alg.x-IAR) with the asynchronous progress thread on in both runs (x = 3, 4). Also python3 -m cubecg_analysis.model_cli.
+T(Alg.x-AR) / T(Alg.x-IAR) with the asynchronous progress thread on in both runs (x = 3, 4). Also python3 -m cubecg_analysis.model.cli.
 
   cubecg-model --preset oakforest-pacs --out DIR [--overlap-from REPORT] [--force]
   cubecg-model DIR [--alpha-us 2] [--beta-gbs 12.5] [--node-bw-gbs 490|local]
@@ -33,7 +33,7 @@ DIR (local reports): C from the kernel benchmark and the local runs (bytes per D
   with the progress thread, else h fitted to the published Table 7 on all six points).
 --overlap-from REPORT: h measured by a cubecg run's start-up probe (report key overlap_probe) or
   by cubecg-bench --overlap, reported as measured beside the fitted h, with Table 7's RMS for
-  both (model_overlap.py); the output says which h each table uses.
+  both (model/overlap.py); the output says which h each table uses.
   Writes model_projection.png, model_projection.csv and model.md into DIR (or --figdir).
 
 Local model of the compute (DIR path):
@@ -50,19 +50,19 @@ import os
 import statistics
 import sys
 
-from . import published as pub
-from . import variants as cv
-from .common import fmt_lat, md_table
-from .model_local import (fit, iteration_time, kernel_model, local_overlap_check, local_table7,
+from .. import variants as cv
+from ..common import fmt_lat, md_table
+from ..figures.output import FigureWriter, new_figure, use_agg
+from ..readers import published as pub
+from ..readers.reports import ReportError, load_reports
+from ..readers.series import solve_rows, variant_label, variant_order
+from .local import (fit, iteration_time, kernel_model, local_overlap_check, local_table7,
                           ops_of)
-from .model_preset import (ALG_NAME, PRESETS, PUBLISHED_TABLE4, PUBLISHED_TABLE7, TABLE1, ModelError,
+from .preset import (ALG_NAME, PRESETS, PUBLISHED_TABLE4, PUBLISHED_TABLE7, TABLE1, ModelError,
                            preset_model)
-from .model_preset import write_preset_csv
-from .model_overlap import OverlapError, comparison, comparison_lines, load_overlap
-from .model_report import preset_report, run_preset
-from .output import FigureWriter, new_figure, use_agg
-from .reports import ReportError, load_reports
-from .series import solve_rows, variant_label, variant_order
+from .preset import write_preset_csv
+from .overlap import OverlapError, comparison, comparison_lines, load_overlap
+from .report import preset_report, run_preset
 
 # Table 4 of the study: share of MPI_Allreduce in Alg.1's CG loop (Oakforest-PACS) [%]
 PAPER_TABLE4 = {c: 100 * share for c, (_, _, share) in pub.TABLE4.items()}

@@ -2,7 +2,8 @@
 docs/report-schema.md), beside the published vGASNet numbers (labelled as published, other
 hardware: TSUBAME-KFC, Intel DC S3500 SSD, InfiniBand FDR; data/published.json, vgasnet).
 
-  cubecg-analyze-store REPORT.json|DIR ... [--out DIR] [--force]   (python3 -m cubecg_analysis.store)
+  cubecg-analyze-store REPORT.json|DIR ... [--out DIR] [--force]
+  (python3 -m cubecg_analysis.figures.store)
 
 Writes into --out (default: the folder of the first report):
   gas_fig1_bandwidth.png  put/get bandwidth vs transfer size per page size: dram-hit, ssd-miss,
@@ -15,13 +16,13 @@ kind is "gasbench".
 Exit 2 on a malformed or non-gasbench report (naming it). Python 3 + matplotlib (Agg) only.
 """
 import argparse
-import json
 import os
 import sys
 
-from . import published as pub
+from ..readers import published as pub
+from ..readers.gasbench import load
+from ..readers.reports import ReportError
 from .output import FIG_SIZE_IN, FigureWriter, use_agg
-from .reports import REPORT_VERSIONS, ReportError, printable_streams, printable
 
 # vGASNet (published, other hardware: TSUBAME-KFC), data/published.json
 PUBLISHED_GET_DRAM_4M = pub.VGASNET["get_dram_bytes_per_s"]  # remote get from DRAM caches, bytes/s
@@ -32,49 +33,6 @@ CASE_STYLE = {("get", "dram-hit"): ("tab:blue", "-", "o"), ("put", "dram-hit"): 
               ("get", "ssd-miss"): ("tab:red", "-", "v"), ("get", "ssd-stream"): ("tab:orange", "-", "<"),
               ("get", "coop-hit"): ("tab:green", "-", "^"),
               ("get", "send-recv"): ("black", "--", "x"), ("put", "send-recv"): ("gray", ":", "+")}
-
-
-def validate(report, path):
-    if not isinstance(report, dict):
-        raise ReportError(f"{path}: not a JSON object")
-    if report.get("cubecg_report_version") not in REPORT_VERSIONS:
-        raise ReportError(f"{path}: cubecg_report_version {report.get('cubecg_report_version')!r}, "
-                          f"expected one of {REPORT_VERSIONS}")
-    if report.get("kind") != "gasbench":
-        raise ReportError(f"{path}: kind {report.get('kind')!r}, expected 'gasbench'")
-    for key in ("ranks", "results", "weak_scaling", "ratios"):
-        if key not in report:
-            raise ReportError(f"{path}: missing '{key}'")
-    for i, row in enumerate(report["results"]):
-        for key in ("op", "case", "size_bytes", "page_bytes", "bytes_per_s"):
-            if key not in row:
-                raise ReportError(f"{path}: results[{i}] has no '{key}'")
-
-
-def load(paths):
-    files = []
-    for p in paths:
-        if os.path.isdir(p):
-            for root, _, names in os.walk(p):
-                files += [os.path.join(root, n) for n in sorted(names) if n.endswith(".json")]
-        else:
-            files.append(p)
-    reports = []
-    printable_streams()
-    for real in files:
-        f = printable(real)  # opened by its real name, named in every output by its printable one
-        try:
-            with open(real, encoding="utf-8") as fh:
-                r = json.load(fh)
-        except (OSError, ValueError) as e:  # ValueError: bad JSON or bytes that are not UTF-8
-            raise ReportError(f"{f}: {e}") from e
-        if os.path.isdir(paths[0]) and isinstance(r, dict) and r.get("kind") != "gasbench":
-            continue  # a folder may hold other reports: only gasbench ones are ours
-        validate(r, f)
-        reports.append((f, r))
-    if not reports:
-        raise ReportError(f"no gasbench report in {', '.join(paths)}")
-    return reports
 
 
 def human(b):

@@ -4,7 +4,9 @@ model, the figures and tables.md take every number from here."""
 import json
 import os
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "published.json")
+# data/ of the package (the folder above readers/)
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+                    "published.json")
 
 
 def _load():

@@ -65,8 +65,8 @@ def default_cubecg():
     build = os.environ.get("CUBECG_BUILD")
     if build:
         return os.path.join(build, "src", "cubecg")
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "..", "build", "src", "cubecg")
+    here = os.path.dirname(os.path.abspath(__file__))  # jobs/
+    path = os.path.join(here, "..", "build", "src", "cubecg")
     return path if os.path.exists(path) or not shutil.which("cubecg") else shutil.which("cubecg")
 
 

@@ -4,14 +4,14 @@ beside the error with the fitted h (docs/study.md "Your cluster's own overlap").
 
 The probes measure IMB-NBC's quantities (t_pure, t_CPU, t_ovrl, the wait after the work) and the
 share of the reduction the work hid, hidden = (t_pure - wait) / t_pure. In the model a window with
-n halo exchanges hides h^n of a reduction, at most its work W (model_preset.exposed); so a probe
+n halo exchanges hides h^n of a reduction, at most its work W (preset.exposed); so a probe
 whose work holds n exchanges and is longer than the reduction measures h = hidden^(1/n). The
 start-up probe's work is one SpMV (n = 1); cubecg-bench's is SpMV + ASDD(N) (n = 1 + N - 1 = N).
 A probe whose work was shorter than its reduction measured min(h a, W) / a: a lower bound of h."""
 import json
 import math
 
-from .model_preset import PUBLISHED_TABLE7, preset_gain
+from .preset import PUBLISHED_TABLE7, preset_gain
 
 THREAD_SETTINGS = ("thread", "thread+poll")
 

@@ -5,11 +5,11 @@ playing Table 4."""
 import math
 import statistics
 
-from . import variants as cv
-from .common import num
-from .model_preset import (OVERLAP, PRECOND_KERNEL, TABLE1, ModelError, exposed, halos_in,
+from .. import variants as cv
+from ..common import num
+from ..readers.series import config_key, pick_reference
+from .preset import (OVERLAP, PRECOND_KERNEL, TABLE1, ModelError, exposed, halos_in,
                            preset_gain, preset_inputs, reduction_weight)
-from .series import config_key, pick_reference
 
 def kernel_model(reports):
     """bytes per DOF and efficiency per kernel from the kernels report with the most ranks."""

@@ -1,14 +1,14 @@
-"""model.md and the printed summary of the Table 7 model (model_preset.py): the model, its
+"""model.md and the printed summary of the Table 7 model (model/preset.py): the model, its
 parameters and their sources, the inputs per core count, the per-point results, the goals, what it
 cannot explain, and its sensitivity to the form chosen."""
 import math
 import os
 
-from .common import md_table
-from .model_preset import (ALG_NAME, PUBLISHED_TABLE7, deep_model, fmt_need, preset_goals,
+from ..common import md_table
+from ..figures.output import FigureWriter
+from .preset import (ALG_NAME, PUBLISHED_TABLE7, deep_model, fmt_need, preset_goals,
                            preset_model, unexplained, write_deep_csv, write_preset_csv)
-from .model_overlap import comparison, comparison_lines
-from .output import FigureWriter
+from .overlap import comparison, comparison_lines
 
 POINT_HEAD = ["cores", "solver", "modelled (LOO)", "published", "gain_error", "h used (LOO)",
               "in-sample", "ceiling h=1", "h needed", "extrapolated", "what the model cannot explain"]

@@ -11,10 +11,12 @@ difference is larger than the run-to-run spread):
 import math
 import statistics
 
-from .common import fmt_noisy
-from .metrics import checkpoint_overheads, table7_data
-from .series import config_key, index_stats, noise_verdict, plain_rows, rt_label, variant_label
-from . import variants as cv
+from ..common import fmt_noisy
+from ..metrics.cost import checkpoint_overheads
+from ..metrics.scaling import table7_data
+from ..readers.series import (config_key, index_stats, noise_verdict, plain_rows, rt_label,
+                              variant_label)
+from .. import variants as cv
 
 
 def progress_gains(rows):

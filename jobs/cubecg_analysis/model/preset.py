@@ -1,11 +1,11 @@
 """The latency-bandwidth model of one CG iteration and of the published Table 7 (T(Alg.x-AR) /
-T(Alg.x-IAR), progress thread on in both runs) from the published Table 4 (model_cli.py describes
+T(Alg.x-IAR), progress thread on in both runs) from the published Table 4 (model/cli.py describes
 the model). Inputs and the check come from data/published.json (published.py)."""
 import csv
 import math
 
-from . import published as pub
-from . import variants as cv
+from .. import variants as cv
+from ..readers import published as pub
 
 # Table 1 of the study: per iteration SpMV, preconditioner, dot products, AXPY, reductions, as
 # cubecg's registry states it (the reports' "available"; refreshed in place by load_reports)

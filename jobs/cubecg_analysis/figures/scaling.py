@@ -4,13 +4,13 @@ placements (fig7, Table 6 / Fig. 17). Medians of repeats with min-max bars; a co
 repeats' ranges overlap is labelled "within noise", a point that ran once "single run"."""
 import math
 
-from . import published as pub
-from . import variants as cv
-from .common import PROGRESS_COLOR, PROGRESS_ORDER, fmt_lat
-from .metrics import relative_data, speedup_data, table6_data, table7_data
-from .output import (FIGURES, NOISE_LABEL, grid_for, mark_noise, new_figure, noise_handle, skip,
+from .. import variants as cv
+from ..common import PROGRESS_COLOR, PROGRESS_ORDER, distinct, fmt_lat
+from ..metrics.scaling import relative_data, speedup_data, table6_data, table7_data
+from ..readers import published as pub
+from ..readers.series import most_common_setup, variant_label, variant_order
+from .output import (FIGURES, NOISE_LABEL, mark_noise, new_figure, noise_handle, panel_grid, skip,
                      yerr)
-from .series import most_common_setup, variant_label, variant_order
 
 def fig_speedup(rows, fw):
     data = speedup_data(rows)
@@ -102,6 +102,8 @@ def published_speedup(fig):
 
 AR_IAR_KEY = ("mesh", "cores", "nodes", "ranks", "threads", "latency_us", "progress", "placement",
               "mpi", "precision")
+# one panel of figures 3 and 7: a layout (never merged across MPIs or precisions)
+LAYOUT_KEY = ("mesh", "nodes", "ranks", "threads", "latency_us", "mpi", "precision")
 
 
 def ar_iar_bars(ax, data, configs):
@@ -153,15 +155,37 @@ def published_table7(ax):
     return rows
 
 
+def variant_bars(ax, picks, keys, offset, w, drawn, **kw):
+    """One setting's bars at x = j + offset, one per variant j: the first row of picks[j] (keys:
+    its value, min and max) with min-max error bars, faint and hatched when not a measured
+    difference (mark_noise); the rows drawn are appended to drawn."""
+    ys, lo, hi, notes = [], [], [], []
+    for m in picks:
+        notes.append(m[0]["noise"] if m else "")
+        ys.append(m[0][keys[0]] if m else math.nan)
+        lo.append(m[0][keys[1]] if m else math.nan)
+        hi.append(m[0][keys[2]] if m else math.nan)
+        drawn += m
+    xs = [j + offset for j in range(len(picks))]
+    bars = ax.bar(xs, ys, width=w, yerr=yerr(ys, lo, hi), capsize=2, **kw)
+    mark_noise(ax, bars, xs, ys, notes)
+
+
+def layout_panel(ax, variants, ranks, threads, nodes, lat, ylabel):
+    """A layout's panel: one tick per variant, the title "RxT on N nodes, lat L us", ylabel."""
+    ax.set_xticks(range(len(variants)))
+    ax.set_xticklabels([variant_label(v) for v in variants], rotation=30, ha="right", fontsize=7)
+    ax.set_title(f"{ranks}x{threads}" + (f" on {nodes} nodes" if nodes > 1 else "")
+                 + f", lat {fmt_lat(lat)} us", fontsize=9)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+
+
 def fig_ar_iar(rows, fw):
     data = table7_data(rows)
     if not data:
         return skip(2, "no run with both AR and IAR of one solver (--reduction all)")
-    configs = []
-    for d in data:
-        c = tuple(d[k] for k in AR_IAR_KEY)
-        if c not in configs:
-            configs.append(c)
+    configs = distinct(data, AR_IAR_KEY)
     fig, axes = new_figure(1, 2, gridspec_kw={"width_ratios": [3, 1]})
     ar_iar_bars(axes[0][0], data, configs)
     published = published_table7(axes[0][1])
@@ -179,50 +203,32 @@ def fig_progress(rows, fw):
     rel = relative_data(rows)
     groups = {}
     for d in rel:
-        groups.setdefault((d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["mpi"], d["precision"]), set()).add(
-            (d["progress"], d["placement"]))
+        groups.setdefault(tuple(d[k] for k in LAYOUT_KEY), set()).add((d["progress"], d["placement"]))
     chosen = [g for g in groups if len(groups[g]) >= 2]
     chosen.sort(key=lambda g: (g[4] != 0, -(g[2] * g[3]), g[1], g[3], g[4]))
     if not chosen:
         return skip(3, "no configuration run with two or more progress settings (off/on/poll)")
     dropped = chosen[6:]
     chosen = chosen[:6]
-    nr, nc = grid_for(len(chosen))
-    fig, axes = new_figure(nr, nc)
-    flat_axes = [a for row in axes for a in row]
+    fig, flat_axes = panel_grid(len(chosen))
     legend, drawn = {}, []
     for ax, g in zip(flat_axes, chosen):
         mesh, nodes, ranks, threads, lat = g[:5]
         settings = sorted(groups[g], key=lambda p: (PROGRESS_ORDER.index(p[0])
                                                     if p[0] in PROGRESS_ORDER else 9, p))
-        sel = [d for d in rel if (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["mpi"], d["precision"]) == g]
+        sel = [d for d in rel if tuple(d[k] for k in LAYOUT_KEY) == g]
         variants = variant_order(f"{d['solver']}/{d['reduction']}" for d in sel)
         w = 0.8 / len(settings)
         for i, (p, pl) in enumerate(settings):
-            ys, lo, hi, notes = [], [], [], []
-            for v in variants:
-                m = [d for d in sel if (d["progress"], d["placement"]) == (p, pl)
-                     and f"{d['solver']}/{d['reduction']}" == v]
-                notes.append(m[0]["noise"] if m else "")
-                ys.append(m[0]["relative"] if m else math.nan)
-                lo.append(m[0]["relative_min"] if m else math.nan)
-                hi.append(m[0]["relative_max"] if m else math.nan)
-                drawn += m
             label = f"progress {p}" + (f" ({pl})" if pl else "")
-            xs = [j + (i - (len(settings) - 1) / 2) * w for j in range(len(variants))]
-            bars = ax.bar(xs, ys, width=w, label=label, color=PROGRESS_COLOR.get(p) if not pl else None,
-                          yerr=yerr(ys, lo, hi), capsize=2)
-            mark_noise(ax, bars, xs, ys, notes)
+            picks = [[d for d in sel if (d["progress"], d["placement"]) == (p, pl)
+                      and f"{d['solver']}/{d['reduction']}" == v] for v in variants]
+            variant_bars(ax, picks, ("relative", "relative_min", "relative_max"),
+                         (i - (len(settings) - 1) / 2) * w, w, drawn, label=label,
+                         color=PROGRESS_COLOR.get(p) if not pl else None)
             legend[label] = ax.containers[-1]
         ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_xticks(range(len(variants)))
-        ax.set_xticklabels([variant_label(v) for v in variants], rotation=30, ha="right", fontsize=7)
-        ax.set_title(f"{ranks}x{threads}" + (f" on {nodes} nodes" if nodes > 1 else "")
-                     + f", lat {fmt_lat(lat)} us", fontsize=9)
-        ax.set_ylabel("T(Alg.1 AR) / T, within one setting", fontsize=8)
-        ax.grid(True, axis="y", alpha=0.3)
-    for ax in flat_axes[len(chosen):]:
-        ax.axis("off")
+        layout_panel(ax, variants, ranks, threads, nodes, lat, "T(Alg.1 AR) / T, within one setting")
     fig.legend(list(legend.values()) + [noise_handle()], list(legend) + [NOISE_LABEL],
                loc="upper right", fontsize=8)
     fig.suptitle("Relative within one setting: each variant against Alg.1 AR of the same run and "
@@ -238,45 +244,25 @@ def fig_placement(rows, fw):
     data = table6_data(rows)
     if not data:
         return skip(7, "no run with the progress thread on beside the same run with it off")
-    groups = []
-    for d in data:
-        g = (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["mpi"], d["precision"])
-        if g not in groups:
-            groups.append(g)
+    groups = distinct(data, LAYOUT_KEY)
     groups = sorted(groups, key=lambda g: (g[4] != 0, -(g[2] * g[3]), g[1]))[:4]
-    nr, nc = grid_for(len(groups))
-    fig, axes = new_figure(nr, nc)
-    flat_axes = [a for row in axes for a in row]
+    fig, flat_axes = panel_grid(len(groups))
     drawn = []
     for ax, g in zip(flat_axes, groups):
-        sel = [d for d in data if (d["mesh"], d["nodes"], d["ranks"], d["threads"], d["latency_us"], d["mpi"], d["precision"]) == g]
+        sel = [d for d in data if tuple(d[k] for k in LAYOUT_KEY) == g]
         variants = variant_order(f"{d['solver']}/{d['reduction']}" for d in sel)
         places = sorted({d["placement_name"] for d in sel})
         w = 0.8 / len(places)
         for i, pl in enumerate(places):
-            ys, lo, hi, notes = [], [], [], []
-            for v in variants:
-                m = [d for d in sel if d["placement_name"] == pl and f"{d['solver']}/{d['reduction']}" == v]
-                notes.append(m[0]["noise"] if m else "")
-                ys.append(m[0]["gain_over_off"] if m else math.nan)
-                lo.append(m[0]["gain_min"] if m else math.nan)
-                hi.append(m[0]["gain_max"] if m else math.nan)
-                drawn += m
-            xs = [j + (i - (len(places) - 1) / 2) * w for j in range(len(variants))]
-            bars = ax.bar(xs, ys, width=w, label=pl, yerr=yerr(ys, lo, hi), capsize=2)
-            mark_noise(ax, bars, xs, ys, notes)
+            picks = [[d for d in sel if d["placement_name"] == pl
+                      and f"{d['solver']}/{d['reduction']}" == v] for v in variants]
+            variant_bars(ax, picks, ("gain_over_off", "gain_min", "gain_max"),
+                         (i - (len(places) - 1) / 2) * w, w, drawn, label=pl)
         ax.axhline(1.0, color="black", linewidth=0.8, label="no progress thread (mapping 1)")
         lo_gain, hi_gain = pub.RAW["table6"]["gain_free_cores"]
         ax.axhspan(1 + lo_gain, 1 + hi_gain, color="grey", alpha=0.2,
                    label="published gain, threads on free cores (Table 6, KNL)")
-        ax.set_xticks(range(len(variants)))
-        ax.set_xticklabels([variant_label(v) for v in variants], rotation=30, ha="right", fontsize=7)
-        ax.set_title(f"{g[2]}x{g[3]}" + (f" on {g[1]} nodes" if g[1] > 1 else "")
-                     + f", lat {fmt_lat(g[4])} us", fontsize=9)
-        ax.set_ylabel("T(progress off) / T(on, placement)", fontsize=8)
-        ax.grid(True, axis="y", alpha=0.3)
-    for ax in flat_axes[len(groups):]:
-        ax.axis("off")
+        layout_panel(ax, variants, g[2], g[3], g[1], g[4], "T(progress off) / T(on, placement)")
     handles, labels = flat_axes[0].get_legend_handles_labels()
     fig.legend(handles + [noise_handle()], labels + [NOISE_LABEL], loc="center right", fontsize=7,
                title="placement", title_fontsize=7)
@@ -290,7 +276,7 @@ def fig_placement(rows, fw):
 def fig_progress_gain(rows, fw):
     """What the progress thread buys: T(off) / T(on) per variant (bars) and layout (one colour
     each), median with min-max over the repeats, hatched when within noise or a single run."""
-    from .headline import progress_gains
+    from ..tables.headline import progress_gains
     gains = progress_gains(rows)
     if not gains:
         return skip(8, "no configuration run with the progress thread both off and on")

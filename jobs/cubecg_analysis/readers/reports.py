@@ -5,8 +5,8 @@ import json
 import os
 import sys
 
-from . import variants as cv
-from .common import BREAKDOWN, is_num as _is_num
+from .. import variants as cv
+from ..common import BREAKDOWN, is_num as _is_num
 
 REPORT_VERSION = 2  # newest version read; REPORT_VERSIONS are all read
 
@@ -88,7 +88,7 @@ def validate(report, path):
     kind = report.get("kind")
     if kind not in KINDS:
         raise ReportError(f"{path}: unknown kind {json.dumps(kind)} (expected one of {', '.join(KINDS)})")
-    if kind == "gasbench":  # drawn by store.py, which checks its rows itself
+    if kind == "gasbench":  # drawn by figures/store.py, which checks its rows itself
         if not isinstance(report.get("results"), list):
             raise ReportError(f"{path}: gasbench report without a 'results' list")
         return
