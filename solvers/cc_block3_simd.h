@@ -13,13 +13,10 @@
 #define CC_BLOCK3_SIMD_H
 
 /* Software prefetch of the block CC_BLOCK3_AHEAD blocks past b into L2 only (locality 2:
- * prefetcht1), for SpMV and the double sweeps, with or without SIMD. Measured at 128^3,
- * 2 x 1, the matrix streamed from memory, variants alternating inside one process, a triad before
- * each repetition (medians of 15-25 paired repetitions): against no software prefetch, SpMV
- * 1.02-1.04x, SGS 1.00-1.05x, ASDD(2) 1.04-1.06x; the earlier prefetch into L1 (locality 3) gave
- * SpMV 0.92-0.96x, so it cost more than it gained. 16 blocks ahead (1.1 KiB) is the best of 8, 16,
- * 32 and 64; 64 ran at 0.72-0.79x. The float sweeps (precond_sgs_single.c) have their own, longer
- * distance (SGSF_AHEAD). */
+ * prefetcht1), for SpMV and the double sweeps, with or without SIMD: 16 blocks ahead (1.1 KiB),
+ * the best distance measured; a prefetch into L1 cost more than it gained (docs/performance.md,
+ * prefetch distances). The float sweeps (precond_sgs_single.c) have their own, longer distance
+ * (SGSF_AHEAD). */
 #define CC_BLOCK3_AHEAD 16
 #define CC_BLOCK3_PREFETCH(b) __builtin_prefetch((b) + 9 * CC_BLOCK3_AHEAD, 0, 2)
 

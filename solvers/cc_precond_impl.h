@@ -19,6 +19,12 @@ CC_WUR cc_err cc_precond_create_sgs(const cc_precond_params *params, const cc_bc
                                     const cc_comm_table *comm, cc_precond *pc);
 CC_WUR cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
                                      const cc_comm_table *comm, cc_precond *pc);
+/* The start every create function shares: pc->name, pc->apply and pc->destroy set, pc->ctx a new
+ * zeroed ctx_size bytes (freed by destroy, also after a failed create). */
+CC_WUR cc_err cc_precond_init(cc_precond *pc, const char *name, size_t ctx_size,
+                              cc_err (*apply)(cc_precond *pc, const cc_exec *ex, double *r,
+                                              double *z),
+                              void (*destroy)(cc_precond *pc));
 
 /* inv = a^-1 for a 3x3 row-major block (thread-safe, no error chain). Scale-invariant: the
  * singularity test is a pivoted LU of a with each row divided by its own largest |entry|, refused
@@ -45,6 +51,7 @@ CC_WUR cc_err cc_block3_error(const double *a, int node, const cc_ordering *ord,
  * (external columns ignored: block Jacobi across ranks). With colors (ordering->n_colors >= 1),
  * nodes of one color are swept by OpenMP threads in parallel; otherwise the sweep is sequential in
  * the matrix's current numbering. */
+typedef struct cc_sgs_ops cc_sgs_ops;
 typedef struct {
   int n;          /* internal nodes */
   int n_colors;   /* 0: sequential sweep */
@@ -69,12 +76,15 @@ typedef struct {
   double *u_val;
   double *dinv;      /* [9 n] inverted diagonal blocks */
   double *dinv_back; /* [9 n] sequential sweep only (else NULL) */
+  /* The precision of the stored blocks and its operations (the table chosen at set-up; every
+   * apply calls through it). */
+  cc_precision precision;
+  const cc_sgs_ops *ops;
   /* --precond-precision single (precond_sgs_single.c): float shadows of a's values sharing a's
    * index arrays (row_ptr/col_idx/diag_pos, l_ptr/l_col), and D^-1 in float; dinv, the copies
    * above and dinv_back stay NULL. The sweeps and ASDD's residual read these and accumulate in
-   * double (see precond_sgs_single.c for why). */
-  cc_precision precision;
-  /* Column-major blocks, each array followed by CC_SGS_FLOAT_PAD zero floats. */
+   * double (see precond_sgs_single.c for why). Column-major blocks, each array followed by
+   * CC_SGS_FLOAT_PAD zero floats. */
   float *val_f;   /* [9 a->n_blocks] float(a->val): diagonal, upper and external blocks */
   float *l_val_f; /* [9 a->l_ptr[n]] float(a->l_val) with split storage, else NULL */
   float *dinv_f;  /* [9 n] float(D_i^-1) */
@@ -89,6 +99,40 @@ typedef struct {
   uint16_t *dinv_h;    /* [9 n] */
   double *row_unscale; /* [2 n] */
 } cc_sgs;
+
+/* The sweeps of one precision of the stored blocks (after PETSc's ops tables; the storage type
+ * apart from the arithmetic, which is double in every precision, as Ginkgo separates them). One
+ * table per precision (precond_sgs.c, precond_sgs_single.c, precond_sgs_half.c), listed by
+ * precision in precond.c (cc_sgs_ops_of); cc_sgs_setup_as picks it once, every apply calls
+ * through it. docs/design.md says how to add a precision. */
+struct cc_sgs_ops {
+  cc_precision precision;
+  /* The traffic model (traffic.c): bytes of one stored value (8, 4, 2), and the bytes of row i's
+   * scales each sweep reads besides its blocks (half: 2^s_i and 2^d_i, 16 B; else 0). */
+  double value_bytes, row_scale_bytes;
+  /* The set-up of this precision's blocks, after cc_sgs_setup_as's shared part (s->n, n_colors,
+   * color_ptr, the schedule, a, ops and precision set; the unscales 1). */
+  cc_err (*setup)(cc_sgs *s, const cc_ordering *ord, const cc_comm_table *comm);
+  /* cc_sgs_apply, cc_sgs_apply_u, cc_sgs_asdd_step in this precision */
+  void (*apply)(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
+  void (*apply_u)(const cc_sgs *s, const cc_exec *ex, const double *r, double *z, double *u);
+  void (*asdd_step)(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh, double *w,
+                    int want_u);
+  /* ASDD's full residual t = r - A_s z on the stored blocks A_s, on the internal rows
+   * rows[begin..end) (rows NULL: rows begin..end-1) over all local columns (z's halo exchanged by
+   * the caller), the main thread testing halo's pending messages between row blocks (halo NULL:
+   * none), as cc_spmv_halo's interior rows do; returns the first MPI error code of those tests
+   * (MPI_SUCCESS if none). NULL: the stored blocks are a's own (double), so the residual is a's
+   * SpMV (cc_spmv_halo). */
+  int (*residual_rows)(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
+                       double *t, const int32_t *rows, int begin, int end,
+                       const cc_comm_table *halo);
+  /* Bytes of this precision's own arrays (NULL: none beyond the double ones cc_sgs_bytes counts) */
+  int64_t (*bytes)(const cc_sgs *s);
+};
+extern const cc_sgs_ops cc_sgs_ops_double, cc_sgs_ops_single, cc_sgs_ops_half;
+/* The table of precision p (precond.c), NULL when p is none of cc_precision's. */
+const cc_sgs_ops *cc_sgs_ops_of(cc_precision p);
 
 /* Zero floats behind each float array: the kernels load a block's last column as 4 floats. */
 #define CC_SGS_FLOAT_PAD 4
@@ -114,230 +158,50 @@ static inline int64_t cc_sgs_external_begin(const cc_sgs *s, int64_t i)
   return k;
 }
 
+/* The groups of rows the set-ups first-touch with the sweeps' static schedule: s's colors, or all
+ * rows as one group (in one_group). */
+static inline const int *cc_sgs_touch_groups(const cc_sgs *s, int one_group[2], int *n_groups)
+{
+  one_group[0] = 0, one_group[1] = s->n;
+  *n_groups = s->n_colors ? s->n_colors : 1;
+  return s->n_colors ? s->color_ptr : one_group;
+}
+
 /* CC_SGS_STEP_ROWS(lo, hi, WAYS, ROW): inside a parallel region, the rows [lo, hi) of one step
  * (independent rows) split over the threads in contiguous shares as schedule(static) splits them,
  * then a barrier. Each thread runs its share as WAYS interleaved parts (row j of part 0, row j of
- * part 1, ...): WAYS streams through the matrix at once instead of one. A core's bandwidth grows
- * with its concurrent streams (X1, cubecg-bench --read-streams 6, one rank per core: 1, 2, 4, 6
- * streams read at 0.55, 0.83, 1.05, 1.13 of the triad), and the double sweeps' values are one
- * stream per sweep (the split L forward, the matrix rows backward). Rows of a step are
- * independent, so the results are the same bits for every WAYS. */
+ * part 1, ...): WAYS streams through the matrix at once instead of one, since a core's bandwidth
+ * grows with its concurrent streams (docs/performance.md, two streams per sweep). Rows of a step
+ * are independent, so the results are the same bits for every WAYS. */
 #define CC_SGS_STEP_ROWS(lo, hi, WAYS, ROW)                                                        \
   do {                                                                                             \
     const int nt_ = omp_get_num_threads(), t_ = omp_get_thread_num();                              \
     const int q_ = ((hi) - (lo)) / nt_, r_ = ((hi) - (lo)) % nt_;                                  \
     const int b_ = (lo) + t_ * q_ + (t_ < r_ ? t_ : r_), m_end_ = q_ + (t_ < r_);                  \
     const int h_ = m_end_ / (WAYS);                                                                \
-    for (int m_ = 0; m_ < m_end_; m_++) { /* one copy of the row: as inlined as a plain loop */   \
-      const int i = m_ < (WAYS) * h_ ? b_ + (m_ % (WAYS)) * h_ + m_ / (WAYS) : b_ + m_;           \
+    for (int m_ = 0; m_ < m_end_; m_++) { /* one copy of the row: as inlined as a plain loop */    \
+      const int i = m_ < (WAYS)*h_ ? b_ + (m_ % (WAYS)) * h_ + m_ / (WAYS) : b_ + m_;              \
       ROW;                                                                                         \
     }                                                                                              \
     _Pragma("omp barrier")                                                                         \
   } while (0)
 
-/* CC_SGS_SWEEP_STMTS(s, ex, WAYS, SEQ_FWD, SEQ_BWD, FWD, BWD): the sweep pair's loops, the one
- * schedule of every sweep; the row statements name the row as i. Without colors (s->n_colors 0):
- * sequential in the current numbering with SEQ_FWD ascending, SEQ_BWD descending, the poll hook
- * every CC_SGS_POLL_ROWS rows. With colors: FWD then BWD over s's steps (BWD in reverse); rows of
- * one step are independent: CC_SGS_STEP_ROWS (WAYS interleaved parts per thread), whose barrier
- * orders the steps; the master thread (MPI's main thread under FUNNELED) polls a pending
- * reduction between steps. A macro, not an inline function taking the row kernels as arguments:
- * OpenMP outlines the parallel region into a function of its own, which received them as pointers
- * and called them indirectly, once per row (a call, a prologue and the row's pointer loads again,
- * every row); here the outlined body names them, so they are called directly and inlined. */
-#define CC_SGS_SWEEP_STMTS(s, ex, WAYS, SEQ_FWD, SEQ_BWD, FWD, BWD)                                \
-  do {                                                                                             \
-    if ((s)->n_colors) {                                                                           \
-      const int ns_ = (s)->n_steps, *st_ = (s)->steps;                                             \
-      _Pragma("omp parallel")                                                                      \
-      {                                                                                            \
-        for (int k_ = 0; k_ < ns_; k_++) {                                                         \
-          CC_SGS_STEP_ROWS(st_[2 * k_], st_[2 * k_ + 1], WAYS, FWD);                               \
-          _Pragma("omp master")                                                                    \
-          cc_exec_poll(ex);                                                                        \
-        }                                                                                          \
-        for (int k_ = ns_ - 1; k_ >= 0; k_--) {                                                    \
-          CC_SGS_STEP_ROWS(st_[2 * k_], st_[2 * k_ + 1], WAYS, BWD);                               \
-          _Pragma("omp master")                                                                    \
-          cc_exec_poll(ex);                                                                        \
-        }                                                                                          \
-      }                                                                                            \
-    } else {                                                                                       \
-      const int n_ = (s)->n;                                                                       \
-      for (int lo_ = 0; lo_ < n_; lo_ += CC_SGS_POLL_ROWS) {                                       \
-        const int hi_ = lo_ + CC_SGS_POLL_ROWS < n_ ? lo_ + CC_SGS_POLL_ROWS : n_;                 \
-        for (int64_t i = lo_; i < hi_; i++) {                                                      \
-          SEQ_FWD;                                                                                 \
-        }                                                                                          \
-        cc_exec_poll(ex);                                                                          \
-      }                                                                                            \
-      for (int hi_ = n_; hi_ > 0; hi_ -= CC_SGS_POLL_ROWS) {                                       \
-        const int lo_ = hi_ - CC_SGS_POLL_ROWS > 0 ? hi_ - CC_SGS_POLL_ROWS : 0;                   \
-        for (int64_t i = hi_ - 1; i >= lo_; i--) {                                                 \
-          SEQ_BWD;                                                                                 \
-        }                                                                                          \
-        cc_exec_poll(ex);                                                                          \
-      }                                                                                            \
-    }                                                                                              \
-  } while (0)
+/* CC_SGS_NAME(name): the kernel templates' names (sgs_sweeps.inc.c, sgs_rows_reduced.inc.c)
+ * prefixed by the including file's CC_SGS_PREFIX: sgsd_ double, sgsf_ float, sgsh_ binary16. */
+#define CC_SGS_NAME(name) CC_SGS_NAME_(CC_SGS_PREFIX, name)
+#define CC_SGS_NAME_(prefix, name) CC_SGS_NAME__(prefix, name)
+#define CC_SGS_NAME__(prefix, name) prefix##_##name
 
-/* CC_SGS_FUSED_DEFINE(P, WAYS, name_u, name_fused) defines, from the row kernels P##_forward_row,
- * P##_backward_row, P##_backward_row_u and P##_fused_forward_row, ASDD's two fused sweeps
- * (cc_sgs_apply_u and cc_sgs_asdd_step below) for one precision. */
-#define CC_SGS_FUSED_DEFINE(P, WAYS, name_u, name_fused)                                           \
-  void name_u(const cc_sgs *s, const cc_exec *ex, const double *r, double *z, double *u)           \
-  {                                                                                                \
-    CC_SGS_SWEEP_STMTS(s, ex, WAYS, P##_forward_row(s, i, r, z), P##_backward_row_u(s, i, z, u),   \
-                       P##_forward_row(s, i, r, z), P##_backward_row_u(s, i, z, u));               \
-  }                                                                                                \
-  void name_fused(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh, double *w,      \
-                  int want_u)                                                                      \
-  {                                                                                                \
-    if (want_u)                                                                                    \
-      CC_SGS_SWEEP_STMTS(s, ex, WAYS, P##_fused_forward_row(s, i, u, wh, w),                       \
-                         P##_backward_row_u(s, i, w, u), P##_fused_forward_row(s, i, u, wh, w),    \
-                         P##_backward_row_u(s, i, w, u));                                          \
-    else                                                                                           \
-      CC_SGS_SWEEP_STMTS(s, ex, WAYS, P##_fused_forward_row(s, i, u, wh, w),                       \
-                         P##_backward_row(s, i, w), P##_fused_forward_row(s, i, u, wh, w),         \
-                         P##_backward_row(s, i, w));                                               \
-  }
-
-/* CC_SGS_SWEEP_DEFINE(name, WAYS, seq_fwd, seq_bwd, fwd, bwd) defines static void
- * name(s, ex, r, z), the sweep pair of every precision (y in z): the sequential row kernels
- * seq_fwd(s, i, r, z), seq_bwd(s, i, z) without colors, fwd and bwd with colors, on
- * CC_SGS_SWEEP_STMTS's schedule (WAYS as CC_SGS_STEP_ROWS). */
-#define CC_SGS_SWEEP_DEFINE(name, WAYS, seq_fwd, seq_bwd, fwd, bwd)                                \
-  static void name(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)                 \
-  {                                                                                                \
-    CC_SGS_SWEEP_STMTS(s, ex, WAYS, seq_fwd(s, i, r, z), seq_bwd(s, i, z), fwd(s, i, r, z),        \
-                       bwd(s, i, z));                                                              \
-  }
-
-/* CC_SGS_RESIDUAL_ROWS_DEFINE(name, rows_fn) defines int name(s, ex, r, z, t, rows, begin, end,
- * halo) (the signature of cc_sgs_residual_single_rows) over the row kernel
- * rows_fn(s, rows, r, z, t, begin, end): one contiguous range per thread (SpMV's schedule); the
- * main thread polls between blocks of CC_SGS_POLL_ROWS rows and, while halo's messages are
- * pending, tests them (they move on only inside MPI calls). Returns the first MPI error of those
- * tests (MPI_SUCCESS if none). */
-#define CC_SGS_RESIDUAL_ROWS_DEFINE(name, rows_fn)                                                 \
-  int name(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z, double *t,        \
-           const int32_t *rows, int begin, int end, const cc_comm_table *halo)                     \
-  {                                                                                                \
-    const int n = end - begin;                                                                     \
-    int rc      = MPI_SUCCESS;                                                                     \
-    _Pragma("omp parallel if (n >= 512)")                                                          \
-    {                                                                                              \
-      const int nt = omp_get_num_threads(), th = omp_get_thread_num();                             \
-      const int q = n / nt, rem = n % nt;                                                          \
-      const int lo = begin + th * q + (th < rem ? th : rem), hi = lo + q + (th < rem);             \
-      if (th == 0) {                                                                               \
-        int done = halo == NULL || halo->n_neighbors == 0;                                         \
-        for (int b = lo; b < hi; b += CC_SGS_POLL_ROWS) {                                          \
-          rows_fn(s, rows, r, z, t, b, b + CC_SGS_POLL_ROWS < hi ? b + CC_SGS_POLL_ROWS : hi);     \
-          if (!done && rc == MPI_SUCCESS)                                                          \
-            rc = MPI_Testall(2 * halo->n_neighbors, halo->halo.req, &done, halo->halo.status);     \
-          cc_exec_poll(ex);                                                                        \
-        }                                                                                          \
-      } else {                                                                                     \
-        rows_fn(s, rows, r, z, t, lo, hi);                                                         \
-      }                                                                                            \
-    }                                                                                              \
-    return rc;                                                                                     \
-  }
-
-/* CC_SGS_LOW_ROW_KERNELS(P, T, VAL, L_VAL, DINV, UA, UD) defines the row kernels of a
- * preconditioner stored in type T (float, binary16 as uint16_t) from its block kernels
- * P##_block_row(k0, k1, col, val, col_end, v, out[3]) (out = sum_k B_k v_col(k) over the blocks
- * whose column is below col_end) and P##_block_diag(d, s[3], q[3]) (q = d s): the stored blocks
- * s->VAL (a's row storage), s->L_VAL (the split lower part), s->DINV, unscaled by the powers of 2
- * UA (the blocks of row i) and UD (D_i^-1), expressions of s and i. Defines
- *   P##_forward_row(s, i, r, z)   y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j), y stored in z;
- *   P##_backward_row(s, i, z)     z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j over the internal columns
- *                                 (external ids >= n);
- *   P##_residual_rows(s, rows, r, z, t, begin, end)   t_i = r_i - sum_j A_ij z_j for the rows
- *                                 rows[begin..end) (rows NULL: begin..end-1): the lower part, then
- *                                 the diagonal, upper and external blocks of the row storage. */
-#define CC_SGS_LOW_ROW_KERNELS(P, T, VAL, L_VAL, DINV, UA, UD)                                     \
-  static inline void P##_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,         \
-                                     double *restrict z)                                           \
-  {                                                                                                \
-    const cc_bcrs *a = s->a;                                                                       \
-    const int split  = a->l_ptr != NULL; /* L: the split part, or the blocks before D */           \
-    const int64_t k0 = split ? a->l_ptr[i] : a->row_ptr[i];                                        \
-    const int64_t k1 = split ? a->l_ptr[i + 1] : a->diag_pos[i];                                   \
-    double sum[3], q[3];                                                                           \
-    P##_block_row(k0, k1, split ? a->l_col : a->col_idx, split ? s->L_VAL : s->VAL, INT32_MAX, z,  \
-                  sum);                                                                            \
-    const double ua = (UA), ud = (UD);                                                             \
-    const double acc[3] = {r[3 * i] - ua * sum[0], r[3 * i + 1] - ua * sum[1],                     \
-                           r[3 * i + 2] - ua * sum[2]};                                            \
-    P##_block_diag(s->DINV + 9 * i, acc, q);                                                       \
-    z[3 * i] = ud * q[0], z[3 * i + 1] = ud * q[1], z[3 * i + 2] = ud * q[2];                      \
-  }                                                                                                \
-  static inline void P##_backward_row(const cc_sgs *s, int64_t i, double *restrict z)              \
-  {                                                                                                \
-    const cc_bcrs *a = s->a;                                                                       \
-    double sum[3], q[3];                                                                           \
-    P##_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, s->VAL, s->n, z, sum);        \
-    P##_block_diag(s->DINV + 9 * i, sum, q);                                                       \
-    const double u = (UA) * (UD); /* exact: a power of 2 */                                        \
-    z[3 * i] -= u * q[0], z[3 * i + 1] -= u * q[1], z[3 * i + 2] -= u * q[2];                      \
-  }                                                                                                \
-  static void P##_residual_rows(const cc_sgs *s, const int32_t *rows, const double *restrict r,    \
-                                const double *restrict z, double *restrict t, int begin, int end)  \
-  {                                                                                                \
-    const cc_bcrs *a = s->a;                                                                       \
-    for (int p = begin; p < end; p++) {                                                            \
-      const int64_t i = rows ? rows[p] : p;                                                        \
-      double lo[3]    = {0.0, 0.0, 0.0}, up[3];                                                    \
-      if (a->l_ptr)                                                                                \
-        P##_block_row(a->l_ptr[i], a->l_ptr[i + 1], a->l_col, s->L_VAL, INT32_MAX, z, lo);         \
-      P##_block_row(a->row_ptr[i], a->row_ptr[i + 1], a->col_idx, s->VAL, INT32_MAX, z, up);       \
-      const double ua = (UA);                                                                      \
-      for (int c = 0; c < 3; c++) t[3 * i + c] = r[3 * i + c] - ua * (lo[c] + up[c]);              \
-    }                                                                                              \
-  }                                                                                                \
-  static inline void P##_backward_row_u(const cc_sgs *s, int64_t i, double *restrict z,            \
-                                        double *restrict u)                                        \
-  {                                                                                                \
-    const cc_bcrs *a = s->a;                                                                       \
-    double sum[3], q[3];                                                                           \
-    P##_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, s->VAL, s->n, z, sum);        \
-    P##_block_diag(s->DINV + 9 * i, sum, q);                                                       \
-    const double uu = (UA) * (UD);                                                                 \
-    for (int c = 0; c < 3; c++) {                                                                  \
-      const double d = uu * q[c];                                                                  \
-      z[3 * i + c] -= d, u[3 * i + c] = d; /* u_i = y_i - z_i */                                   \
-    }                                                                                              \
-  }                                                                                                \
-  static inline void P##_fused_forward_row(const cc_sgs *s, int64_t i, double *restrict u,         \
-                                           const double *restrict wh, double *restrict w)          \
-  {                                                                                                \
-    const cc_bcrs *a = s->a;                                                                       \
-    const int split  = a->l_ptr != NULL;                                                           \
-    const int64_t k0 = split ? a->l_ptr[i] : a->row_ptr[i];                                        \
-    const int64_t k1 = split ? a->l_ptr[i + 1] : a->diag_pos[i];                                   \
-    double lo[3], ext[3] = {0.0, 0.0, 0.0}, q[3];                                                  \
-    P##_block_row(k0, k1, split ? a->l_col : a->col_idx, split ? s->L_VAL : s->VAL, INT32_MAX, u,  \
-                  lo);                                                                             \
-    const int64_t ke = cc_sgs_external_begin(s, i);                                                \
-    if (ke < a->row_ptr[i + 1])                                                                    \
-      P##_block_row(ke, a->row_ptr[i + 1], a->col_idx, s->VAL, INT32_MAX, wh, ext);                \
-    const double ua = (UA), ud = (UD);                                                             \
-    const double acc[3] = {ua * (lo[0] - ext[0]), ua * (lo[1] - ext[1]), ua * (lo[2] - ext[2])};   \
-    P##_block_diag(s->DINV + 9 * i, acc, q);                                                       \
-    for (int c = 0; c < 3; c++) {                                                                  \
-      const double y = ud * q[c];                                                                  \
-      w[3 * i + c] = y, u[3 * i + c] -= y;                                                         \
-    }                                                                                              \
-  }
-
-/* ord may be NULL (natural, sequential); a must already be permuted by ord (cc_ordering_apply). */
+/* cc_sgs_setup_as: s set up for precision's sweeps on a (ord may be NULL: natural, sequential; a
+ * must already be permuted by ord, cc_ordering_apply): the part every precision shares (the
+ * ordering's checks, the colors, the schedule), then the precision's ops->setup. cc_sgs_setup,
+ * cc_sgs_setup_single and cc_sgs_setup_half are it in one precision. */
+CC_WUR cc_err cc_sgs_setup_as(cc_precision precision, const cc_bcrs *a, const cc_ordering *ord,
+                              int chunk_rows, const cc_comm_table *comm, cc_sgs *s);
 CC_WUR cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
                            const cc_comm_table *comm, cc_sgs *s);
-/* z = M^-1 r on the internal DOFs (forward then backward sweep; z also holds the intermediate y).
- * Runs cc_sgs_apply_single when s was set up in single precision. */
+/* z = M^-1 r on the internal DOFs (forward then backward sweep; z also holds the intermediate y),
+ * in s's precision. */
 void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
 void cc_sgs_free(cc_sgs *s);
 /* Bytes the sweep holds beyond the matrix (D^-1, copies, float shadows, color table). */
@@ -345,24 +209,25 @@ int64_t cc_sgs_bytes(const cc_sgs *s);
 /* Bytes cc_sgs_setup (double) would hold for a with n_colors colors (0: sequential copies) and a
  * schedule of n_steps steps. */
 int64_t cc_sgs_bytes_double(const cc_bcrs *a, int n_colors, int n_steps);
+/* The shared parts of the reduced-precision set-ups (precond_sgs.c). cc_sgs_check_split: the row
+ * kernels of the reduced precisions index the split lower part from 0. cc_sgs_new_dinv: *dinv a
+ * new [9 n] array of D^-1 in double, first-touched color by color (freed again on error).
+ * cc_sgs_shadow_bytes: the shadows of a's values and of D^-1 at value_size bytes per value. */
+CC_WUR cc_err cc_sgs_check_split(const cc_bcrs *a);
+CC_WUR cc_err cc_sgs_new_dinv(const cc_sgs *s, const cc_ordering *ord, const cc_comm_table *comm,
+                              double **dinv);
+int64_t cc_sgs_shadow_bytes(const cc_sgs *s, int64_t value_size);
 
 /* Single precision (precond_sgs_single.c). The set-up keeps float copies of a's blocks and of
  * D^-1 (a is still needed: SpMV reads it); the sweep is the same SGS of the float-rounded blocks.
  */
 CC_WUR cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
                                   const cc_comm_table *comm, cc_sgs *s);
-void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
 /* ASDD's inner residual t = r - A_f z on the internal rows over all local columns (z's halo
  * exchanged by the caller), A_f = the float blocks of a set-up in single precision; rows
  * [begin, end) so that an interior/boundary split can call it in two parts. */
 void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
                             double *t, int begin, int end);
-/* The same on the rows rows[begin..end) (rows NULL: rows begin..end-1), the main thread testing
- * halo's pending messages between row blocks (halo NULL: none), as cc_spmv_halo's interior rows
- * do. Returns the first MPI error code of those tests (MPI_SUCCESS if none). */
-int cc_sgs_residual_single_rows(const cc_sgs *s, const cc_exec *ex, const double *r,
-                                const double *z, double *t, const int32_t *rows, int begin, int end,
-                                const cc_comm_table *halo);
 /* Half precision (precond_sgs_half.c): binary16 copies of a's blocks and of D^-1, each block row
  * scaled by a power of 2, entries rounded on the coarser grid of the two rows they couple (A_h
  * bitwise symmetric). A matrix whose entries would lose all their digits (round to 0 while above
@@ -370,11 +235,6 @@ int cc_sgs_residual_single_rows(const cc_sgs *s, const cc_exec *ex, const double
  * of comm (comm NULL: this process alone). */
 CC_WUR cc_err cc_sgs_setup_half(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
                                 const cc_comm_table *comm, cc_sgs *s);
-void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z);
-/* ASDD's inner residual t = r - A_h z, as cc_sgs_residual_single_rows */
-int cc_sgs_residual_half_rows(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
-                              double *t, const int32_t *rows, int begin, int end,
-                              const cc_comm_table *halo);
 /* ASDD with the fused residual (precond_asdd.c). cc_sgs_apply_u: z = B r as cc_sgs_apply, and
  * u = y - z (y the forward sweep's result; written by the backward sweep, where it is D_i^-1
  * sum_{j>i} U_ij z_j). cc_sgs_asdd_step: the next correction w = B t for the residual
@@ -386,18 +246,10 @@ int cc_sgs_residual_half_rows(const cc_sgs *s, const cc_exec *ex, const double *
 void cc_sgs_apply_u(const cc_sgs *s, const cc_exec *ex, const double *r, double *z, double *u);
 void cc_sgs_asdd_step(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh, double *w,
                       int want_u);
-void cc_sgs_apply_u_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
-                           double *u);
-void cc_sgs_asdd_step_single(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh,
-                             double *w, int want_u);
-void cc_sgs_apply_u_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
-                         double *u);
-void cc_sgs_asdd_step_half(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh,
-                           double *w, int want_u);
 /* The assembly's rounding noise relative to a row's largest entry (as CC_BLOCK3_PIVOT_TOL): an
  * entry below it that rounds to 0 in binary16 loses no digit it had. */
 #define CC_HALF_NOISE (64 * DBL_EPSILON)
-/* binary16 bits to double, portable (the kernels use F16C / AVX512-FP16 where compiled in) */
+/* binary16 bits to double, portable (the kernels use F16C, or AVX-512 F + BW, where compiled in) */
 double cc_half_to_double(uint16_t h);
 /* x rounded to the nearest binary16 value (ties to even; no overflow check: |x| < 65520 assumed) */
 double cc_half_round(double x);
@@ -422,7 +274,7 @@ void cc_sgs_rows_probe_half(int n_rows, int per_row, const int32_t *col, const u
   {                                                                                                \
     for (int64_t i = 0; i < n_rows; i++) {                                                         \
       const int64_t k0 = i * per_row, k1 = k0 + per_row;                                           \
-      double *o        = out + 3 * i;                                                              \
+      double *o = out + 3 * i;                                                                     \
       ROW;                                                                                         \
     }                                                                                              \
   }

@@ -243,7 +243,7 @@ typedef struct {
   const char *name;
   const char *description;
   cc_precond_create_fn create;
-  int has_single; /* 1: has the single and half forms (--precond-precision) */
+  int has_reduced; /* 1: has the reduced-precision forms, single and half (--precond-precision) */
 } cc_precond_kind;
 extern const cc_precond_kind cc_precond_list[];
 

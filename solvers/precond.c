@@ -25,6 +25,29 @@ const cc_mode_kind cc_precision_list[CC_PRECISION_COUNT] = {
                                        "asdd); SpMV, vectors, reductions stay double"},
 };
 
+/* The table of each precision's sweeps (cc_precond_impl.h), indexed as cc_precision_list */
+static const cc_sgs_ops *const sgs_ops_list[CC_PRECISION_COUNT] = {
+    [CC_PRECISION_DOUBLE] = &cc_sgs_ops_double,
+    [CC_PRECISION_SINGLE] = &cc_sgs_ops_single,
+    [CC_PRECISION_HALF]   = &cc_sgs_ops_half,
+};
+
+const cc_sgs_ops *cc_sgs_ops_of(cc_precision p)
+{
+  return p >= 0 && p < CC_PRECISION_COUNT ? sgs_ops_list[p] : NULL;
+}
+
+cc_err cc_precond_init(cc_precond *pc, const char *name, size_t ctx_size,
+                       cc_err (*apply)(cc_precond *pc, const cc_exec *ex, double *r, double *z),
+                       void (*destroy)(cc_precond *pc))
+{
+  CC_CALL(cc_calloc(1, ctx_size, &pc->ctx));
+  pc->name    = name;
+  pc->apply   = apply;
+  pc->destroy = destroy;
+  return CC_OK;
+}
+
 cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
                          const cc_comm_table *comm, cc_precond **pc)
 {
@@ -38,11 +61,11 @@ cc_err cc_precond_create(const cc_precond_params *params, const cc_bcrs *a,
     snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", cc_precond_list[i].name);
   }
   CC_CHECK(create, CC_ERR_ARG, "unknown preconditioner '%s' (known: %s)", params->name, known);
-  CC_CHECK(params->precision >= 0 && params->precision < CC_PRECISION_COUNT, CC_ERR_ARG,
+  CC_CHECK(cc_sgs_ops_of(params->precision) != NULL, CC_ERR_ARG,
            "preconditioner '%s': precision %d unknown", params->name, (int)params->precision);
   for (int i = 0; cc_precond_list[i].name; i++)
     CC_CHECK(strcmp(params->name, cc_precond_list[i].name) ||
-                 params->precision == CC_PRECISION_DOUBLE || cc_precond_list[i].has_single,
+                 params->precision == CC_PRECISION_DOUBLE || cc_precond_list[i].has_reduced,
              CC_ERR_ARG, "preconditioner '%s' has no %s-precision form (only sgs and asdd)",
              params->name, cc_precision_list[params->precision].name);
   if (params->ordering)

@@ -33,13 +33,15 @@ typedef struct {
   int fused; /* residual fused into the next forward sweep (t holds u = y - w) */
 } asdd_ctx;
 
-/* t = r - A_f z with the float (or binary16: A_h) blocks, in cc_spmv_halo's order: begin z's halo
- * exchange, the interior rows while it flies, wait, the boundary rows (without row classes: wait,
- * every row). Timed as cc_spmv_halo times ASDD's double residual. */
-static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const double *r,
-                                   double *z, double *t)
+/* t = r - A_s z with the stored reduced-precision blocks A_s (A_f in float, A_h in binary16: the
+ * table's residual_rows), in cc_spmv_halo's order: begin z's halo exchange, the interior rows
+ * while it flies, wait, the boundary rows (without row classes: wait, every row). Timed as
+ * cc_spmv_halo times ASDD's double residual. */
+static cc_err residual_reduced_halo(const asdd_ctx *ctx, const cc_exec *ex, const double *r,
+                                    double *z, double *t)
 {
   const cc_bcrs *a   = ctx->a;
+  const cc_sgs *s    = &ctx->sgs;
   cc_timers *tm      = cc_exec_timers(ex);
   cc_timer_token tok = cc_timer_start(tm, CC_T_PRECOND_HALO);
   cc_err err         = cc_halo_begin(ctx->comm, z);
@@ -47,27 +49,17 @@ static cc_err residual_single_halo(const asdd_ctx *ctx, const cc_exec *ex, const
   CC_CALL(err);
   const int overlap = a->row_class != NULL; /* a rank without neighbours: all rows interior */
   int rc            = MPI_SUCCESS;
-  const int half    = ctx->sgs.precision == CC_PRECISION_HALF;
   if (overlap)
-    rc = half ? cc_sgs_residual_half_rows(&ctx->sgs, ex, r, z, t, a->row_class, 0, a->n_interior,
-                                          ctx->comm)
-              : cc_sgs_residual_single_rows(&ctx->sgs, ex, r, z, t, a->row_class, 0, a->n_interior,
-                                            ctx->comm);
+    rc = s->ops->residual_rows(s, ex, r, z, t, a->row_class, 0, a->n_interior, ctx->comm);
   tok = cc_timer_start_n(tm, CC_T_PRECOND_HALO, 0);
   err = rc == MPI_SUCCESS ? cc_halo_end(ctx->comm, z, tm, CC_T_PRECOND_HALO_WAIT) : CC_OK;
   cc_timer_stop(tm, tok);
   CC_MPI(rc); /* a failed test of the halo messages */
   CC_CALL(err);
-  if (overlap && half)
-    (void)cc_sgs_residual_half_rows(&ctx->sgs, ex, r, z, t, a->row_class, a->n_interior, a->n_rows,
-                                    NULL);
-  else if (overlap)
-    (void)cc_sgs_residual_single_rows(&ctx->sgs, ex, r, z, t, a->row_class, a->n_interior,
-                                      a->n_rows, NULL);
-  else if (half)
-    (void)cc_sgs_residual_half_rows(&ctx->sgs, ex, r, z, t, NULL, 0, a->n_rows, NULL);
+  if (overlap)
+    (void)s->ops->residual_rows(s, ex, r, z, t, a->row_class, a->n_interior, a->n_rows, NULL);
   else
-    cc_sgs_residual_single(&ctx->sgs, ex, r, z, t, 0, a->n_rows);
+    (void)s->ops->residual_rows(s, ex, r, z, t, NULL, 0, a->n_rows, NULL);
   return CC_OK;
 }
 
@@ -83,10 +75,10 @@ static cc_err asdd_apply_fused(asdd_ctx *ctx, const cc_exec *ex, const double *r
 {
   const int64_t n = 3 * (int64_t)ctx->a->n_rows;
   double *u = ctx->t, *w = ctx->w;
-  cc_timers *tm   = cc_exec_timers(ex);
+  cc_timers *tm = cc_exec_timers(ex);
   cc_sgs_apply_u(&ctx->sgs, ex, r, z, u); /* z <- B r, u <- y - z */
   for (int it = 1; it < ctx->iters; it++) {
-    double *prev = it == 1 ? z : w; /* the last correction: its halo for -E_ext w */
+    double *prev       = it == 1 ? z : w; /* the last correction: its halo for -E_ext w */
     cc_timer_token tok = cc_timer_start(tm, CC_T_PRECOND_HALO);
     cc_err err         = cc_halo_begin(ctx->comm, prev);
     if (err == CC_OK) err = cc_halo_end(ctx->comm, prev, tm, CC_T_PRECOND_HALO_WAIT);
@@ -101,15 +93,15 @@ static cc_err asdd_apply_fused(asdd_ctx *ctx, const cc_exec *ex, const double *r
 
 static cc_err asdd_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z)
 {
-  asdd_ctx *ctx      = pc->ctx;
+  asdd_ctx *ctx = pc->ctx;
   if (ctx->fused && ctx->iters > 1) return asdd_apply_fused(ctx, ex, r, z);
   const int64_t n    = 3 * (int64_t)ctx->a->n_rows;
   double *restrict t = ctx->t, *restrict w = ctx->w;
   cc_sgs_apply(&ctx->sgs, ex, r, z); /* z <- B r */
   for (int it = 1; it < ctx->iters; it++) {
     cc_err err;
-    if (ctx->sgs.precision != CC_PRECISION_DOUBLE) {
-      err = residual_single_halo(ctx, ex, r, z, t); /* t <- r - A_f z, interior rows first */
+    if (ctx->sgs.ops->residual_rows) {
+      err = residual_reduced_halo(ctx, ex, r, z, t); /* t <- r - A_s z, interior rows first */
       CC_CHECK(err == CC_OK, err, "ASDD iteration %d: %s residual with the halo exchange of z", it,
                cc_precision_list[ctx->sgs.precision].name);
     } else {
@@ -118,7 +110,7 @@ static cc_err asdd_apply(cc_precond *pc, const cc_exec *ex, double *r, double *z
       CC_CHECK(err == CC_OK, err, "ASDD iteration %d: residual with the halo exchange of z", it);
     }
     cc_sgs_apply(&ctx->sgs, ex, t, w); /* w <- B t */
-    add_correction(z, w, n); /* z <- z + w */
+    add_correction(z, w, n);           /* z <- z + w */
   }
   return CC_OK;
 }
@@ -140,12 +132,8 @@ cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
   CC_CHECK(params->asdd_iters >= 1, CC_ERR_ARG, "asdd_iters = %d, must be >= 1",
            params->asdd_iters);
   CC_CHECK(comm != NULL, CC_ERR_ARG, "ASDD needs the communication table");
-  asdd_ctx *ctx = NULL;
-  CC_CALL(cc_calloc(1, sizeof *ctx, &ctx));
-  pc->name            = "asdd";
-  pc->ctx             = ctx;
-  pc->apply           = asdd_apply;
-  pc->destroy         = asdd_destroy;
+  CC_CALL(cc_precond_init(pc, "asdd", sizeof(asdd_ctx), asdd_apply, asdd_destroy));
+  asdd_ctx *ctx       = pc->ctx;
   ctx->iters          = params->asdd_iters;
   ctx->a              = a;
   ctx->comm           = comm;
@@ -157,12 +145,9 @@ cc_err cc_precond_create_asdd(const cc_precond_params *params, const cc_bcrs *a,
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; i++) t[i] = w[i] = 0.0; /* first touch as in apply */
   for (int64_t i = n; i < n_all; i++) t[i] = w[i] = 0.0;
-  if (params->precision == CC_PRECISION_SINGLE) /* float blocks, residual too */
-    CC_CALL(cc_sgs_setup_single(a, params->ordering, params->sweep_chunk_rows, comm, &ctx->sgs));
-  else if (params->precision == CC_PRECISION_HALF) /* binary16 blocks, residual too */
-    CC_CALL(cc_sgs_setup_half(a, params->ordering, params->sweep_chunk_rows, comm, &ctx->sgs));
-  else
-    CC_CALL(cc_sgs_setup(a, params->ordering, params->sweep_chunk_rows, comm, &ctx->sgs));
+  /* the sweeps' blocks in the preconditioner's precision (the reduced ones: the residual too) */
+  CC_CALL(cc_sgs_setup_as(params->precision, a, params->ordering, params->sweep_chunk_rows, comm,
+                          &ctx->sgs));
   const int64_t vectors = 2 * n_all * (int64_t)sizeof(double); /* t, w */
   pc->bytes             = cc_sgs_bytes(&ctx->sgs) + vectors;
   pc->bytes_double      = cc_sgs_bytes_double(a, ctx->sgs.n_colors, ctx->sgs.n_steps) + vectors;

@@ -37,13 +37,9 @@ static void jacobi_destroy(cc_precond *pc)
 cc_err cc_precond_create_jacobi(const cc_precond_params *params, const cc_bcrs *a,
                                 const cc_comm_table *comm, cc_precond *pc)
 {
-  jacobi_ctx *ctx = NULL;
-  CC_CALL(cc_calloc(1, sizeof *ctx, &ctx));
-  pc->name    = "jacobi";
-  pc->ctx     = ctx;
-  pc->apply   = jacobi_apply;
-  pc->destroy = jacobi_destroy;
-  ctx->n      = a->n_rows;
+  CC_CALL(cc_precond_init(pc, "jacobi", sizeof(jacobi_ctx), jacobi_apply, jacobi_destroy));
+  jacobi_ctx *ctx = pc->ctx;
+  ctx->n          = a->n_rows;
   CC_CALL(cc_malloc(9 * (size_t)a->n_rows, sizeof(double), &ctx->dinv));
   /* first touch by the threads that apply it (same static schedule) */
   CC_CALL(cc_block3_invert_diagonal(a, 1, NULL, params->ordering, comm, ctx->dinv));

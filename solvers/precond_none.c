@@ -26,12 +26,8 @@ cc_err cc_precond_create_none(const cc_precond_params *params, const cc_bcrs *a,
 {
   (void)params;
   (void)comm;
-  none_ctx *ctx = NULL;
-  CC_CALL(cc_malloc(1, sizeof *ctx, &ctx));
-  ctx->n_dof  = 3 * (int64_t)a->n_rows;
-  pc->name    = "none";
-  pc->ctx     = ctx;
-  pc->apply   = none_apply;
-  pc->destroy = none_destroy;
+  CC_CALL(cc_precond_init(pc, "none", sizeof(none_ctx), none_apply, none_destroy));
+  none_ctx *ctx = pc->ctx;
+  ctx->n_dof    = 3 * (int64_t)a->n_rows;
   return CC_OK;
 }

@@ -11,10 +11,8 @@
 #include <limits.h>
 
 /* The colored sweeps run each thread's rows of a step as 2 interleaved parts (CC_SGS_STEP_ROWS):
- * two streams through the matrix instead of one. X1 (Intel Xeon VM), 128^3, 2 x 1, Alg.1 with
- * --roofline, alternating runs: 0.900 and 0.884 of the triad against 0.813 and 0.826 with one part,
- * 1.15x faster per iteration; the same bits. The low precisions keep one part (SGSF_WAYS,
- * SGSH_WAYS). */
+ * two streams through the matrix instead of one, the faster (docs/performance.md, two streams per
+ * sweep); the same bits. The reduced precisions keep one part (SGSF_WAYS, SGSH_WAYS). */
 #define SGSD_WAYS 2
 
 /* ------------------------------------------------------------------------------------------------
@@ -26,8 +24,8 @@
  * k in [k0, k1) whose column is below col_end (sorted columns: the first one at or past it ends
  * the row). B_k = val[9k..9k+8] row-major, v 3 doubles per node. sub is a literal at every call,
  * so the branch folds away. With AVX2 + FMA the blocks go through cc_block3_simd.h's 3 FMAs (as
- * SpMV's): the scalar loop spent ~35 instructions per block and ran at ~19 GB/s per core with the
- * matrix in cache, the FMA loop at 33-36, so the sweeps stop being bound by the core. */
+ * SpMV's): about 12 instructions per block instead of the scalar loop's ~35, so that the sweeps
+ * are not bound by the core (docs/performance.md, block kernels by instruction count). */
 #if defined(CC_BLOCK3_SIMD)
 static inline void sgs_block_row(int64_t k0, int64_t k1, const int32_t *restrict col,
                                  const double *restrict val, int32_t col_end,
@@ -84,30 +82,32 @@ static inline void sgs_block_diag(const double *restrict d, const double s[3], i
   }
 }
 
-/* y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j); y is stored in z. */
-static inline void sgs_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
-                                   double *restrict z)
+/* The sequential sweep's rows on the copies (cc_sgs l_*, u_*, dinv_back).
+ * y_i = D_i^-1 (r_i - sum_{j<i} L_ij y_j); y is stored in z. */
+static inline void sgsd_seq_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
+                                        double *restrict z)
 {
   double acc[3] = {r[3 * i], r[3 * i + 1], r[3 * i + 2]};
   sgs_block_row(s->l_ptr[i], s->l_ptr[i + 1], s->l_col, s->l_val, INT32_MAX, z, 1, acc);
   sgs_block_diag(s->dinv + 9 * i, acc, 0, z + 3 * i);
 }
 
-/* z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j; y_i is read from z. p: position of row i in the U
- * storage, d: D_i^-1. */
-static inline void sgs_backward_row(const cc_sgs *s, int64_t i, int64_t p, const double *d,
-                                    double *restrict z)
+/* z_i = y_i - D_i^-1 sum_{j>i} U_ij z_j; y_i is read from z. Row i at position p = n-1-i of the U
+ * storage and of dinv_back. */
+static inline void sgsd_seq_backward_row(const cc_sgs *s, int64_t i, double *restrict z)
 {
-  double acc[3] = {0.0, 0.0, 0.0};
+  const int64_t p = s->n - 1 - i;
+  double acc[3]   = {0.0, 0.0, 0.0};
   sgs_block_row(s->u_ptr[p], s->u_ptr[p + 1], s->u_col, s->u_val, INT32_MAX, z, 0, acc);
-  sgs_block_diag(d, acc, 1, z + 3 * i);
+  sgs_block_diag(s->dinv_back + 9 * p, acc, 1, z + 3 * i);
 }
 
-/* The same two row kernels on the matrix in place (multicolor sweeps): L = the split-off lower
- * part (cc_bcrs l_ptr; else the blocks before the diagonal), U = blocks after the diagonal up to
- * the first external column (columns sorted ascending, external ids >= n). */
-static inline void sgs_forward_row_inplace(const cc_sgs *s, int64_t i, const double *restrict r,
-                                           double *restrict z)
+/* The same two row kernels on the matrix in place (multicolor sweeps, and ASDD's fused sweeps in
+ * either order): L = the split-off lower part (cc_bcrs l_ptr; else the blocks before the
+ * diagonal), U = blocks after the diagonal up to the first external column (columns sorted
+ * ascending, external ids >= n). */
+static inline void sgsd_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
+                                    double *restrict z)
 {
   int64_t k0, k1;
   const int32_t *col;
@@ -118,7 +118,7 @@ static inline void sgs_forward_row_inplace(const cc_sgs *s, int64_t i, const dou
   sgs_block_diag(s->dinv + 9 * i, acc, 0, z + 3 * i);    /* y_i = D_i^-1 s */
 }
 
-static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *restrict z)
+static inline void sgsd_backward_row(const cc_sgs *s, int64_t i, double *restrict z)
 {
   const cc_bcrs *a = s->a;
   double acc[3]    = {0.0, 0.0, 0.0};
@@ -127,26 +127,22 @@ static inline void sgs_backward_row_inplace(const cc_sgs *s, int64_t i, double *
   sgs_block_diag(s->dinv + 9 * i, acc, 1, z + 3 * i); /* z_i = y_i - D_i^-1 sum */
 }
 
-/* ASDD's fused sweeps (cc_precond_impl.h: cc_sgs_apply_u, cc_sgs_asdd_step) on the matrix in
- * place, in either order: the sequential one too (L = the blocks before the diagonal), whose
- * backward sweep then reads the matrix descending instead of through the ascending copies. */
-static void sgs_apply_u_double(const cc_sgs *s, const cc_exec *ex, const double *r, double *z,
-                               double *u);
-static void sgs_asdd_step_double(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh,
-                                 double *w, int want_u);
+/* ASDD's fused rows (cc_precond_impl.h: cc_sgs_apply_u, cc_sgs_asdd_step) on the matrix in place:
+ * the sequential sweep too (L = the blocks before the diagonal), whose backward sweep then reads
+ * the matrix descending instead of through the ascending copies. */
 static inline void sgsd_backward_row_u(const cc_sgs *s, int64_t i, double *restrict z,
-                                      double *restrict u)
+                                       double *restrict u)
 {
   const cc_bcrs *a = s->a;
   double acc[3]    = {0.0, 0.0, 0.0};
   sgs_block_row(a->diag_pos[i] + 1, a->row_ptr[i + 1], a->col_idx, a->val, s->n, z, 0, acc);
   double q[3] = {0.0, 0.0, 0.0};
-  sgs_block_diag(s->dinv + 9 * i, acc, 1, q); /* q = -D_i^-1 sum */
+  sgs_block_diag(s->dinv + 9 * i, acc, 1, q);                             /* q = -D_i^-1 sum */
   for (int c = 0; c < 3; c++) z[3 * i + c] += q[c], u[3 * i + c] = -q[c]; /* u_i = y_i - z_i */
 }
 
 static inline void sgsd_fused_forward_row(const cc_sgs *s, int64_t i, double *restrict u,
-                                         const double *restrict wh, double *restrict w)
+                                          const double *restrict wh, double *restrict w)
 {
   const cc_bcrs *a = s->a;
   int64_t k0, k1;
@@ -163,70 +159,31 @@ static inline void sgsd_fused_forward_row(const cc_sgs *s, int64_t i, double *re
   for (int c = 0; c < 3; c++) w[3 * i + c] = y[c], u[3 * i + c] -= y[c];
 }
 
-static inline void sgsd_forward_row(const cc_sgs *s, int64_t i, const double *restrict r,
-                                    double *restrict z)
-{
-  sgs_forward_row_inplace(s, i, r, z);
-}
+/* ------------------------------------------------------------------------------------------------
+ * Sweeps: the double ones (sgsd_apply, sgsd_apply_u, sgsd_asdd_step), and every precision's
+ * through s's table
+ * ---------------------------------------------------------------------------------------------- */
+#define CC_SGS_PREFIX sgsd
+#define CC_SGS_WAYS SGSD_WAYS
+#include "sgs_sweeps.inc.c"
 
-static inline void sgsd_backward_row(const cc_sgs *s, int64_t i, double *restrict z)
-{
-  sgs_backward_row_inplace(s, i, z);
-}
+CC_SGS_ROWS_PROBE_DEFINE(cc_sgs_rows_probe_double, double, o[0] = o[1] = o[2] = 0.0;
+                         sgs_block_row(k0, k1, col, val, INT32_MAX, x, 0, o))
 
-CC_SGS_FUSED_DEFINE(sgsd, SGSD_WAYS, sgs_apply_u_double, sgs_asdd_step_double)
+void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
+{
+  s->ops->apply(s, ex, r, z);
+}
 
 void cc_sgs_apply_u(const cc_sgs *s, const cc_exec *ex, const double *r, double *z, double *u)
 {
-  if (s->precision == CC_PRECISION_SINGLE)
-    cc_sgs_apply_u_single(s, ex, r, z, u);
-  else if (s->precision == CC_PRECISION_HALF)
-    cc_sgs_apply_u_half(s, ex, r, z, u);
-  else
-    sgs_apply_u_double(s, ex, r, z, u);
+  s->ops->apply_u(s, ex, r, z, u);
 }
 
 void cc_sgs_asdd_step(const cc_sgs *s, const cc_exec *ex, double *u, const double *wh, double *w,
                       int want_u)
 {
-  if (s->precision == CC_PRECISION_SINGLE)
-    cc_sgs_asdd_step_single(s, ex, u, wh, w, want_u);
-  else if (s->precision == CC_PRECISION_HALF)
-    cc_sgs_asdd_step_half(s, ex, u, wh, w, want_u);
-  else
-    sgs_asdd_step_double(s, ex, u, wh, w, want_u);
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Sweeps
- * ---------------------------------------------------------------------------------------------- */
-
-/* The sequential sweep's backward row on the copies: row i at position n-1-i of the U storage
- * and of dinv_back */
-static inline void sgs_backward_row_copy(const cc_sgs *s, int64_t i, double *restrict z)
-{
-  const int64_t p = s->n - 1 - i;
-  sgs_backward_row(s, i, p, s->dinv_back + 9 * p, z);
-}
-
-CC_SGS_SWEEP_DEFINE(sgs_sweep, SGSD_WAYS, sgs_forward_row, sgs_backward_row_copy,
-                    sgs_forward_row_inplace, sgs_backward_row_inplace)
-
-CC_SGS_ROWS_PROBE_DEFINE(cc_sgs_rows_probe_double, double,
-                         o[0] = o[1] = o[2] = 0.0;
-                         sgs_block_row(k0, k1, col, val, INT32_MAX, x, 0, o))
-
-void cc_sgs_apply(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
-{
-  if (s->precision == CC_PRECISION_SINGLE) { /* float blocks: precond_sgs_single.c */
-    cc_sgs_apply_single(s, ex, r, z);
-    return;
-  }
-  if (s->precision == CC_PRECISION_HALF) { /* binary16 blocks: precond_sgs_half.c */
-    cc_sgs_apply_half(s, ex, r, z);
-    return;
-  }
-  sgs_sweep(s, ex, r, z); /* sequential (natural, RCM: no independent sets) or multicolor */
+  s->ops->asdd_step(s, ex, u, wh, w, want_u);
 }
 
 cc_err cc_sgs_ref(const cc_bcrs *a, const double *r, double *z)
@@ -299,36 +256,12 @@ static int sgs_fill_row(const cc_bcrs *a, cc_sgs *s, int64_t i)
   return 0;
 }
 
-cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
-                    const cc_comm_table *comm, cc_sgs *s)
+/* The sequential sweep's copies of the internal L and U (U at its storage position), D^-1 and
+ * D^-1 backwards */
+static cc_err sgsd_setup_copies(cc_sgs *s, const cc_ordering *ord, const cc_comm_table *comm)
 {
-  memset(s, 0, sizeof *s);
-  const int n  = a->n_rows;
-  s->n         = n;
-  s->n_colors  = ord ? ord->n_colors : 0;
-  s->precision = CC_PRECISION_DOUBLE;
-  s->a_unscale = s->d_unscale = 1.0;
-  if (ord) {
-    CC_CHECK(ord->n_nodes == n, CC_ERR_ARG, "ordering '%s' has %d nodes, matrix has %d rows",
-             ord->kind, ord->n_nodes, n);
-    CC_CHECK(s->n_colors == 0 || (ord->color_ptr[0] == 0 && ord->color_ptr[s->n_colors] == n),
-             CC_ERR_ARG, "ordering '%s': colors cover [%d, %d), expected [0, %d)", ord->kind,
-             ord->color_ptr[0], ord->color_ptr[s->n_colors], n);
-  }
-  CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));
-  s->color_ptr[0] = 0;
-  for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
-
-  s->a = a; /* the multicolor sweeps and ASDD's fused steps read it in place */
-  if (s->n_colors > 0) {
-    /* multicolor: the sweeps read a in place; only D^-1, first-touched per color (the sweeps'
-     * steps lie inside colors; one NUMA domain per rank keeps it local either way) */
-    CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
-    CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
-    CC_CALL(cc_block3_invert_diagonal(a, s->n_colors, s->color_ptr, ord, comm, s->dinv));
-    return CC_OK;
-  }
-
+  const cc_bcrs *a = s->a;
+  const int n      = s->n;
   /* counts (U at its storage position) and prefix sums; sequential: one pass over col_idx */
   CC_CALL(cc_calloc((size_t)n + 1, sizeof(int64_t), &s->l_ptr));
   CC_CALL(cc_calloc((size_t)n + 1, sizeof(int64_t), &s->u_ptr));
@@ -351,13 +284,88 @@ cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
   CC_CALL(cc_malloc(9 * (size_t)s->l_ptr[n], sizeof(double), &s->l_val));
   CC_CALL(cc_malloc(9 * (size_t)s->u_ptr[n], sizeof(double), &s->u_val));
   CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv));
-  if (s->n_colors == 0) CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv_back));
+  CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &s->dinv_back));
 
   /* fill (sequential sweep: serial, like the sweep itself) */
   int bad = INT_MAX;
   for (int64_t i = 0; i < n; i++)
     if (sgs_fill_row(a, s, i) && i < bad) bad = (int)i;
   if (bad != INT_MAX) CC_CALL(cc_block3_error(a->val + 9 * a->diag_pos[bad], bad, ord, comm));
+  return CC_OK;
+}
+
+/* The double sweeps' arrays (cc_sgs_ops.setup): multicolor, only D^-1, first-touched per color
+ * (the sweeps' steps lie inside colors; one NUMA domain per rank keeps it local either way), as
+ * the sweeps read a in place; sequential, the copies. */
+static cc_err sgsd_setup(cc_sgs *s, const cc_ordering *ord, const cc_comm_table *comm)
+{
+  if (s->n_colors > 0) return cc_sgs_new_dinv(s, ord, comm, &s->dinv);
+  return sgsd_setup_copies(s, ord, comm);
+}
+
+const cc_sgs_ops cc_sgs_ops_double = {
+    .precision       = CC_PRECISION_DOUBLE,
+    .value_bytes     = 8.0,
+    .row_scale_bytes = 0.0,
+    .setup           = sgsd_setup,
+    .apply           = sgsd_apply,
+    .apply_u         = sgsd_apply_u,
+    .asdd_step       = sgsd_asdd_step,
+    .residual_rows   = NULL, /* a's own blocks: ASDD's residual is a's SpMV */
+    .bytes           = NULL,
+};
+
+cc_err cc_sgs_setup_as(cc_precision precision, const cc_bcrs *a, const cc_ordering *ord,
+                       int chunk_rows, const cc_comm_table *comm, cc_sgs *s)
+{
+  memset(s, 0, sizeof *s);
+  const cc_sgs_ops *ops = cc_sgs_ops_of(precision);
+  CC_CHECK(ops != NULL, CC_ERR_ARG, "SGS: precision %d unknown", (int)precision);
+  const int n  = a->n_rows;
+  s->n         = n;
+  s->n_colors  = ord ? ord->n_colors : 0;
+  s->a         = a; /* the multicolor sweeps and ASDD's fused steps read it in place */
+  s->ops       = ops;
+  s->precision = ops->precision;
+  s->a_unscale = s->d_unscale = 1.0; /* the reduced precisions' set-ups scale */
+  if (ord) {
+    CC_CHECK(ord->n_nodes == n, CC_ERR_ARG, "ordering '%s' has %d nodes, matrix has %d rows",
+             ord->kind, ord->n_nodes, n);
+    CC_CHECK(s->n_colors == 0 || (ord->color_ptr[0] == 0 && ord->color_ptr[s->n_colors] == n),
+             CC_ERR_ARG, "ordering '%s': colors cover [%d, %d), expected [0, %d)", ord->kind,
+             ord->color_ptr[0], ord->color_ptr[s->n_colors], n);
+  }
+  CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));
+  s->color_ptr[0] = 0;
+  for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
+  CC_CALL(cc_sgs_schedule(s, ord, chunk_rows)); /* no steps without colors */
+  CC_CALL(ops->setup(s, ord, comm));
+  return CC_OK;
+}
+
+cc_err cc_sgs_setup(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
+                    const cc_comm_table *comm, cc_sgs *s)
+{
+  return cc_sgs_setup_as(CC_PRECISION_DOUBLE, a, ord, chunk_rows, comm, s);
+}
+
+cc_err cc_sgs_check_split(const cc_bcrs *a)
+{
+  CC_CHECK(a->l_ptr == NULL || a->l_ptr[0] == 0, CC_ERR_ARG, "split lower part starts at %lld",
+           (long long)a->l_ptr[0]);
+  return CC_OK;
+}
+
+cc_err cc_sgs_new_dinv(const cc_sgs *s, const cc_ordering *ord, const cc_comm_table *comm,
+                       double **dinv)
+{
+  CC_CALL(cc_malloc(9 * (size_t)s->n, sizeof(double), dinv));
+  cc_err err = cc_block3_invert_diagonal(s->a, s->n_colors, s->n_colors ? s->color_ptr : NULL, ord,
+                                         comm, *dinv);
+  if (err) {
+    cc_free(dinv);
+    CC_CALL(err);
+  }
   return CC_OK;
 }
 
@@ -390,16 +398,14 @@ int64_t cc_sgs_bytes(const cc_sgs *s)
   bytes += (nl + nu) * (int64_t)(sizeof(int32_t) + 9 * sizeof(double)); /* sequential copies */
   bytes += (s->dinv ? 9 * n : 0) * (int64_t)sizeof(double);
   bytes += (s->dinv_back ? 9 * n : 0) * (int64_t)sizeof(double);
-  if (s->precision == CC_PRECISION_SINGLE) /* float shadows of a's values and D^-1 */
-    bytes += (9 * (s->a->n_blocks + (s->a->l_ptr ? s->a->l_ptr[n] : 0) + n) +
-              (s->a->l_ptr ? 3 : 2) * CC_SGS_FLOAT_PAD) *
-             (int64_t)sizeof(float);
-  if (s->precision == CC_PRECISION_HALF) /* binary16 shadows, D^-1, two scales per row */
-    bytes += (9 * (s->a->n_blocks + (s->a->l_ptr ? s->a->l_ptr[n] : 0) + n) +
-              (s->a->l_ptr ? 3 : 2) * CC_SGS_FLOAT_PAD) *
-                 (int64_t)sizeof(uint16_t) +
-             2 * n * (int64_t)sizeof(double);
+  if (s->ops && s->ops->bytes) bytes += s->ops->bytes(s); /* the reduced precisions' shadows */
   return bytes;
+}
+
+int64_t cc_sgs_shadow_bytes(const cc_sgs *s, int64_t value_size)
+{
+  const int64_t n = s->n, nl = s->a->l_ptr ? s->a->l_ptr[n] : 0;
+  return (9 * (s->a->n_blocks + nl + n) + (s->a->l_ptr ? 3 : 2) * CC_SGS_FLOAT_PAD) * value_size;
 }
 
 int64_t cc_sgs_bytes_double(const cc_bcrs *a, int n_colors, int n_steps)
@@ -440,18 +446,10 @@ static void sgs_destroy(cc_precond *pc)
 cc_err cc_precond_create_sgs(const cc_precond_params *params, const cc_bcrs *a,
                              const cc_comm_table *comm, cc_precond *pc)
 {
-  cc_sgs *s = NULL;
-  CC_CALL(cc_calloc(1, sizeof *s, &s));
-  pc->name    = "sgs";
-  pc->ctx     = s;
-  pc->apply   = sgs_apply;
-  pc->destroy = sgs_destroy;
-  if (params->precision == CC_PRECISION_SINGLE)
-    CC_CALL(cc_sgs_setup_single(a, params->ordering, params->sweep_chunk_rows, comm, s));
-  else if (params->precision == CC_PRECISION_HALF)
-    CC_CALL(cc_sgs_setup_half(a, params->ordering, params->sweep_chunk_rows, comm, s));
-  else
-    CC_CALL(cc_sgs_setup(a, params->ordering, params->sweep_chunk_rows, comm, s));
+  CC_CALL(cc_precond_init(pc, "sgs", sizeof(cc_sgs), sgs_apply, sgs_destroy));
+  cc_sgs *s = pc->ctx;
+  CC_CALL(
+      cc_sgs_setup_as(params->precision, a, params->ordering, params->sweep_chunk_rows, comm, s));
   pc->bytes        = cc_sgs_bytes(s);
   pc->bytes_double = cc_sgs_bytes_double(a, s->n_colors, s->n_steps);
   return CC_OK;

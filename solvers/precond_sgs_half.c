@@ -55,9 +55,8 @@ const char *const cc_half_conversion_path = CC_HALF_PATH;
 #define SGSH_PREFETCH(b) __builtin_prefetch((b) + 9 * SGSH_AHEAD, 0, 2)
 
 /* One part per thread and step in the colored sweeps (CC_SGS_STEP_ROWS), not the double sweeps'
- * two: X1, 128^3, 2 x 1, cubecg-bench, ASDD(2) in half reached 36-46 % of the triad with two
- * parts against 50-62 % with one (the half rows are bound by their conversions and gathers, not
- * by one stream's bandwidth). */
+ * two: the half rows are bound by their conversions and gathers, not by one stream's bandwidth,
+ * and ran slower with two parts (docs/performance.md, two streams per sweep). */
 #define SGSH_WAYS 1
 
 /* ------------------------------------------------------------------------------------------------
@@ -104,8 +103,8 @@ uint16_t cc_half_bits(double x)
  * ---------------------------------------------------------------------------------------------- */
 #if defined(CC_HALF_AVX512)
 /* Two blocks at a time, 8 lanes per conversion: the conversions, not the bytes, bound the binary16
- * rows (X1: cubecg-bench --block-ceilings put the kernel of three 4-lane vcvtph2pd per block at
- * 0.61 of the triad, and one vcvtph2pd ymm issues every second cycle; docs/half-precision.md).
+ * rows (one vcvtph2pd ymm issues every second cycle; the kernel ceilings of docs/performance.md and
+ * docs/half-precision.md).
  *
  * A pair (k, k + 1) is 18 contiguous halves, block k's h0..h8 then block k + 1's (column-major: h
  * at 3 c + r is row r, column c). Its first 16 halves become d0 = k's h0..h7 and d1 = (k's h8,
@@ -118,7 +117,10 @@ typedef struct {
   __m128d c;
 } sgsh_acc;
 
-#define SGSH_ACC_ZERO {_mm512_setzero_pd(), _mm512_setzero_pd(), _mm_setzero_pd()}
+#define SGSH_ACC_ZERO                                                                              \
+  {                                                                                                \
+    _mm512_setzero_pd(), _mm512_setzero_pd(), _mm_setzero_pd()                                     \
+  }
 
 /* acc += blocks at h times x0 (and x1 when two); m16 the halves to load (0xffff, or 0x1ff alone).
  * fresh: x0 was stored just before (D_i^-1's s), so it is read as three 8-byte loads, each served
@@ -136,14 +138,14 @@ sgsh_pair_fma(const uint16_t *restrict h, __mmask16 m16, int two, int fresh,
       two ? _mm512_castpd256_pd512(_mm256_maskz_loadu_pd(0x7, x1)) : _mm512_setzero_pd();
   const __m512 f   = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m16, h));
   const __m256 fhi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1));
-  acc->a = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(f)),
-                           _mm512_permutexvar_pd(i0, v0), acc->a);
+  acc->a           = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(f)),
+                                     _mm512_permutexvar_pd(i0, v0), acc->a);
   acc->b = _mm512_fmadd_pd(_mm512_cvtps_pd(fhi), _mm512_permutex2var_pd(v0, i1, v1), acc->b);
   if (two) {
     int32_t h2; /* the last two halves (memcpy: h + 16 is only 2-byte aligned) */
     memcpy(&h2, h + 16, sizeof h2);
     const __m128d d2 = _mm_cvtps_pd(_mm_cvtph_ps(_mm_cvtsi32_si128(h2)));
-    acc->c = _mm_fmadd_pd(d2, _mm_set1_pd(x1[2]), acc->c);
+    acc->c           = _mm_fmadd_pd(d2, _mm_set1_pd(x1[2]), acc->c);
   }
 }
 
@@ -158,10 +160,10 @@ static inline __attribute__((always_inline)) void sgsh_acc_store(sgsh_acc acc, d
   const __m512d b1 = _mm512_castsi512_pd(_mm512_alignr_epi64(z, _mm512_castpd_si512(acc.b), 1));
   __m512d a        = _mm512_mask_add_pd(acc.a, 0x7f, acc.a, b1);
   const __m512i ai = _mm512_castpd_si512(a); /* lanes [0, 3) + [3, 6) + [6, 8) */
-  a = _mm512_add_pd(a, _mm512_castsi512_pd(_mm512_alignr_epi64(z, ai, 3)));
-  a = _mm512_add_pd(a, _mm512_castsi512_pd(_mm512_alignr_epi64(z, ai, 6)));
-  const __m256d r = _mm256_add_pd(_mm512_castpd512_pd256(a), /* c into lanes 1, 2 */
-                                  _mm256_permute4x64_pd(_mm256_zextpd128_pd256(c), 0xd2));
+  a                = _mm512_add_pd(a, _mm512_castsi512_pd(_mm512_alignr_epi64(z, ai, 3)));
+  a                = _mm512_add_pd(a, _mm512_castsi512_pd(_mm512_alignr_epi64(z, ai, 6)));
+  const __m256d r  = _mm256_add_pd(_mm512_castpd512_pd256(a), /* c into lanes 1, 2 */
+                                   _mm256_permute4x64_pd(_mm256_zextpd128_pd256(c), 0xd2));
   _mm_storeu_pd(out, _mm256_castpd256_pd128(r));
   _mm_store_sd(out + 2, _mm256_extractf128_pd(r, 1));
 }
@@ -266,22 +268,16 @@ static inline void sgsh_block_diag(const uint16_t *restrict d, const double s[3]
 }
 #endif
 
-/* The row kernels of the binary16 blocks: row i's blocks 2^s_i H_ij, D_i^-1 = 2^d_i D_h */
-CC_SGS_LOW_ROW_KERNELS(sgsh, uint16_t, val_h, l_val_h, dinv_h, s->row_unscale[2 * i],
-                       s->row_unscale[2 * i + 1])
-
-CC_SGS_SWEEP_DEFINE(sgsh_sweep, SGSH_WAYS, sgsh_forward_row, sgsh_backward_row, sgsh_forward_row,
-                    sgsh_backward_row)
-
-void cc_sgs_apply_half(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
-{
-  sgsh_sweep(s, ex, r, z);
-}
-
-/* ASDD's fused sweeps (cc_precond_impl.h) */
-CC_SGS_FUSED_DEFINE(sgsh, SGSH_WAYS, cc_sgs_apply_u_half, cc_sgs_asdd_step_half)
-
-CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_half_rows, sgsh_residual_rows)
+/* The row kernels, sweeps and ASDD residual of the binary16 blocks: row i's blocks 2^s_i H_ij,
+ * D_i^-1 = 2^d_i D_h */
+#define CC_SGS_PREFIX sgsh
+#define CC_SGS_WAYS SGSH_WAYS
+#define CC_SGS_VAL val_h
+#define CC_SGS_L_VAL l_val_h
+#define CC_SGS_DINV dinv_h
+#define CC_SGS_UA(s, i) ((s)->row_unscale[2 * (i)])
+#define CC_SGS_UD(s, i) ((s)->row_unscale[2 * (i) + 1])
+#include "sgs_rows_reduced.inc.c"
 
 CC_SGS_ROWS_PROBE_DEFINE(cc_sgs_rows_probe_half, uint16_t,
                          sgsh_block_row(k0, k1, col, val, INT32_MAX, x, o))
@@ -348,121 +344,138 @@ static cc_err half_refuse(const cc_bcrs *a, const cc_ordering *ord, const cc_com
           sj);
 }
 
-cc_err cc_sgs_setup_half(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
-                         const cc_comm_table *comm, cc_sgs *s)
+/* rowinfo[3 j], [3 j + 1] = node j's row maximum and scale exponent, for every local node, the
+ * halo's from the neighbours (a halo exchange of 3-vectors carries them) */
+static cc_err half_row_info(const cc_bcrs *a, const cc_comm_table *comm, double *rowinfo)
 {
-  memset(s, 0, sizeof *s);
-  const int n  = a->n_rows;
-  s->n         = n;
-  s->n_colors  = ord ? ord->n_colors : 0;
-  s->a         = a;
-  s->precision = CC_PRECISION_HALF;
-  s->a_unscale = s->d_unscale = 1.0; /* per row instead: row_unscale */
-  if (ord) {
-    CC_CHECK(ord->n_nodes == n, CC_ERR_ARG, "ordering '%s' has %d nodes, matrix has %d rows",
-             ord->kind, ord->n_nodes, n);
-    CC_CHECK(s->n_colors == 0 || (ord->color_ptr[0] == 0 && ord->color_ptr[s->n_colors] == n),
-             CC_ERR_ARG, "ordering '%s': colors cover [%d, %d), expected [0, %d)", ord->kind,
-             ord->color_ptr[0], ord->color_ptr[s->n_colors], n);
+  const int n = a->n_rows;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) {
+    double m = max_abs(a->val + 9 * a->row_ptr[i], a->row_ptr[i + 1] - a->row_ptr[i]);
+    if (a->l_ptr) m = fmax(m, max_abs(a->l_val + 9 * a->l_ptr[i], a->l_ptr[i + 1] - a->l_ptr[i]));
+    rowinfo[3 * (int64_t)i]     = m;
+    rowinfo[3 * (int64_t)i + 1] = half_scale_exponent(m);
   }
-  CC_CHECK(a->l_ptr == NULL || a->l_ptr[0] == 0, CC_ERR_ARG, "split lower part starts at %lld",
-           (long long)a->l_ptr[0]);
-  CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));
-  s->color_ptr[0] = 0;
-  for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
-  CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
+  if (comm && comm->n_neighbors > 0) return cc_halo_exchange(comm, rowinfo);
+  return CC_OK;
+}
 
+/* s's binary16 blocks and row scales from a, rowinfo (half_row_info) and dinv, first-touched color
+ * by color with the sweeps' static schedule; returns the first row with an entry that loses all its
+ * digits (INT_MAX: none) */
+static int half_fill(cc_sgs *s, const double *rowinfo, const double *dinv)
+{
+  const cc_bcrs *a = s->a;
+  int bad_row      = INT_MAX;
+  int one_group[2], n_g;
+  const int *g = cc_sgs_touch_groups(s, one_group, &n_g);
+#pragma omp parallel reduction(min : bad_row)
+  for (int c = 0; c < n_g; c++) {
+#pragma omp for schedule(static) nowait
+    for (int i = g[c]; i < g[c + 1]; i++) {
+      const int si    = (int)rowinfo[3 * (int64_t)i + 1];
+      const double mi = rowinfo[3 * (int64_t)i];
+      int row_bad     = 0;
+      for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+        const int64_t j = a->col_idx[k];
+        row_bad |= half_block(a->val + 9 * k, si, (int)rowinfo[3 * j + 1], mi, rowinfo[3 * j],
+                              s->val_h + 9 * k) >= 0;
+      }
+      if (a->l_ptr)
+        for (int64_t k = a->l_ptr[i]; k < a->l_ptr[i + 1]; k++) {
+          const int64_t j = a->l_col[k];
+          row_bad |= half_block(a->l_val + 9 * k, si, (int)rowinfo[3 * j + 1], mi, rowinfo[3 * j],
+                                s->l_val_h + 9 * k) >= 0;
+        }
+      /* D_i^-1: one scale for the block (symmetric stays symmetric) */
+      const double *d = dinv + 9 * (int64_t)i;
+      const double md = max_abs(d, 1);
+      const int sd    = half_scale_exponent(md);
+      row_bad |= half_block(d, sd, sd, md, md, s->dinv_h + 9 * (int64_t)i) >= 0;
+      s->row_unscale[2 * (int64_t)i]     = ldexp(1.0, si);
+      s->row_unscale[2 * (int64_t)i + 1] = ldexp(1.0, sd);
+      if (row_bad && i < bad_row) bad_row = i;
+    }
+  }
+  return bad_row;
+}
+
+/* The refusal of row i (half_fill's bad row): its first offending entry named */
+static cc_err half_refuse_row(const cc_bcrs *a, const cc_ordering *ord, const cc_comm_table *comm,
+                              const double *rowinfo, const double *dinv, int i)
+{
+  const int si    = (int)rowinfo[3 * (int64_t)i + 1];
+  const double mi = rowinfo[3 * (int64_t)i];
+  uint16_t scratch[9];
+  cc_err err = CC_OK;
+  for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1] && !err; k++) {
+    const int64_t j = a->col_idx[k];
+    const int sj    = (int)rowinfo[3 * j + 1];
+    int pos         = half_block(a->val + 9 * k, si, sj, mi, rowinfo[3 * j], scratch);
+    if (pos >= 0) err = half_refuse(a, ord, comm, i, (int)j, pos, a->val + 9 * k, si, sj);
+  }
+  for (int64_t k = a->l_ptr ? a->l_ptr[i] : 0; a->l_ptr && k < a->l_ptr[i + 1] && !err; k++) {
+    const int64_t j = a->l_col[k];
+    const int sj    = (int)rowinfo[3 * j + 1];
+    int pos         = half_block(a->l_val + 9 * k, si, sj, mi, rowinfo[3 * j], scratch);
+    if (pos >= 0) err = half_refuse(a, ord, comm, i, (int)j, pos, a->l_val + 9 * k, si, sj);
+  }
+  if (err) return err;
+  const double *d = dinv + 9 * (int64_t)i;
+  const int sd    = half_scale_exponent(max_abs(d, 1));
+  int pos         = half_block(d, sd, sd, max_abs(d, 1), max_abs(d, 1), scratch);
+  CC_FAIL(CC_ERR_ARG,
+          "--precond-precision half: block row %d (rank %d): entry (%d, %d) = %g of its inverted "
+          "diagonal block rounds to 0 in binary16 at scale 2^%d",
+          i, comm ? comm->rank : 0, pos / 3, pos % 3, pos >= 0 ? d[pos] : 0.0, sd);
+}
+
+/* The binary16 blocks of s->a (cc_sgs_ops.setup) */
+static cc_err sgsh_setup(cc_sgs *s, const cc_ordering *ord, const cc_comm_table *comm)
+{
+  const cc_bcrs *a = s->a;
+  const int n      = s->n;
+  CC_CALL(cc_sgs_check_split(a));
   CC_CALL(half_alloc_padded(9 * a->n_blocks, &s->val_h));
   if (a->l_ptr) CC_CALL(half_alloc_padded(9 * a->l_ptr[n], &s->l_val_h));
   CC_CALL(half_alloc_padded(9 * (int64_t)n, &s->dinv_h));
   CC_CALL(cc_malloc(2 * (size_t)n, sizeof(double), &s->row_unscale));
 
-  /* Row maxima and scale exponents of every local node, the halo's from the neighbours: node j's
-   * (max, exponent) in rowinfo[3 j], [3 j + 1] so that a halo exchange of 3-vectors carries them */
-  const int nc    = a->n_cols;
-  double *rowinfo = NULL, *dinv = NULL;
-  cc_err err = cc_calloc(3 * (size_t)nc, sizeof(double), &rowinfo);
-  if (!err) err = cc_malloc(9 * (size_t)n, sizeof(double), &dinv);
-  if (!err)
-    err = cc_block3_invert_diagonal(a, s->n_colors, s->n_colors ? s->color_ptr : NULL, ord, comm,
-                                    dinv);
-  if (!err) {
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; i++) {
-      double m = max_abs(a->val + 9 * a->row_ptr[i], a->row_ptr[i + 1] - a->row_ptr[i]);
-      if (a->l_ptr) m = fmax(m, max_abs(a->l_val + 9 * a->l_ptr[i], a->l_ptr[i + 1] - a->l_ptr[i]));
-      rowinfo[3 * (int64_t)i]     = m;
-      rowinfo[3 * (int64_t)i + 1] = half_scale_exponent(m);
-    }
-    if (comm && comm->n_neighbors > 0) err = cc_halo_exchange(comm, rowinfo);
-  }
-  /* first touch color by color with the sweeps' static schedule; the first bad row of each rank */
-  int bad_row = INT_MAX;
-  if (!err) {
-    int one_group[2] = {0, n};
-    const int *g     = s->n_colors ? s->color_ptr : one_group;
-    const int n_g    = s->n_colors ? s->n_colors : 1;
-#pragma omp parallel reduction(min : bad_row)
-    for (int c = 0; c < n_g; c++) {
-#pragma omp for schedule(static) nowait
-      for (int i = g[c]; i < g[c + 1]; i++) {
-        const int si    = (int)rowinfo[3 * (int64_t)i + 1];
-        const double mi = rowinfo[3 * (int64_t)i];
-        int row_bad     = 0;
-        for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-          const int64_t j = a->col_idx[k];
-          row_bad |= half_block(a->val + 9 * k, si, (int)rowinfo[3 * j + 1], mi, rowinfo[3 * j],
-                                s->val_h + 9 * k) >= 0;
-        }
-        if (a->l_ptr)
-          for (int64_t k = a->l_ptr[i]; k < a->l_ptr[i + 1]; k++) {
-            const int64_t j = a->l_col[k];
-            row_bad |= half_block(a->l_val + 9 * k, si, (int)rowinfo[3 * j + 1], mi, rowinfo[3 * j],
-                                  s->l_val_h + 9 * k) >= 0;
-          }
-        /* D_i^-1: one scale for the block (symmetric stays symmetric) */
-        const double *d = dinv + 9 * (int64_t)i;
-        const double md = max_abs(d, 1);
-        const int sd    = half_scale_exponent(md);
-        row_bad |= half_block(d, sd, sd, md, md, s->dinv_h + 9 * (int64_t)i) >= 0;
-        s->row_unscale[2 * (int64_t)i]     = ldexp(1.0, si);
-        s->row_unscale[2 * (int64_t)i + 1] = ldexp(1.0, sd);
-        if (row_bad && i < bad_row) bad_row = i;
-      }
-    }
-  }
-  if (!err && bad_row != INT_MAX) {
-    /* name the first offending entry of the first offending row */
-    const int i     = bad_row;
-    const int si    = (int)rowinfo[3 * (int64_t)i + 1];
-    const double mi = rowinfo[3 * (int64_t)i];
-    uint16_t scratch[9];
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1] && !err; k++) {
-      const int64_t j = a->col_idx[k];
-      const int sj    = (int)rowinfo[3 * j + 1];
-      int pos         = half_block(a->val + 9 * k, si, sj, mi, rowinfo[3 * j], scratch);
-      if (pos >= 0) err = half_refuse(a, ord, comm, i, (int)j, pos, a->val + 9 * k, si, sj);
-    }
-    for (int64_t k = a->l_ptr ? a->l_ptr[i] : 0; a->l_ptr && k < a->l_ptr[i + 1] && !err; k++) {
-      const int64_t j = a->l_col[k];
-      const int sj    = (int)rowinfo[3 * j + 1];
-      int pos         = half_block(a->l_val + 9 * k, si, sj, mi, rowinfo[3 * j], scratch);
-      if (pos >= 0) err = half_refuse(a, ord, comm, i, (int)j, pos, a->l_val + 9 * k, si, sj);
-    }
-    if (!err) {
-      const double *d = dinv + 9 * (int64_t)i;
-      const int sd    = half_scale_exponent(max_abs(d, 1));
-      int pos         = half_block(d, sd, sd, max_abs(d, 1), max_abs(d, 1), scratch);
-      err             = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                                      "--precond-precision half: block row %d (rank %d): entry (%d, %d) = %g "
-                                                  "of its inverted diagonal block rounds to 0 in binary16 at scale 2^%d",
-                                      i, comm ? comm->rank : 0, pos / 3, pos % 3, pos >= 0 ? d[pos] : 0.0, sd);
-    }
-  }
+  double *rowinfo = NULL, *dinv = NULL; /* [3 n_cols] row maxima and scales; D^-1 in double */
+  cc_err err = cc_calloc(3 * (size_t)a->n_cols, sizeof(double), &rowinfo);
+  if (!err) err = cc_sgs_new_dinv(s, ord, comm, &dinv);
+  if (!err) err = half_row_info(a, comm, rowinfo);
+  const int bad_row = err ? INT_MAX : half_fill(s, rowinfo, dinv);
+  if (!err && bad_row != INT_MAX) err = half_refuse_row(a, ord, comm, rowinfo, dinv, bad_row);
   cc_free(&rowinfo);
   cc_free(&dinv);
   /* every rank fails together (a refusal is bad input: exit 2 without MPI_Abort) */
   if (comm) err = cc_agree(comm->comm, err);
   CC_CHECK(err == CC_OK, err, "setting up the binary16 preconditioner blocks");
   return CC_OK;
+}
+
+/* binary16 shadows of a's values and D^-1, and two scales per row */
+static int64_t sgsh_bytes(const cc_sgs *s)
+{
+  return cc_sgs_shadow_bytes(s, (int64_t)sizeof(uint16_t)) +
+         2 * (int64_t)s->n * (int64_t)sizeof(double);
+}
+
+const cc_sgs_ops cc_sgs_ops_half = {
+    .precision       = CC_PRECISION_HALF,
+    .value_bytes     = 2.0,
+    .row_scale_bytes = 16.0,
+    .setup           = sgsh_setup,
+    .apply           = sgsh_apply,
+    .apply_u         = sgsh_apply_u,
+    .asdd_step       = sgsh_asdd_step,
+    .residual_rows   = sgsh_residual_rows,
+    .bytes           = sgsh_bytes,
+};
+
+cc_err cc_sgs_setup_half(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
+                         const cc_comm_table *comm, cc_sgs *s)
+{
+  return cc_sgs_setup_as(CC_PRECISION_HALF, a, ord, chunk_rows, comm, s);
 }

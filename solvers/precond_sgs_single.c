@@ -19,20 +19,14 @@
 #include <math.h>
 #include <omp.h>
 
-/* Software prefetch of the float block SGSF_AHEAD blocks past b into L2 (locality 2). The float
- * sweeps want a far longer distance than the 16 blocks of SpMV and the double sweeps
- * (cc_block3_simd.h): 128 blocks (4.6 KiB). Measured at 128^3, the float sweep alone, against 16
- * blocks, in one process alternating with it, a triad before each repetition (medians of 12-16
- * paired repetitions): 2 x 1 SGS 1.10-1.14x, ASDD(2) 1.16x; 1 x 2 SGS 1.06x; 64 blocks 1.07x, 192
- * blocks 1.10-1.15x, 256 blocks 1.03-1.16x, 512 blocks 1.04x. A one-thread loop over 13 random
- * blocks per row (200 000 rows) showed the same: 3.7 ns per block at 16 ahead, 2.7 at 128 ahead,
- * where a plain read of the floats would take 2.0 and the loop in L2 takes 1.1. */
+/* Software prefetch of the float block SGSF_AHEAD blocks past b into L2 (locality 2): the float
+ * sweeps want a far longer distance than the 16 blocks of SpMV and the double sweeps, 128 blocks
+ * (4.6 KiB), the best measured (docs/performance.md, prefetch distances). */
 #define SGSF_AHEAD 128
 #define SGSF_PREFETCH(b) __builtin_prefetch((b) + 9 * SGSF_AHEAD, 0, 2)
 
 /* One part per thread and step in the colored sweeps (CC_SGS_STEP_ROWS): two parts, as the double
- * sweeps run, measured no faster in float (X1, 128^3, 2 x 1, cubecg-bench ASDD(2): 79-85 % of the
- * triad either way, within the runs' spread). */
+ * sweeps run, were no faster in float (docs/performance.md, two streams per sweep). */
 #define SGSF_WAYS 1
 
 /* ------------------------------------------------------------------------------------------------
@@ -40,8 +34,8 @@
  * ([b00 b10 b20 | b01 b11 b21 | b02 b12 b22]): a block times v is then three column FMAs,
  * out += col_c * v_c, each column widened from one 4-float load (its 4th float is the next
  * column's first, or the arrays' padding: that lane is never used). The row-major layout needed
- * 2 gathers of v into shuffled vectors per block; GCC split them into ~37 instructions per 40
- * streamed bytes, and the sweep ran at 0.58 of the triad, bound by instructions, not memory.
+ * 2 gathers of v into shuffled vectors per block, which left the sweep bound by instructions, not
+ * memory (docs/performance.md, block kernels by instruction count).
  * ---------------------------------------------------------------------------------------------- */
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -107,24 +101,16 @@ static inline void sgsf_block_diag(const float *restrict d, const double s[3], d
 }
 #endif
 
-/* The row kernels of the float blocks: A = a_unscale val_f, D^-1 = d_unscale dinv_f */
-CC_SGS_LOW_ROW_KERNELS(sgsf, float, val_f, l_val_f, dinv_f, s->a_unscale, s->d_unscale)
-
-/* ------------------------------------------------------------------------------------------------
- * Sweeps (the schedule of cc_sgs_apply: one parallel region, a static loop per color)
- * ---------------------------------------------------------------------------------------------- */
-CC_SGS_SWEEP_DEFINE(sgsf_sweep, SGSF_WAYS, sgsf_forward_row, sgsf_backward_row, sgsf_forward_row,
-                    sgsf_backward_row)
-
-void cc_sgs_apply_single(const cc_sgs *s, const cc_exec *ex, const double *r, double *z)
-{
-  sgsf_sweep(s, ex, r, z);
-}
-
-/* ASDD's fused sweeps (cc_precond_impl.h) */
-CC_SGS_FUSED_DEFINE(sgsf, SGSF_WAYS, cc_sgs_apply_u_single, cc_sgs_asdd_step_single)
-
-CC_SGS_RESIDUAL_ROWS_DEFINE(cc_sgs_residual_single_rows, sgsf_residual_rows)
+/* The row kernels, sweeps and ASDD residual of the float blocks: A = a_unscale val_f,
+ * D^-1 = d_unscale dinv_f */
+#define CC_SGS_PREFIX sgsf
+#define CC_SGS_WAYS SGSF_WAYS
+#define CC_SGS_VAL val_f
+#define CC_SGS_L_VAL l_val_f
+#define CC_SGS_DINV dinv_f
+#define CC_SGS_UA(s, i) ((s)->a_unscale)
+#define CC_SGS_UD(s, i) ((s)->d_unscale)
+#include "sgs_rows_reduced.inc.c"
 
 CC_SGS_ROWS_PROBE_DEFINE(cc_sgs_rows_probe_single, float,
                          sgsf_block_row(k0, k1, col, val, INT32_MAX, x, o))
@@ -132,7 +118,7 @@ CC_SGS_ROWS_PROBE_DEFINE(cc_sgs_rows_probe_single, float,
 void cc_sgs_residual_single(const cc_sgs *s, const cc_exec *ex, const double *r, const double *z,
                             double *t, int begin, int end)
 {
-  (void)cc_sgs_residual_single_rows(s, ex, r, z, t, NULL, begin, end, NULL); /* no MPI test */
+  (void)sgsf_residual_rows(s, ex, r, z, t, NULL, begin, end, NULL); /* no MPI test */
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -176,42 +162,19 @@ static double sgsf_unscale(int64_t n, const double *v)
   return vmax > 0.0 ? ldexp(1.0, e) : 1.0;
 }
 
-cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
-                           const cc_comm_table *comm, cc_sgs *s)
+/* The float blocks of s->a (cc_sgs_ops.setup) */
+static cc_err sgsf_setup(cc_sgs *s, const cc_ordering *ord, const cc_comm_table *comm)
 {
-  memset(s, 0, sizeof *s);
-  const int n  = a->n_rows;
-  s->n         = n;
-  s->n_colors  = ord ? ord->n_colors : 0;
-  s->a         = a;
-  s->precision = CC_PRECISION_SINGLE;
-  if (ord) {
-    CC_CHECK(ord->n_nodes == n, CC_ERR_ARG, "ordering '%s' has %d nodes, matrix has %d rows",
-             ord->kind, ord->n_nodes, n);
-    CC_CHECK(s->n_colors == 0 || (ord->color_ptr[0] == 0 && ord->color_ptr[s->n_colors] == n),
-             CC_ERR_ARG, "ordering '%s': colors cover [%d, %d), expected [0, %d)", ord->kind,
-             ord->color_ptr[0], ord->color_ptr[s->n_colors], n);
-  }
-  /* the row kernels' lower part (CC_SGS_LOW_ROW_KERNELS) needs a's rows sorted with the diagonal
+  const cc_bcrs *a = s->a;
+  const int n      = s->n;
+  /* the row kernels' lower part (sgs_rows_reduced.inc.c) needs a's rows sorted with the diagonal
    * at diag_pos */
-  CC_CHECK(a->l_ptr == NULL || a->l_ptr[0] == 0, CC_ERR_ARG, "split lower part starts at %lld",
-           (long long)a->l_ptr[0]);
-  CC_CALL(cc_malloc((size_t)s->n_colors + 1, sizeof(int), &s->color_ptr));
-  s->color_ptr[0] = 0;
-  for (int c = 1; c <= s->n_colors; c++) s->color_ptr[c] = ord->color_ptr[c];
-  CC_CALL(cc_sgs_schedule(s, ord, chunk_rows));
-
+  CC_CALL(cc_sgs_check_split(a));
   CC_CALL(sgsf_alloc_padded(9 * a->n_blocks, &s->val_f));
   if (a->l_ptr) CC_CALL(sgsf_alloc_padded(9 * a->l_ptr[n], &s->l_val_f));
   CC_CALL(sgsf_alloc_padded(9 * (int64_t)n, &s->dinv_f));
   double *dinv = NULL; /* D^-1 in double, rounded once to float */
-  CC_CALL(cc_malloc(9 * (size_t)n, sizeof(double), &dinv));
-  cc_err err =
-      cc_block3_invert_diagonal(a, s->n_colors, s->n_colors ? s->color_ptr : NULL, ord, comm, dinv);
-  if (err) {
-    cc_free(&dinv);
-    CC_CALL(err);
-  }
+  CC_CALL(cc_sgs_new_dinv(s, ord, comm, &dinv));
   /* one power-of-2 scale for all of this rank's blocks (L, D, U and external alike: A_f stays
    * symmetric across ranks, whatever each rank's scale), one for its D^-1 */
   double amax = sgsf_unscale(9 * a->n_blocks, a->val);
@@ -220,9 +183,8 @@ cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_r
   s->d_unscale    = sgsf_unscale(9 * (int64_t)n, dinv);
   const double sa = 1.0 / s->a_unscale, sd = 1.0 / s->d_unscale; /* exact */
   /* first touch color by color with the sweeps' static schedule (one group: all rows) */
-  int one_group[2] = {0, n};
-  const int *g     = s->n_colors ? s->color_ptr : one_group;
-  const int n_g    = s->n_colors ? s->n_colors : 1;
+  int one_group[2], n_g;
+  const int *g = cc_sgs_touch_groups(s, one_group, &n_g);
 #pragma omp parallel
   for (int c = 0; c < n_g; c++) {
 #pragma omp for schedule(static) nowait
@@ -234,4 +196,28 @@ cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_r
   }
   cc_free(&dinv);
   return CC_OK;
+}
+
+/* float shadows of a's values and D^-1 */
+static int64_t sgsf_bytes(const cc_sgs *s)
+{
+  return cc_sgs_shadow_bytes(s, (int64_t)sizeof(float));
+}
+
+const cc_sgs_ops cc_sgs_ops_single = {
+    .precision       = CC_PRECISION_SINGLE,
+    .value_bytes     = 4.0,
+    .row_scale_bytes = 0.0,
+    .setup           = sgsf_setup,
+    .apply           = sgsf_apply,
+    .apply_u         = sgsf_apply_u,
+    .asdd_step       = sgsf_asdd_step,
+    .residual_rows   = sgsf_residual_rows,
+    .bytes           = sgsf_bytes,
+};
+
+cc_err cc_sgs_setup_single(const cc_bcrs *a, const cc_ordering *ord, int chunk_rows,
+                           const cc_comm_table *comm, cc_sgs *s)
+{
+  return cc_sgs_setup_as(CC_PRECISION_SINGLE, a, ord, chunk_rows, comm, s);
 }

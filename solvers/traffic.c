@@ -33,18 +33,10 @@
  * One iteration = SpMVs x SpMV + preconditioner applications x its bytes + the variant's vector
  * passes (reads + writes of whole vectors outside SpMV and preconditioner) x 24 B/row.
  */
-#include "cc_solvers.h"
+#include "cc_precond_impl.h"
 
 #include <omp.h>
 #include <stdlib.h>
-
-/* Bytes of one stored block and of one D^-1 block in the preconditioner's precision. Assumes the
- * single-precision preconditioner (h/single) keeps float L, U, D^-1 and runs
- * ASDD's inner residual on float blocks too; the vectors of the sweeps stay double. */
-static double value_bytes(cc_precision p)
-{
-  return p == CC_PRECISION_HALF ? 2.0 : p == CC_PRECISION_SINGLE ? 4.0 : 8.0;
-}
 
 static double spmv_bytes(const cc_bcrs *a, double block_bytes)
 {
@@ -56,8 +48,10 @@ static double spmv_bytes(const cc_bcrs *a, double block_bytes)
 cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffic *t)
 {
   CC_CHECK(a && pc && pc->name && t, CC_ERR_ARG, "traffic model: missing matrix or parameters");
-  CC_CHECK(pc->precision >= 0 && pc->precision < CC_PRECISION_COUNT, CC_ERR_ARG,
-           "traffic model: precision %d unknown", (int)pc->precision);
+  /* the bytes of a stored value and of a row's scales in the preconditioner's precision (the
+   * vectors of the sweeps stay double) */
+  const cc_sgs_ops *ops = cc_sgs_ops_of(pc->precision);
+  CC_CHECK(ops != NULL, CC_ERR_ARG, "traffic model: precision %d unknown", (int)pc->precision);
   memset(t, 0, sizeof *t);
   const int n = a->n_rows;
   /* internal off-diagonal blocks: the split-off lower part, then those of row_ptr */
@@ -67,8 +61,8 @@ cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffi
       n_lu += a->col_idx[k] != i && a->col_idx[k] < n;
       n_ext += a->col_idx[k] >= n;
     }
-  const double p    = value_bytes(pc->precision);
-  const int half    = pc->precision == CC_PRECISION_HALF; /* + per-row scales (16 B) */
+  const double p    = ops->value_bytes;
+  const double sc   = ops->row_scale_bytes; /* per sweep (half: 16 B) */
   const int colored = pc->ordering && pc->ordering->n_colors > 0;
   t->rows           = n;
   t->blocks         = cc_bcrs_blocks(a);
@@ -76,12 +70,11 @@ cc_err cc_traffic_model(const cc_bcrs *a, const cc_precond_params *pc, cc_traffi
   t->stream         = 24.0 * n;                    /* 3 doubles per row */
   t->spmv           = spmv_bytes(a, 76.0);         /* SpMV is always double */
   t->sgs            = (9 * p + 4) * (double)n_lu + /* L and U blocks */
-           (18 * p + 96.0 + (colored ? 32.0 : 16.0) + (half ? 32.0 : 0.0)) *
-               n; /* D^-1 twice, r y z, pointers, half's row scales */
+           (18 * p + 96.0 + (colored ? 32.0 : 16.0) + 2 * sc) *
+               n; /* D^-1 twice, r y z, pointers, the row scales of both sweeps */
   const int iters = pc->asdd_iters > 0 ? pc->asdd_iters : 1;
   if (pc->asdd_full_residual || iters == 1)
-    t->asdd =
-        iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + (96.0 + (half ? 8.0 : 0.0)) * n);
+    t->asdd = iters * t->sgs + (iters - 1) * (spmv_bytes(a, 9 * p + 4) + (96.0 + 0.5 * sc) * n);
   else
     t->asdd = iters * t->sgs + 24.0 * n * (iters - 1) +
               (iters - 1) * ((24.0 + 4.0 + 72.0) * n + (9 * p + 4) * (double)n_ext +

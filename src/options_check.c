@@ -274,7 +274,7 @@ static cc_err check_ranges(const cc_options *opts)
                opts->asdd_iters);
   CHECK_OPTION("precond-precision",
                opts->precond_precision == CC_PRECISION_DOUBLE ||
-                   cc_precond_list[opts->precond].has_single,
+                   cc_precond_list[opts->precond].has_reduced,
                "--precond-precision %s: preconditioner '%s' has no %s-precision form (sgs, asdd "
                "have)",
                cc_precision_list[opts->precond_precision].name, cc_precond_list[opts->precond].name,
