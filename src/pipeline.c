@@ -161,7 +161,7 @@ static cc_err reference_solve(const cc_run *run, const cc_mesh *mesh, const cc_b
   CC_CALL(krylov_opts(run, solve, &kopts));
   cc_solve_result result;
   memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
-  CC_CALL(variant->solve(a, &mesh->comm, pc_double, b, x, &kopts, &result));
+  CC_CALL(cc_krylov_solve(variant, a, &mesh->comm, pc_double, b, x, &kopts, &result));
   rec->iterations_double = result.iterations;
   rec->time_double_s     = result.time_s;
   rec->iterations_within_bound =
@@ -287,7 +287,7 @@ static cc_err run_solves(cc_run *run, const cc_mesh *mesh, const cc_bcrs *a, con
       kopts.monitor     = hook_iteration;
       kopts.monitor_ctx = &hook;
     }
-    SOLVES_CALL(plan[s].variant->solve(a, &mesh->comm, pc, b, x, &kopts, &rec->result));
+    SOLVES_CALL(cc_krylov_solve(plan[s].variant, a, &mesh->comm, pc, b, x, &kopts, &rec->result));
     if (opts->roofline) SOLVES_CALL(cc_roofline_end(roofline, rec));
     if (ckpt) SOLVES_CALL(cc_driver_ckpt_finish(ckpt, opts, rec));
     cc_driver_ckpt_destroy(&ckpt);
