@@ -1,5 +1,5 @@
-/* cc_solvers.h: distributed kernels, orderings, preconditioners and the four CG variants of the
- * GeoFEM/Cube study (docs/algorithms.md: Alg.1-4 and Table 1).
+/* cc_solvers.h: distributed kernels, orderings, preconditioners and the six CG variants: the four
+ * of the GeoFEM/Cube study (docs/algorithms.md: Alg.1-4 and Table 1), p(l)-CG and s-step CG.
  *
  * Contract:
  * - solvers/ sees a distributed 3x3 block CRS matrix (cc_bcrs: rows = internal nodes, columns =
@@ -258,7 +258,7 @@ void cc_precond_destroy(cc_precond **pc);
 CC_WUR cc_err cc_precond_jacobi_blocks(const cc_bcrs *a, const cc_comm_table *comm, double *dinv);
 
 /* ------------------------------------------------------------------------------------------------
- * Krylov solvers (Alg.1-4) behind one signature, chosen by name.
+ * Krylov solvers (Alg.1-4, p(l)-CG, s-step CG) behind one solve call, chosen by name.
  * ---------------------------------------------------------------------------------------------- */
 /* The solver state handed to a checkpoint callback or given back for a restart: cc_state, the one
  * solver-state type of cc_common.h (3*n_rows doubles per vector, the solver's ordering). */
@@ -406,13 +406,7 @@ typedef struct {
   double gap_estimate_max;
 } cc_solve_result;
 
-/* Solve A x = b. x holds the initial guess on entry (used only when opts->restart is NULL and
- * nonzero), the solution on exit. b, x of length 3*n_cols. */
-typedef cc_err (*cc_krylov_fn)(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc,
-                               double *b, double *x, const cc_krylov_opts *opts,
-                               cc_solve_result *result);
-
-/* Notes on the solve contract:
+/* Notes on the solve contract (cc_krylov_solve):
  * - result->iterations is the global iteration index reached (it continues from
  *   restart->iteration; the work done by this call is iterations - start_iteration); maxit bounds
  *   that global index. time_s, seconds[] and count[] cover the solve only (the true-residual check
@@ -437,11 +431,22 @@ typedef struct {
   int passes, reads, writes;
 } cc_krylov_traffic;
 
+/* A solve's context (solvers/krylov_impl.h): what the variants' iterations share. */
+typedef struct cc_krylov_ctx cc_krylov_ctx;
+
+/* A variant's registry entry: const cc_krylov cc_krylov_<name> at the end of krylov_<name>.c,
+ * listed once in CC_KRYLOV_VARIANTS (solvers/krylov.c). cc_krylov_solve runs it. */
 typedef struct {
-  const char *name;        /* "pcg", "cgcg", "pipecg", "gropp" */
+  const char *name;        /* "pcg", "cgcg", "pipecg", "gropp", "plcg", "sstep" */
   const char *description; /* "Alg.1 original PCG", ... */
   int supports_iar;        /* pcg: 0 (the only place that says so) */
-  cc_krylov_fn solve;
+  /* The variant's own options (depth, steps, basis, spectrum bounds), checked once with the
+   * common ones, before anything is allocated or reduced; the refusal names the bad value.
+   * NULL: the variant has none. */
+  cc_err (*check)(const cc_krylov_opts *opts);
+  /* The iteration from x (the restart state or the initial guess) to the answer in x, between
+   * the common set-up (|b|, timers, reducer) and end (counts, true residual) of the solve. */
+  cc_err (*iterate)(cc_krylov_ctx *k, double *b, double *x);
   cc_krylov_ops table1;
   /* vector traffic per iteration of the fused passes (default) and of the unfused reference
    * (cc_krylov_opts.unfused): read by the roofline traffic model */
@@ -470,6 +475,12 @@ static inline cc_krylov_traffic cc_krylov_vector_traffic_at(const cc_krylov *v, 
 /* Look up a variant by name; NULL if unknown. cc_krylov_list: NULL-terminated table. */
 const cc_krylov *cc_krylov_find(const char *name);
 extern const cc_krylov *const cc_krylov_list[];
+
+/* Solve A x = b with the variant. x holds the initial guess on entry (used only when
+ * opts->restart is NULL and nonzero), the solution on exit. b, x of length 3*n_cols. */
+CC_WUR cc_err cc_krylov_solve(const cc_krylov *variant, const cc_bcrs *a, const cc_comm_table *comm,
+                              cc_precond *pc, double *b, double *x, const cc_krylov_opts *opts,
+                              cc_solve_result *result);
 
 /* ------------------------------------------------------------------------------------------------
  * Memory-traffic model and STREAM triad (traffic.c): the one model that

@@ -1,7 +1,8 @@
-/* krylov.c: registry of the CG variants (name -> solve, PETSc style) and the helpers they share
- * (krylov_impl.h): options, work vectors, timer snapshots, reductions, breakdown and stopping
- * tests. The spectrum estimate is in spectrum.c, the end of an iteration with checkpoint and
- * restart of the solver state in solver_state.c, the algorithms in krylov_<name>.c.
+/* krylov.c: registry of the CG variants (name -> entry, PETSc style), the one solve call that
+ * runs an entry (set-up, the variant's iteration, end) and the helpers the variants share
+ * (krylov_impl.h): work vectors, timer snapshots, reductions, breakdown and stopping tests. The
+ * spectrum estimate is in spectrum.c, the end of an iteration with checkpoint and restart of the
+ * solver state in solver_state.c, the algorithms in krylov_<name>.c.
  */
 #include "krylov_impl.h"
 
@@ -9,13 +10,20 @@
 #include <math.h>
 #include <stdlib.h>
 
-const cc_krylov *const cc_krylov_list[] = {&cc_krylov_pcg,
-                                           &cc_krylov_cgcg,
-                                           &cc_krylov_pipecg,
-                                           &cc_krylov_gropp,
-                                           &cc_krylov_plcg,
-                                           &cc_krylov_sstep,
-                                           NULL};
+/* The registry: one line per variant, in the order of --help, the report and jobs/. Each entry,
+ * const cc_krylov cc_krylov_<name>, ends its krylov_<name>.c (the sources are globbed). */
+#define CC_KRYLOV_VARIANTS(X)                                                                      \
+  X(pcg)                                                                                           \
+  X(cgcg)                                                                                          \
+  X(pipecg)                                                                                        \
+  X(gropp)                                                                                         \
+  X(plcg)                                                                                          \
+  X(sstep)
+
+#define CC_KRYLOV_DECLARE(name) extern const cc_krylov cc_krylov_##name;
+#define CC_KRYLOV_ENTRY(name) &cc_krylov_##name,
+CC_KRYLOV_VARIANTS(CC_KRYLOV_DECLARE)
+const cc_krylov *const cc_krylov_list[] = {CC_KRYLOV_VARIANTS(CC_KRYLOV_ENTRY) NULL};
 
 const cc_mode_kind cc_sstep_basis_list[CC_SSTEP_BASIS_COUNT] = {
     [CC_SSTEP_CHEBYSHEV] = {"chebyshev", "Chebyshev polynomials on [lambda_min, lambda_max]"},
@@ -54,23 +62,14 @@ static const char *krylov_value_problem(double v)
 /* ------------------------------------------------------------------------------------------------
  * Begin / end of a solve
  * ---------------------------------------------------------------------------------------------- */
-cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs *a,
-                       const cc_comm_table *comm, cc_precond *pc, double *b, double *x,
-                       const cc_krylov_opts *opts, cc_solve_result *result)
+/* The options every variant takes, then the variant's own (its check hook): refused before
+ * anything is allocated, reduced or timed. */
+static cc_err krylov_check(const cc_krylov *variant, const cc_krylov_opts *opts)
 {
-  const char *solver     = variant->name;
-  const int supports_iar = variant->supports_iar; /* the registry says which have IAR */
-  memset(k, 0, sizeof *k);
-  CC_CHECK(a && comm && b && x && opts && result, CC_ERR_ARG, "%s: NULL argument", solver);
-  CC_CHECK(pc, CC_ERR_ARG, "%s: no preconditioner (use \"none\" for plain CG)", solver);
-  memset(result, 0, sizeof *result);
-  snprintf(result->solver, sizeof result->solver, "%s", solver);
-  snprintf(result->label, sizeof result->label, "%s", solver); /* the deep variants add L / S */
+  const char *solver = variant->name;
   CC_CHECK(opts->reduction == CC_REDUCTION_AR || opts->reduction == CC_REDUCTION_IAR, CC_ERR_ARG,
            "%s: unknown reduction mode %d", solver, (int)opts->reduction);
-  snprintf(result->reduction, sizeof result->reduction, "%s",
-           cc_reduction_list[opts->reduction].name);
-  CC_CHECK(opts->reduction == CC_REDUCTION_AR || supports_iar, CC_ERR_ARG,
+  CC_CHECK(opts->reduction == CC_REDUCTION_AR || variant->supports_iar, CC_ERR_ARG,
            "%s has no non-blocking variant (reduction iar requested; use ar)", solver);
   CC_CHECK(isfinite(opts->tol) && opts->tol > 0.0, CC_ERR_ARG, "%s: tol = %g must be > 0", solver,
            opts->tol);
@@ -80,61 +79,52 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
   CC_CHECK(!opts->checkpoint || opts->checkpoint_every >= 1, CC_ERR_ARG,
            "%s: checkpoint_every = %d must be >= 1 with a checkpoint callback", solver,
            opts->checkpoint_every);
-  k->solver   = solver;
-  k->a        = a;
-  k->comm     = comm;
-  k->pc       = pc;
-  k->opts     = opts;
-  k->result   = result;
-  k->n        = 3 * (int64_t)a->n_rows;
-  k->n_alloc  = 3 * (int64_t)a->n_cols;
-  k->first_it = k->last_it = -1;
-  k->unfused               = opts->unfused != 0;
   CC_CHECK(!opts->history || opts->history_cap >= 0, CC_ERR_ARG, "%s: history_cap = %d < 0", solver,
            opts->history_cap);
   CC_CHECK(isfinite(opts->inject_latency_us) && opts->inject_latency_us >= 0.0, CC_ERR_ARG,
            "%s: injected reduction latency %g us must be >= 0", solver, opts->inject_latency_us);
-  k->timers = opts->timers ? opts->timers : &k->own_timers;
-  cc_timers_init(k->timers, opts->count_only);
-  k->timers->trace = opts->trace; /* the region hooks (cc_timer_start / stop) */
-  CC_CALL(
-      cc_reducer_init(&k->reducer, comm->comm, opts->progress, opts->inject_latency_us, k->timers));
-  k->exec = (cc_exec){.timers = k->timers, .poll = cc_reduce_poll, .poll_ctx = &k->reducer};
-  /* the test seam (cc_krylov_opts.inject): r poisoned after that iteration, in this variant */
-  const cc_krylov_inject *inject = opts->inject;
-  k->inject_it                   = inject && inject->iteration >= 1 &&
-                         (!inject->solver[0] || strcmp(inject->solver, solver) == 0)
-                                       ? inject->iteration
-                                       : -1;
-  k->inject_value                = inject ? inject->value : 0.0;
-  if (opts->restart) {
-    /* a state loaded per rank may be wrong on one rank only: all ranks agree before going on */
-    const cc_solver_state *st = opts->restart;
-    cc_err local              = CC_OK, global;
-    if (strcmp(st->solver, solver) != 0)
-      local =
-          cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                        "restart state of solver '%s' given to solver '%s'", st->solver, solver);
-    else if (st->n_local != k->n)
-      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                            "restart state has %lld doubles per vector, rank %d needs %lld",
-                            (long long)st->n_local, comm->rank, (long long)k->n);
-    else if (st->iteration < 0 || st->iteration > opts->maxit)
-      local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                            "restart state at iteration %d (maxit %d)", st->iteration, opts->maxit);
-    CC_CALL(cc_error_agree(comm->comm, local, &global));
-    CC_CHECK(global == CC_OK, global, "%s: restart state refused", solver);
-    k->start = st->iteration;
-  }
-  result->start_iteration = k->start;
-  result->iterations      = k->start;
-  if (k->inject_it <= k->start) k->inject_it = -1; /* a restart past the seam's iteration */
+  if (variant->check) CC_CALL(variant->check(opts));
+  return CC_OK;
+}
 
-  CC_MPI(MPI_Barrier(comm->comm)); /* ranks start the clock together */
-  k->solve_region = cc_timer_start(k->timers, CC_T_SOLVE);
-  k->t0           = MPI_Wtime();
+/* The test seam (cc_krylov_opts.inject): r poisoned after that iteration, in this variant */
+static void krylov_inject(cc_krylov_ctx *k)
+{
+  const cc_krylov_inject *inject = k->opts->inject;
+  int here                       = inject && inject->iteration >= 1;
+  here            = here && (!inject->solver[0] || strcmp(inject->solver, k->solver) == 0);
+  k->inject_it    = here ? inject->iteration : -1;
+  k->inject_value = inject ? inject->value : 0.0;
+}
 
-  /* |b|^2 = (b, b) */
+/* k->start from opts->restart. A state loaded per rank may be wrong on one rank only: all ranks
+ * agree before going on. */
+static cc_err krylov_restart_start(cc_krylov_ctx *k)
+{
+  const cc_solver_state *st = k->opts->restart;
+  const char *solver        = k->solver;
+  cc_err local              = CC_OK, global;
+  if (strcmp(st->solver, solver) != 0)
+    local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                          "restart state of solver '%s' given to solver '%s'", st->solver, solver);
+  else if (st->n_local != k->n)
+    local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                          "restart state has %lld doubles per vector, rank %d needs %lld",
+                          (long long)st->n_local, k->comm->rank, (long long)k->n);
+  else if (st->iteration < 0 || st->iteration > k->opts->maxit)
+    local =
+        cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
+                      "restart state at iteration %d (maxit %d)", st->iteration, k->opts->maxit);
+  CC_CALL(cc_error_agree(k->comm->comm, local, &global));
+  CC_CHECK(global == CC_OK, global, "%s: restart state refused", solver);
+  k->start = st->iteration;
+  return CC_OK;
+}
+
+/* |b| = sqrt((b, b)), the first timed reduction (the CC_T_SOLVE region is stopped on a refusal) */
+static cc_err krylov_bnorm(cc_krylov_ctx *k, const double *b)
+{
+  const char *solver = k->solver;
   double bb;
   cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){b}, &bb);
   cc_err err = cc_reduce_blocking(&k->reducer, &bb, 1);
@@ -154,22 +144,73 @@ cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs
     CC_CALL(err);
   }
   k->bnorm = sqrt(bb);
-  k->gap   = -1.0;
-  if (opts->replace_every == CC_REPLACE_AUTO) {
-    /* ||A||_inf = max row sum of |a_ij| (the guard's ||A||; >= ||A||_2 for symmetric A) */
-    double row_max = 0.0;
-    for (int32_t i = 0; i < a->n_rows; i++)
-      for (int d = 0; d < 3; d++) {
-        double sum = 0.0;
-        for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++)
-          for (int c = 0; c < 3; c++) sum += fabs(a->val[9 * e + 3 * d + c]);
-        if (a->l_ptr) /* the split-off lower blocks */
-          for (int64_t e = a->l_ptr[i]; e < a->l_ptr[i + 1]; e++)
-            for (int c = 0; c < 3; c++) sum += fabs(a->l_val[9 * e + 3 * d + c]);
-        if (sum > row_max) row_max = sum;
-      }
-    CC_MPI(MPI_Allreduce(&row_max, &k->gap_anorm, 1, MPI_DOUBLE, MPI_MAX, comm->comm));
-  }
+  return CC_OK;
+}
+
+/* ||A||_inf = max row sum of |a_ij| (the residual-gap guard's ||A||; >= ||A||_2 for symmetric A) */
+static cc_err krylov_anorm(cc_krylov_ctx *k)
+{
+  const cc_bcrs *a = k->a;
+  double row_max   = 0.0;
+  for (int32_t i = 0; i < a->n_rows; i++)
+    for (int d = 0; d < 3; d++) {
+      double sum = 0.0;
+      for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++)
+        for (int c = 0; c < 3; c++) sum += fabs(a->val[9 * e + 3 * d + c]);
+      if (a->l_ptr) /* the split-off lower blocks */
+        for (int64_t e = a->l_ptr[i]; e < a->l_ptr[i + 1]; e++)
+          for (int c = 0; c < 3; c++) sum += fabs(a->l_val[9 * e + 3 * d + c]);
+      if (sum > row_max) row_max = sum;
+    }
+  CC_MPI(MPI_Allreduce(&row_max, &k->gap_anorm, 1, MPI_DOUBLE, MPI_MAX, k->comm->comm));
+  return CC_OK;
+}
+
+/* Check the options, set up the solve's own timers and reducer (k must not move afterwards:
+ * k->exec points into it), start CC_T_SOLVE and compute |b| (one reduction). */
+static cc_err krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs *a,
+                           const cc_comm_table *comm, cc_precond *pc, double *b, double *x,
+                           const cc_krylov_opts *opts, cc_solve_result *result)
+{
+  const char *solver = variant->name;
+  CC_CHECK(a && comm && b && x && opts && result, CC_ERR_ARG, "%s: NULL argument", solver);
+  CC_CHECK(pc, CC_ERR_ARG, "%s: no preconditioner (use \"none\" for plain CG)", solver);
+  memset(result, 0, sizeof *result);
+  snprintf(result->solver, sizeof result->solver, "%s", solver);
+  snprintf(result->label, sizeof result->label, "%s", solver); /* the deep variants add L / S */
+  CC_CALL(krylov_check(variant, opts));
+  snprintf(result->reduction, sizeof result->reduction, "%s",
+           cc_reduction_list[opts->reduction].name);
+  *k = (cc_krylov_ctx){.solver   = solver,
+                       .a        = a,
+                       .comm     = comm,
+                       .pc       = pc,
+                       .opts     = opts,
+                       .result   = result,
+                       .n        = 3 * (int64_t)a->n_rows, /* the internal DOFs */
+                       .n_alloc  = 3 * (int64_t)a->n_cols, /* and the halo's scratch */
+                       .first_it = -1,
+                       .last_it  = -1,
+                       .unfused  = opts->unfused != 0};
+
+  k->timers = opts->timers ? opts->timers : &k->own_timers;
+  cc_timers_init(k->timers, opts->count_only);
+  k->timers->trace = opts->trace; /* the region hooks (cc_timer_start / stop) */
+  CC_CALL(
+      cc_reducer_init(&k->reducer, comm->comm, opts->progress, opts->inject_latency_us, k->timers));
+  k->exec = (cc_exec){.timers = k->timers, .poll = cc_reduce_poll, .poll_ctx = &k->reducer};
+  krylov_inject(k);
+  if (opts->restart) CC_CALL(krylov_restart_start(k));
+  result->start_iteration = k->start;
+  result->iterations      = k->start;
+  if (k->inject_it <= k->start) k->inject_it = -1; /* a restart past the seam's iteration */
+
+  CC_MPI(MPI_Barrier(comm->comm)); /* ranks start the clock together */
+  k->solve_region = cc_timer_start(k->timers, CC_T_SOLVE);
+  k->t0           = MPI_Wtime();
+  CC_CALL(krylov_bnorm(k, b));
+  k->gap = -1.0;
+  if (opts->replace_every == CC_REPLACE_AUTO) CC_CALL(krylov_anorm(k));
   return CC_OK;
 }
 
@@ -209,7 +250,10 @@ static cc_err krylov_true_residual(cc_krylov_ctx *k, double *b, double *x, doubl
   return CC_OK;
 }
 
-cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
+/* End of the solve: stop the timers, fill result->seconds/count/time_s, then (outside the timed
+ * window) the true residual |b - A x|/|b|; frees the work vectors. err is the iteration's error:
+ * when nonzero everything is released and err is returned. */
+static cc_err krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
 {
   cc_timer_stop(k->timers, k->solve_region);
   double elapsed       = MPI_Wtime() - k->t0;
@@ -248,6 +292,17 @@ cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err)
   double tt;
   CC_CALL(krylov_true_residual(k, b, x, &tt));
   res->true_rel_residual = sqrt(tt) / (k->bnorm > 0.0 ? k->bnorm : 1.0);
+  return CC_OK;
+}
+
+cc_err cc_krylov_solve(const cc_krylov *variant, const cc_bcrs *a, const cc_comm_table *comm,
+                       cc_precond *pc, double *b, double *x, const cc_krylov_opts *opts,
+                       cc_solve_result *result)
+{
+  CC_CHECK(variant && variant->iterate, CC_ERR_ARG, "cc_krylov_solve: no variant");
+  cc_krylov_ctx k;
+  CC_CALL(krylov_begin(&k, variant, a, comm, pc, b, x, opts, result));
+  CC_CALL(krylov_end(&k, b, x, variant->iterate(&k, b, x)));
   return CC_OK;
 }
 

@@ -114,19 +114,14 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   return CC_OK;
 }
 
-static cc_err cgcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
-                         double *x, const cc_krylov_opts *opts, cc_solve_result *result)
-{
-  cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, &cc_krylov_cgcg, a, comm, pc, b, x, opts, result));
-  CC_CALL(cc_krylov_end(&k, b, x, cgcg_iterate(&k, b, x)));
-  return CC_OK;
-}
-
 const cc_krylov cc_krylov_cgcg = {
-    "cgcg",     "Alg.2 Chronopoulos/Gear", 1,
-    cgcg_solve, {1, 1, 3, 4, 1}, /* Table 1: spmv, precond, dot, axpy, reductions */
-    {2, 9, 4},                   /* fused: {p s x r}, {(r,u) (w,u) (r,r)} */
-    {7, 13, 4},                  /* unfused: 4 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
-    0,                           /* deep: 0, one of the study's Alg.1-4 */
-    NULL};                       /* the same traffic at every depth */
+    .name         = "cgcg",
+    .description  = "Alg.2 Chronopoulos/Gear",
+    .supports_iar = 1,
+    .iterate      = cgcg_iterate,
+    .table1       = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 4, .reductions = 1},
+    /* fused: {p s x r}, {(r,u) (w,u) (r,r)}; unfused: 4 x (2 reads, 1 write) + dots (r,u) (w,u)
+     * (r,r) */
+    .vector_fused   = {.passes = 2, .reads = 9, .writes = 4},
+    .vector_unfused = {.passes = 7, .reads = 13, .writes = 4},
+};

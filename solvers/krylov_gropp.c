@@ -169,22 +169,14 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
   return CC_OK;
 }
 
-static cc_err gropp_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
-                          double *x, const cc_krylov_opts *opts, cc_solve_result *result)
-{
-  cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, &cc_krylov_gropp, a, comm, pc, b, x, opts, result));
-  CC_CALL(cc_krylov_end(&k, b, x, gropp_iterate(&k, b, x)));
-  return CC_OK;
-}
-
 const cc_krylov cc_krylov_gropp = {
-    "gropp",
-    "Alg.4 Gropp's asynchronous PCG",
-    1,
-    gropp_solve,
-    {1, 1, 3, 5, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
-    {2, 10, 5},      /* fused: {x r u + (r,u) (r,r)}, {p s + (p,s)} */
-    {8, 15, 5},      /* unfused: 5 x (2 reads, 1 write) + dots (p,s) (r,u) (r,r) */
-    0,               /* deep: 0, one of the study's Alg.1-4 */
-    NULL};           /* the same traffic at every depth */
+    .name         = "gropp",
+    .description  = "Alg.4 Gropp's asynchronous PCG",
+    .supports_iar = 1,
+    .iterate      = gropp_iterate,
+    .table1       = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 5, .reductions = 2},
+    /* fused: {x r u + (r,u) (r,r)}, {p s + (p,s)}; unfused: 5 x (2 reads, 1 write) + dots (p,s)
+     * (r,u) (r,r) */
+    .vector_fused   = {.passes = 2, .reads = 10, .writes = 5},
+    .vector_unfused = {.passes = 8, .reads = 15, .writes = 5},
+};

@@ -1,4 +1,4 @@
-/* krylov_impl.h: private helpers shared by the CG variants (krylov_*.c): option checks,
+/* krylov_impl.h: private helpers shared by the CG variants (krylov_*.c): the solve's context,
  * work vectors, timer snapshots, reductions at "the same place" for AR and IAR, breakdown tests
  * (krylov.c), the spectrum estimate (spectrum.c), the end of an iteration with checkpoint/restart
  * of the solver state (solver_state.c).
@@ -11,7 +11,8 @@
 /* s-step CG at S = 10: its basis, A times it, the block directions and A times them, twice */
 #define CC_KRYLOV_MAX_VECTORS 72
 
-typedef struct {
+/* One solve's context, filled by cc_krylov_solve (krylov.c) before the variant's iterate. */
+struct cc_krylov_ctx {
   const char *solver;
   const cc_bcrs *a;
   const cc_comm_table *comm;
@@ -42,24 +43,11 @@ typedef struct {
   int gap_due;
   int inject_it;       /* test seam (opts->inject): poison r after this iteration, -1 off/done */
   double inject_value; /* NaN or Inf */
-} cc_krylov_ctx;
+};
 
-/* The variants' registry entries (krylov_<name>.c; listed in cc_krylov_list). */
-extern const cc_krylov cc_krylov_pcg, cc_krylov_cgcg, cc_krylov_pipecg, cc_krylov_gropp;
-extern const cc_krylov cc_krylov_plcg, cc_krylov_sstep;
-
-/* Validate the options (the reduction against the variant's registry entry), set up the solve's
- * own timers and reducer (k must not move afterwards: k->exec points into it), start CC_T_SOLVE
- * and compute |b| (one reduction). */
-CC_WUR cc_err cc_krylov_begin(cc_krylov_ctx *k, const cc_krylov *variant, const cc_bcrs *a,
-                              const cc_comm_table *comm, cc_precond *pc, double *b, double *x,
-                              const cc_krylov_opts *opts, cc_solve_result *result);
-/* Allocate count work vectors of n_alloc doubles, zero-filled by the threads that use them. */
+/* Allocate count work vectors of n_alloc doubles, zero-filled by the threads that use them; the
+ * end of the solve frees them. */
 CC_WUR cc_err cc_krylov_vectors(cc_krylov_ctx *k, int count, double **v[]);
-/* End of the solve: stop the timers, fill result->seconds/count/time_s, then (outside the timed
- * window) the true residual |b - A x|/|b|; frees the work vectors. err is the iteration's error:
- * when nonzero everything is released and err is returned. */
-CC_WUR cc_err cc_krylov_end(cc_krylov_ctx *k, double *b, double *x, cc_err err);
 
 /* r <- b - A x (one SpMV + one AXPY-type update; x's halo is exchanged). */
 CC_WUR cc_err cc_krylov_residual(cc_krylov_ctx *k, double *b, double *x, double *r);
@@ -119,7 +107,8 @@ void cc_krylov_gap_update(cc_krylov_ctx *k, int recurrences, double xx, double r
  * operation counts (result->ops_per_iteration), then checkpoints the state (pointers to the live
  * vectors) when due after `iteration` iterations, then calls the monitor hook. When the hook asks
  * to stop it checkpoints (if not just done), marks the result interrupted and returns
- * CC_ERR_INTERRUPTED, which the variant passes up (CC_CALL) and cc_krylov_end turns into CC_OK. */
+ * CC_ERR_INTERRUPTED, which the variant passes up (CC_CALL) and the end of the solve turns into
+ * CC_OK. */
 CC_WUR cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_decl *decl,
                                       double *const vectors[], const double scalars[]);
 /* The test seam (opts->inject): at the first iteration end at or past the seam's iteration (once
@@ -135,6 +124,9 @@ CC_WUR cc_err cc_krylov_restart_exact(cc_krylov_ctx *k, double *x, int *exact);
 CC_WUR cc_err cc_krylov_restore(cc_krylov_ctx *k, const cc_state_decl *decl,
                                 double *const vectors[], double scalars[]);
 
+/* A check hook's part for opts->spectrum_min/max (p(l)-CG, s-step): both 0 (estimate it) or
+ * 0 <= min < max, max finite; the refusal names the solver and the bounds. */
+CC_WUR cc_err cc_krylov_check_spectrum(const char *solver, const cc_krylov_opts *opts);
 /* The spectrum of M^-1 A for p(l)-CG's shifts and s-step's basis: opts->spectrum_min/max when
  * given (source "option"), else the Ritz values of the Lanczos tridiagonal built from the
  * coefficients of up to CC_SPECTRUM_LANCZOS_STEPS PCG iterations from x = 0 (source "lanczos";

@@ -135,19 +135,14 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   return CC_OK;
 }
 
-static cc_err pcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
-                        double *x, const cc_krylov_opts *opts, cc_solve_result *result)
-{
-  cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, &cc_krylov_pcg, a, comm, pc, b, x, opts, result));
-  CC_CALL(cc_krylov_end(&k, b, x, pcg_iterate(&k, b, x)));
-  return CC_OK;
-}
-
 const cc_krylov cc_krylov_pcg = {
-    "pcg",      "Alg.1 original PCG", 0,
-    pcg_solve,  {1, 1, 3, 3, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
-    {4, 9, 3},                   /* fused: (s,p), {r}, {(r,u) (r,r)}, {x p} */
-    {6, 11, 3},                  /* unfused: 3 x (2 reads, 1 write) + dots (s,p) (r,u) (r,r) */
-    0,                           /* deep: 0, one of the study's Alg.1-4 */
-    NULL};                       /* the same traffic at every depth */
+    .name         = "pcg",
+    .description  = "Alg.1 original PCG",
+    .supports_iar = 0,
+    .iterate      = pcg_iterate,
+    .table1       = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 3, .reductions = 2},
+    /* fused: (s,p), {r}, {(r,u) (r,r)}, {x p}; unfused: 3 x (2 reads, 1 write) + dots (s,p)
+     * (r,u) (r,r) */
+    .vector_fused   = {.passes = 4, .reads = 9, .writes = 3},
+    .vector_unfused = {.passes = 6, .reads = 11, .writes = 3},
+};

@@ -177,22 +177,14 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
   return CC_OK;
 }
 
-static cc_err pipecg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
-                           double *x, const cc_krylov_opts *opts, cc_solve_result *result)
-{
-  cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, &cc_krylov_pipecg, a, comm, pc, b, x, opts, result));
-  CC_CALL(cc_krylov_end(&k, b, x, pipecg_iterate(&k, b, x)));
-  return CC_OK;
-}
-
 const cc_krylov cc_krylov_pipecg = {
-    "pipecg",
-    "Alg.3 pipelined PCG (Ghysels & Vanroose)",
-    1,
-    pipecg_solve,
-    {1, 1, 3, 8, 1}, /* Table 1: spmv, precond, dot, axpy, reductions */
-    {1, 10, 8},      /* fused: one pass (the 8 updates and the 3 dots) */
-    {11, 21, 8},     /* unfused: 8 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
-    0,               /* deep: 0, one of the study's Alg.1-4 */
-    NULL};           /* the same traffic at every depth */
+    .name         = "pipecg",
+    .description  = "Alg.3 pipelined PCG (Ghysels & Vanroose)",
+    .supports_iar = 1,
+    .iterate      = pipecg_iterate,
+    .table1       = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 8, .reductions = 1},
+    /* fused: one pass (the 8 updates and the 3 dots); unfused: 8 x (2 reads, 1 write) + dots
+     * (r,u) (w,u) (r,r) */
+    .vector_fused   = {.passes = 1, .reads = 10, .writes = 8},
+    .vector_unfused = {.passes = 11, .reads = 21, .writes = 8},
+};

@@ -40,10 +40,15 @@ static const char *const plcg_scalar_names[] = {"confirm"};
  * the checkpoint continues bit for bit. */
 static const cc_state_decl plcg_state = {1, plcg_vector_names, 1, plcg_scalar_names};
 
+/* How a cycle ended: CYCLE_GO while it runs; CYCLE_DONE ends the solve (converged, breakdown,
+ * maxit); CYCLE_RESTART begins a new cycle from x (square-root breakdown, exact checkpoint). */
+typedef enum { CYCLE_GO = 0, CYCLE_DONE, CYCLE_RESTART } plcg_outcome;
+
 typedef struct {
   cc_krylov_ctx *k;
   int l;
   double sigma[CC_PLCG_MAX_DEPTH];
+  double lmin, lmax; /* the spectrum the shifts cover */
   /* rings by global index: z (l + 2 slots), zu, v, y^m (3 slots each) */
   double *z[CC_PLCG_MAX_DEPTH + 2], *zu[3], *v[3], *y[CC_PLCG_MAX_DEPTH][3];
   double *p, *t;
@@ -62,7 +67,29 @@ typedef struct {
   double bb_nat;    /* b^T B b once column 0 of the first cycle is read */
   int bnat_pending; /* b^T B b's local part rides in column 0 */
   int trace;        /* the plcg_trace seam: rank 0 prints each column's numbers to stderr */
+  /* across cycles: the global iteration reached, whether the true residual decides (the natural
+   * estimate fell below tol), sqrt(b^T B b) */
+  int done, confirm;
+  double bnat;
+  /* the cycle's own: the iteration of the x it starts from, beta = sqrt(r^T B r) of that x,
+   * D-Lanczos' pivot eta_a and coefficient zeta_a, a true-residual test passed (x = x_j), and
+   * how it ended */
+  int base;
+  double beta, eta, zeta;
+  int stop;
+  plcg_outcome outcome;
 } plcg_ctx;
+
+/* Iteration i of a cycle: the ring slots it reads and writes, the iterate x_{a+1} it makes once
+ * the pipeline is full (a = i - l) and the true-residual test its column carries. */
+typedef struct {
+  int it;                        /* i */
+  double *z_new, *z_cur, *z_old; /* z_{i+1}, z_i, z_{i-1} (NULL at i = 0) */
+  double *u_new, *u_cur, *u_old; /* zu likewise */
+  int iteration;                 /* base + a + 1, the global index of x_{a+1} (-1 while i < l) */
+  int test_iter;                 /* the iteration whose |b - A x|^2 rides in column i + 1, or -1 */
+  double tt;                     /* that local |b - A x|^2 */
+} plcg_iter;
 
 static double *plcg_g(plcg_ctx *c, int k, int j)
 {
@@ -174,21 +201,21 @@ static void plcg_dots(cc_krylov_ctx *k, const double *u, int count, double *cons
 }
 
 /* A true-residual test read from its column: records |r_j|/|b| for iteration j; when it passes
- * (or the residual breaks down), x <- x_j and *stop = 1. */
-static void plcg_test_read(plcg_ctx *c, int j, double tt, double *x, int *stop)
+ * (or the residual breaks down), x <- x_j and c->stop = 1. */
+static void plcg_test_read(plcg_ctx *c, int j, double tt, double *x)
 {
-  if (*stop) return;
+  if (c->stop) return;
   if (cc_krylov_converged(c->k, j, tt)) {
     const double *xj = c->xs[j % (c->l + 1)];
     if (xj != x) memcpy(x, xj, (size_t)c->k->n * sizeof(double));
-    *stop = 1;
+    c->stop = 1;
   }
 }
 
 /* Complete every reduction still in flight (end of a cycle: convergence, restart, stop), oldest
- * column first; the true-residual tests among them are read (*stop = 1 and x = x_j when one
- * passes; stop may be NULL when no test can be in flight). */
-static cc_err plcg_drain(plcg_ctx *c, double *x, int *stop)
+ * column first; with read_tests the true-residual tests among them are read (c->stop = 1 and
+ * x = x_j when one passes; 0 when no test can be in flight or none may decide). */
+static cc_err plcg_drain(plcg_ctx *c, double *x, int read_tests)
 {
   int order[CC_PLCG_MAX_DEPTH + 1], n = 0;
   for (int i = 0; i <= c->l; i++)
@@ -207,8 +234,8 @@ static cc_err plcg_drain(plcg_ctx *c, double *x, int *stop)
     } else {
       memcpy(scratch, c->red[i].buffer, (size_t)c->count[i] * sizeof(double));
     }
-    if (c->test_iter[i] >= 0 && stop)
-      plcg_test_read(c, c->test_iter[i], scratch[c->count[i] - 1], x, stop);
+    if (c->test_iter[i] >= 0 && read_tests)
+      plcg_test_read(c, c->test_iter[i], scratch[c->count[i] - 1], x);
     c->test_iter[i] = -1;
   }
   return CC_OK;
@@ -261,276 +288,488 @@ static cc_err plcg_test_local(plcg_ctx *c, double *b, double *x, int j, double *
   return CC_OK;
 }
 
-typedef enum { CYCLE_DONE, CYCLE_RESTART } plcg_outcome;
-
-/* One cycle of p(l)-CG from the current x (global iteration *done on entry and exit). */
-static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x, double *bnat_io, int *done,
-                         int *confirm, plcg_outcome *outcome)
+/* The cycle ends the solve here (a breakdown, or the recorded |r| decided): every reduction in
+ * flight is completed, no test read. */
+static cc_err plcg_end_drained(plcg_ctx *c, double *x)
 {
-  cc_krylov_ctx *k          = c->k;
-  const int l               = c->l;
-  const int nz              = l + 2;
-  const cc_bcrs *a_mat      = k->a;
-  const cc_comm_table *comm = k->comm;
-  const int maxit           = k->opts->maxit;
-  const int base            = *done;
-  double beta = 0.0, eta = 0.0, zeta = 0.0, bnat = *bnat_io;
+  c->outcome = CYCLE_DONE;
+  CC_CALL(plcg_drain(c, x, 0));
+  return CC_OK;
+}
+
+/* A test in flight passed (x = x_j): the solve ends at the iteration the test recorded. */
+static void plcg_end_tested(plcg_ctx *c)
+{
+  c->done    = c->k->result->iterations;
+  c->outcome = CYCLE_DONE;
+}
+
+/* The start of a cycle from the current x: zu_0 = r = b - A x, z_0 = B r; column 0 of G,
+ * (zu_0, z_0) = r^T B r = beta^2, posted with b^T B b's local part (the first cycle) and x's
+ * true residual |r|^2 = (zu_0, zu_0) (the test phase, when x's was not taken yet). */
+static cc_err plcg_cycle_start(plcg_ctx *c, double *b, double *x)
+{
+  cc_krylov_ctx *k = c->k;
+  const int base   = c->done;
   double col[CC_PLCG_MAX_DEPTH + 3];
-  int stop = 0;
-  *outcome = CYCLE_DONE;
+  c->base = base;
+  c->beta = 0.0, c->eta = 0.0, c->zeta = 0.0;
+  c->stop    = 0;
+  c->outcome = CYCLE_GO;
   memset(c->g, 0, sizeof c->g);
   memset(c->gamma, 0, sizeof c->gamma);
   memset(c->delta, 0, sizeof c->delta);
-
-  /* zu_0 = r = b - A x, z_0 = B r; column 0: (zu_0, z_0) = r^T B r = beta^2 */
   CC_CALL(cc_krylov_residual(k, b, x, c->zu[0]));
   CC_CALL(cc_precond_apply(k->pc, &k->exec, c->zu[0], c->z[0]));
   plcg_dots(k, c->zu[0], 1, (double *const[]){c->z[0]}, col);
   int n0 = 1, test0 = -1;
-  if (c->bnat_pending) col[n0++] = c->bb_nat; /* the first cycle: b^T B b's local part */
-  if (*confirm && c->tested_upto < base) {    /* x's true residual r = zu_0, not taken yet */
+  if (c->bnat_pending) col[n0++] = c->bb_nat;
+  if (c->confirm && c->tested_upto < base) {
     cc_krylov_dots(k, 1, (const double *const[]){c->zu[0]}, (const double *const[]){c->zu[0]},
                    &col[n0++]);
-    memcpy(c->xs[base % (l + 1)], x, (size_t)k->n * sizeof(double));
+    memcpy(c->xs[base % (c->l + 1)], x, (size_t)k->n * sizeof(double));
     c->tested_upto = test0 = base;
   }
   CC_CALL(plcg_post(c, 0, col, n0, test0));
+  return CC_OK;
+}
 
+static plcg_iter plcg_iter_at(const plcg_ctx *c, int it)
+{
+  const int nz = c->l + 2;
+  return (plcg_iter){.it        = it,
+                     .z_new     = c->z[(it + 1) % nz],
+                     .z_cur     = c->z[it % nz],
+                     .z_old     = it >= 1 ? c->z[(it - 1) % nz] : NULL,
+                     .u_new     = c->zu[(it + 1) % 3],
+                     .u_cur     = c->zu[it % 3],
+                     .u_old     = it >= 1 ? c->zu[(it - 1) % 3] : NULL,
+                     .iteration = -1,
+                     .test_iter = -1,
+                     .tt        = 0.0};
+}
+
+/* zu_{i+1} = A z_i (- sigma_i zu_i while i < l), z_{i+1} = B zu_{i+1}: overlapped with the
+ * reductions of the l columns before. The first cycle's bases between v and z: y^m_0 = z_{l-m}. */
+static cc_err plcg_spmv_step(plcg_ctx *c, const plcg_iter *s)
+{
+  cc_krylov_ctx *k = c->k;
+  const int l = c->l, it = s->it;
+  CC_CALL(cc_spmv(&k->exec, k->a, k->comm, s->z_cur, s->u_new));
+  if (it < l) cc_vec_axpy(&k->exec, k->n, -c->sigma[it], s->u_cur, s->u_new);
+  CC_CALL(cc_precond_apply(k->pc, &k->exec, s->u_new, s->z_new));
+  if (it < l - 1) memcpy(c->y[l - 1 - it][0], s->z_new, (size_t)k->n * sizeof(double));
+  return CC_OK;
+}
+
+/* Before the wait (i > l): x_a's D-Lanczos step (its coefficients are known) and, in the test
+ * phase, x_a's local true residual |b - A x_a|^2, which rides in column i + 1. */
+static cc_err plcg_x_step(plcg_ctx *c, double *b, double *x, plcg_iter *s)
+{
+  if (s->it <= c->l) return CC_OK;
+  plcg_flush_x(c, x);
+  const int x_iter = c->base + s->it - c->l;
+  if (c->confirm && c->tested_upto < x_iter) {
+    CC_CALL(plcg_test_local(c, b, x, x_iter, &s->tt));
+    s->test_iter = x_iter;
+  }
+  return CC_OK;
+}
+
+/* Column 0 completes (i = l): beta = sqrt(r^T B r), v_0 = z_0 / beta, and every vector made so
+ * far scales by 1/beta; the natural residual of x_base is beta / sqrt(b^T B b). */
+static cc_err plcg_normalise(plcg_ctx *c, double *x)
+{
+  cc_krylov_ctx *k = c->k;
+  const int l = c->l, nz = l + 2, base = c->base;
+  double c0[3], t0v;
+  int tested0;
+  CC_CALL(plcg_wait(c, 0, c0, &tested0, &t0v));
+  if (tested0 >= 0) { /* x_base's true residual, taken at the cycle's start */
+    plcg_test_read(c, tested0, t0v, x);
+    if (c->stop) {
+      c->bnat_pending = 0;
+      CC_CALL(plcg_end_drained(c, x));
+      c->done = tested0;
+      return CC_OK;
+    }
+  }
+  if (c->bnat_pending) { /* sqrt(b^T B b): the natural norm the estimate is relative to */
+    c->bnat_pending = 0;
+    if (cc_krylov_breakdown(k, k->start, "(b, M^-1 b)", c0[1])) return plcg_end_drained(c, x);
+    c->bnat = sqrt(c0[1]);
+  }
+  const double g00 = c0[0];
+  if (cc_krylov_breakdown(k, base, "(r, M^-1 r)", g00)) return plcg_end_drained(c, x);
+  const double beta = c->beta = sqrt(g00);
+  for (int j = 0; j < nz; j++) plcg_scale(k, 1.0 / beta, c->z[j]);
+  for (int j = 0; j < 3; j++) plcg_scale(k, 1.0 / beta, c->zu[j]);
+  for (int m = 1; m < l; m++) plcg_scale(k, 1.0 / beta, c->y[m][0]);
+  memcpy(c->v[0], c->z[0], (size_t)k->n * sizeof(double));
+  G(0, 0) = 1.0;
+  /* the cycle's start: natural residual beta of x (iteration `base` in the history) */
+  const double rel0 = beta / c->bnat;
+  plcg_trace(c, "natural-norm", base, beta);
+  if (rel0 < k->opts->tol && !c->confirm) { /* below tol already: the true test decides */
+    c->confirm                   = 1;
+    k->result->natural_iteration = base;
+  } else if (!c->confirm && cc_krylov_converged(k, base, rel0 * rel0 * k->bnorm * k->bnorm)) {
+    return plcg_end_drained(c, x); /* a breakdown of the recorded |r| */
+  }
+  return CC_OK;
+}
+
+/* Column cc of G, posted l iterations ago: rows max(0, cc - l) .. cc, <z_cc, v_{cc-l}>_M and
+ * <z_cc, z_j>_M (dots of vectors scaled by beta each when posted before the normalisation). The
+ * true residual that rode with it is read first: when it passes, the solve ends at x_tested. */
+static cc_err plcg_read_column(plcg_ctx *c, double *x, int cc)
+{
+  const int l         = c->l;
+  const int first_row = cc - l > 0 ? cc - l : 0;
+  double col[CC_PLCG_MAX_DEPTH + 3], tv = 0.0;
+  int tested = -1;
+  CC_CALL(plcg_wait(c, cc, col, &tested, &tv));
+  if (tested >= 0) { /* the true residual of x_tested, posted l iterations ago */
+    plcg_test_read(c, tested, tv, x);
+    if (c->stop) {
+      c->xp_pending = 0; /* x = x_tested */
+      CC_CALL(plcg_end_drained(c, x));
+      c->done = tested;
+      return CC_OK;
+    }
+  }
+  for (int r = first_row; r <= cc; r++) G(r, cc) = col[r - first_row];
+  if (cc <= l)
+    for (int r = first_row; r <= cc; r++) G(r, cc) /= c->beta * c->beta;
+  return CC_OK;
+}
+
+/* The rest of G's column cc and the square of its diagonal (Cornelis et al. 2018, Z = V G): rows
+ * below cc - l by symmetry of P_l(BA) in <,>_M, <z_cc, v_j> = <v_{cc-l}, z_{j+l}>; rows
+ * cc-l+1 .. cc-1 turn <z_cc, z_j> into <z_cc, v_j> by G's own columns (Gram-Schmidt,
+ * G(j,cc) = (G(j,cc) - sum_{q<j} G(q,j) G(q,cc)) / G(j,j)); returns
+ * G(cc,cc)^2 = |z_cc - sum_q G(q,cc) v_q|_M^2. */
+static double plcg_gram_column(plcg_ctx *c, int cc)
+{
+  const int l = c->l, low = cc - 2 * l > 0 ? cc - 2 * l : 0;
+  for (int j = low; j < cc - l; j++) G(j, cc) = G(cc - l, j + l);
+  for (int j = cc - l + 1 > 0 ? cc - l + 1 : 0; j < cc; j++) {
+    double sum = 0.0;
+    for (int q = low; q < j; q++) sum += G(q, j) * G(q, cc);
+    G(j, cc) = (G(j, cc) - sum) / G(j, j);
+  }
+  double sum = 0.0;
+  for (int q = low; q < cc; q++) sum += G(q, cc) * G(q, cc);
+  return G(cc, cc) - sum;
+}
+
+/* G(cc, cc) = sqrt(diag2), cc = a + 1. NaN or overflow: a breakdown no restart mends (the guide's
+ * exit 1). Not positive: the square-root breakdown, a new cycle from x (x_a holds every step
+ * taken) unless a test in flight passes. */
+static cc_err plcg_sqrt_step(plcg_ctx *c, double *x, const plcg_iter *s, int a, double diag2)
+{
+  cc_krylov_ctx *k = c->k;
+  plcg_trace(c, "sqrt-argument", c->base + a, diag2);
+  if (!isfinite(diag2)) {
+    (void)cc_krylov_breakdown(k, c->base + a, "G(j,j)^2 (Gram factor)", diag2);
+    return plcg_end_drained(c, x);
+  }
+  if (!(diag2 > 0.0)) {
+    CC_CALL(plcg_drain(c, x, 1));
+    if (c->stop) {
+      plcg_end_tested(c);
+      return CC_OK;
+    }
+    k->result->sqrt_breakdowns++;
+    /* the new cycle's column 0 takes the test of this iteration's column */
+    if (s->test_iter >= 0) c->tested_upto = s->test_iter - 1;
+    c->done    = c->base + a;
+    c->outcome = CYCLE_RESTART;
+    return CC_OK;
+  }
+  G(a + 1, a + 1) = sqrt(diag2);
+  return CC_OK;
+}
+
+/* T's row a from G (Cornelis et al. 2018, eq. for gamma_a and delta_a):
+ *   a < l:  gamma_a = (G(a,a+1) + sigma_a G(a,a) - delta_{a-1} G(a-1,a)) / G(a,a),
+ *           delta_a = G(a+1,a+1) / G(a,a)
+ *   a >= l: gamma_a = (G(a,a) gamma_{a-l} + G(a,a+1) delta_{a-l} - delta_{a-1} G(a-1,a)) / G(a,a),
+ *           delta_a = G(a+1,a+1) delta_{a-l} / G(a,a)
+ * A delta_a that is not a positive normal number or a gamma_a not finite ends the solve (a
+ * breakdown; nothing drained). */
+static void plcg_tridiag_row(plcg_ctx *c, int a)
+{
+  cc_krylov_ctx *k = c->k;
+  const int l      = c->l;
+  double gam, del;
+  const double dprev = a > 0 ? c->delta[RING(a - 1)] : 0.0;
+  if (a < l) {
+    gam = (G(a, a + 1) + c->sigma[a] * G(a, a) - (a > 0 ? dprev * G(a - 1, a) : 0.0)) / G(a, a);
+    del = G(a + 1, a + 1) / G(a, a);
+  } else {
+    gam = (G(a, a) * c->gamma[RING(a - l)] + G(a, a + 1) * c->delta[RING(a - l)] -
+           dprev * G(a - 1, a)) /
+          G(a, a);
+    del = G(a + 1, a + 1) * c->delta[RING(a - l)] / G(a, a);
+  }
+  c->gamma[RING(a)] = gam;
+  c->delta[RING(a)] = del;
+  if (cc_krylov_breakdown(k, c->base + a, "delta (Lanczos)", del)) {
+    c->outcome = CYCLE_DONE;
+  } else if (!isfinite(gam)) {
+    (void)cc_krylov_breakdown(k, c->base + a, "gamma (Lanczos)", gam);
+    c->outcome = CYCLE_DONE;
+  }
+}
+
+/* D-Lanczos (T = L D L^T): eta_0 = gamma_0, zeta_0 = beta; lambda_a = delta_{a-1} / eta_{a-1},
+ * eta_a = gamma_a - lambda_a delta_{a-1}, zeta_a = -lambda_a zeta_{a-1}. The step
+ * x_{a+1} = x_a + zeta_a p_a waits for the next iteration's window (plcg_flush_x). A pivot that
+ * is not a positive normal number ends the solve (a breakdown; nothing drained). */
+static void plcg_dlanczos(plcg_ctx *c, int a)
+{
+  const double gam = c->gamma[RING(a)], dprev = a > 0 ? c->delta[RING(a - 1)] : 0.0;
+  if (a == 0) {
+    c->eta  = gam;
+    c->zeta = c->beta;
+  } else {
+    const double lambda = dprev / c->eta; /* lambda_a = delta_{a-1} / eta_{a-1} */
+    c->eta              = gam - lambda * dprev;
+    c->zeta             = -lambda * c->zeta;
+  }
+  if (cc_krylov_breakdown(c->k, c->base + a, "eta (D-Lanczos pivot)", c->eta)) {
+    c->outcome = CYCLE_DONE;
+    return;
+  }
+  c->xp_pending = 1, c->xp_v = a % 3, c->xp_first = a == 0;
+  c->xp_d = dprev, c->xp_eta = c->eta, c->xp_zeta = c->zeta;
+}
+
+/* The three-term recurrences of T's row a, each one pass:
+ *   v_{a+1} = (y^{l-1}_a + (sigma_0 - gamma_a) v_a - delta_{a-1} v_{a-1}) / delta_a
+ *   y^m_{a+1} = (y^{m-1}_a + (sigma_{l-m} - gamma_a) y^m_a - delta_{a-1} y^m_{a-1}) / delta_a
+ *   z_{i+1} = (B A z_i - gamma_a z_i - delta_{a-1} z_{i-1}) / delta_a, zu likewise
+ * (y^0_a = z_{a+l} = z_i, y^l = v). */
+static void plcg_recurrences(plcg_ctx *c, const plcg_iter *s, int a)
+{
+  cc_krylov_ctx *k = c->k;
+  const int l      = c->l;
+  const double gam = c->gamma[RING(a)], del = c->delta[RING(a)];
+  const double dprev = a > 0 ? c->delta[RING(a - 1)] : 0.0;
+  const double *ytop = l > 1 ? c->y[l - 1][a % 3] : s->z_cur;
+  plcg_combine(k, c->v[(a + 1) % 3], 1.0 / del, ytop, c->sigma[0] - gam, c->v[a % 3], -dprev,
+               a > 0 ? c->v[(a + 2) % 3] : NULL);
+  for (int m = 1; m < l; m++) {
+    const double *below = m > 1 ? c->y[m - 1][a % 3] : s->z_cur;
+    plcg_combine(k, c->y[m][(a + 1) % 3], 1.0 / del, below, c->sigma[l - m] - gam, c->y[m][a % 3],
+                 -dprev, a > 0 ? c->y[m][(a + 2) % 3] : NULL);
+  }
+  plcg_combine(k, s->z_new, 1.0 / del, s->z_new, -gam, s->z_cur, -dprev, a > 0 ? s->z_old : NULL);
+  plcg_combine(k, s->u_new, 1.0 / del, s->u_new, -gam, s->u_cur, -dprev, a > 0 ? s->u_old : NULL);
+}
+
+/* The iterate x_{a+1}: natural residual |zeta_{a+1}| = |zeta_a| delta_a / |eta_a|, relative to
+ * sqrt(b^T B b). Once below tol the stopping test is on the true residual (taken before the next
+ * wait); until then the natural estimate is the recorded |r|. */
+static cc_err plcg_natural_test(plcg_ctx *c, double *x, plcg_iter *s, int a)
+{
+  cc_krylov_ctx *k    = c->k;
+  s->iteration        = c->base + a + 1;
+  const int iteration = s->iteration;
+  double rel          = fabs(c->zeta) * c->delta[RING(a)] / fabs(c->eta) / c->bnat;
+  plcg_trace(c, "natural-norm", iteration, rel * c->bnat);
+  if (rel < k->opts->tol && !c->confirm) {
+    c->confirm                   = 1;
+    k->result->natural_iteration = iteration;
+  }
+  if (!c->confirm && cc_krylov_converged(k, iteration, rel * rel * k->bnorm * k->bnorm)) {
+    plcg_flush_x(c, x);
+    CC_CALL(plcg_end_drained(c, x)); /* a breakdown of the recorded |r| */
+    c->done = iteration;
+  }
+  return CC_OK;
+}
+
+/* Iteration i >= l: column a + 1 of G completes (a = i - l) and gives T's row a, x_{a+1}'s
+ * coefficients and the next basis vectors. */
+static cc_err plcg_lanczos_step(plcg_ctx *c, double *x, plcg_iter *s)
+{
+  const int a = s->it - c->l;
+  if (s->it == c->l) CC_CALL(plcg_normalise(c, x));
+  if (c->outcome == CYCLE_GO) CC_CALL(plcg_read_column(c, x, a + 1));
+  if (c->outcome == CYCLE_GO) CC_CALL(plcg_sqrt_step(c, x, s, a, plcg_gram_column(c, a + 1)));
+  if (c->outcome == CYCLE_GO) plcg_tridiag_row(c, a);
+  if (c->outcome == CYCLE_GO) plcg_dlanczos(c, a);
+  if (c->outcome != CYCLE_GO) return CC_OK;
+  plcg_recurrences(c, s, a);
+  return plcg_natural_test(c, x, s, a);
+}
+
+/* Column i + 1 of G, posted now and completed l iterations later: <z_{i+1}, v_{a+1}>_M and
+ * <z_{i+1}, z_j>_M, j = a+2 .. i+1 (before the first cycle's v exist: <z_{i+1}, z_j>_M,
+ * j = 0 .. i+1), the true-residual test last. */
+static cc_err plcg_post_column(plcg_ctx *c, const plcg_iter *s)
+{
+  const int l = c->l, nz = l + 2, it = s->it;
+  double *partners[CC_PLCG_MAX_DEPTH + 2], col[CC_PLCG_MAX_DEPTH + 3];
+  int count = 0;
+  if (it < l) {
+    for (int j = 0; j <= it + 1; j++) partners[count++] = c->z[j % nz];
+  } else {
+    const int a       = it - l;
+    partners[count++] = c->v[(a + 1) % 3];
+    for (int j = a + 2; j <= it + 1; j++) partners[count++] = c->z[j % nz];
+  }
+  plcg_dots(c->k, s->u_new, count, partners, col);
+  if (s->test_iter >= 0) col[count++] = s->tt;
+  CC_CALL(plcg_post(c, it + 1, col, count, s->test_iter));
+  return CC_OK;
+}
+
+/* maxit reached at x_iteration: the tests in flight first (the oldest passing one decides), then
+ * x_maxit's own, blocking. */
+static cc_err plcg_maxit(plcg_ctx *c, double *b, double *x, int iteration)
+{
+  cc_krylov_ctx *k = c->k;
+  c->outcome       = CYCLE_DONE;
+  plcg_flush_x(c, x);
+  CC_CALL(plcg_drain(c, x, 1));
+  if (!c->stop && c->confirm && c->tested_upto < iteration) {
+    double tt_last;
+    CC_CALL(plcg_test_local(c, b, x, iteration, &tt_last));
+    CC_CALL(cc_reduce_blocking(&k->reducer, &tt_last, 1));
+    plcg_test_read(c, iteration, tt_last, x);
+  }
+  c->done = c->stop ? k->result->iterations : iteration;
+  if (!c->stop) cc_krylov_maxit(k, iteration);
+  return CC_OK;
+}
+
+/* The end of iteration x_iteration: a checkpoint (due or on a signal) holds x; with
+ * checkpoint_exact the tests in flight are read before it (a restart sees the same) and a new
+ * cycle begins from x after it, as a restart from this checkpoint begins one. */
+static cc_err plcg_iteration_end(plcg_ctx *c, double *x, const plcg_iter *s)
+{
+  cc_krylov_ctx *k        = c->k;
+  const cc_krylov_opts *o = k->opts;
+  const int iteration     = s->iteration;
+  const int exact_due =
+      o->checkpoint && o->checkpoint_exact && iteration % o->checkpoint_every == 0;
+  if (o->checkpoint) plcg_flush_x(c, x);
+  if (exact_due) {
+    CC_CALL(plcg_drain(c, x, 1));
+    if (c->stop) {
+      plcg_end_tested(c);
+      return CC_OK;
+    }
+  }
+  /* the test seam: z_{i+1}, the basis vector the next SpMV and every later column read */
+  cc_krylov_poison(k, iteration, s->z_new);
+  double confirm_state = c->confirm;
+  cc_err ended =
+      cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x}, &confirm_state);
+  if (ended == CC_ERR_INTERRUPTED) plcg_flush_x(c, x); /* the solve stops at x_iteration */
+  CC_CALL(ended);
+  if (exact_due) {
+    c->done    = iteration;
+    c->outcome = CYCLE_RESTART;
+  }
+  return CC_OK;
+}
+
+/* One cycle of p(l)-CG from the current x (global iteration c->done on entry and exit; c->outcome
+ * says how it ended). Iteration i: SpMV and M^-1 of z_i; once the pipeline is full (i >= l) the
+ * column posted l iterations ago completes and gives T's row a = i - l, x_{a+1} and the next
+ * basis vectors; column i + 1 is posted; x_{a+1}'s iteration ends. */
+static cc_err plcg_cycle(plcg_ctx *c, double *b, double *x)
+{
+  CC_CALL(plcg_cycle_start(c, b, x));
   for (int it = 0;; it++) {
-    double *z_new = c->z[(it + 1) % nz], *z_cur = c->z[it % nz];
-    double *z_old = it >= 1 ? c->z[(it - 1) % nz] : NULL;
-    double *u_new = c->zu[(it + 1) % 3], *u_cur = c->zu[it % 3];
-    double *u_old = it >= 1 ? c->zu[(it - 1) % 3] : NULL;
-    int iteration = -1, test_iter = -1;
-    double tt = 0.0;
-    /* SpMV and M^-1 of this iteration: overlapped with the reductions of the l columns before */
-    CC_CALL(cc_spmv(&k->exec, a_mat, comm, z_cur, u_new)); /* zu_{i+1} = A z_i (- sigma_i zu_i) */
-    if (it < l) cc_vec_axpy(&k->exec, k->n, -c->sigma[it], u_cur, u_new);
-    CC_CALL(cc_precond_apply(k->pc, &k->exec, u_new, z_new)); /* z_{i+1} = B zu_{i+1} */
-    if (it < l - 1) /* y^m_0 = z_{l-m}: the first cycle's bases between v and z */
-      memcpy(c->y[l - 1 - it][0], z_new, (size_t)k->n * sizeof(double));
-    if (it > l) { /* before the wait: x_a's step (its coefficients are known) and its test */
-      plcg_flush_x(c, x);
-      const int x_iter = base + it - l;
-      if (*confirm && c->tested_upto < x_iter) {
-        CC_CALL(plcg_test_local(c, b, x, x_iter, &tt));
-        test_iter = x_iter;
-      }
+    plcg_iter s = plcg_iter_at(c, it);
+    CC_CALL(plcg_spmv_step(c, &s));
+    CC_CALL(plcg_x_step(c, b, x, &s));
+    if (it >= c->l) {
+      CC_CALL(plcg_lanczos_step(c, x, &s));
+      if (c->outcome != CYCLE_GO) return CC_OK;
     }
-
-    if (it >= l) {
-      const int a = it - l, cc = a + 1; /* column cc of G completes: T's row a */
-      if (it == l) {
-        /* beta = sqrt(r^T B r): v_0 = z_0 / beta, and every vector made so far scales by 1/beta */
-        double c0[3], t0v;
-        int tested0;
-        CC_CALL(plcg_wait(c, 0, c0, &tested0, &t0v));
-        if (tested0 >= 0) { /* x_base's true residual, taken at the cycle's start */
-          plcg_test_read(c, tested0, t0v, x, &stop);
-          if (stop) {
-            c->bnat_pending = 0;
-            CC_CALL(plcg_drain(c, x, NULL));
-            *done = tested0;
-            return CC_OK;
-          }
-        }
-        if (c->bnat_pending) { /* sqrt(b^T B b): the natural norm the estimate is relative to */
-          c->bnat_pending = 0;
-          if (cc_krylov_breakdown(k, k->start, "(b, M^-1 b)", c0[1])) {
-            CC_CALL(plcg_drain(c, x, NULL));
-            return CC_OK;
-          }
-          bnat = *bnat_io = sqrt(c0[1]);
-        }
-        const double g00 = c0[0];
-        if (cc_krylov_breakdown(k, base, "(r, M^-1 r)", g00)) {
-          CC_CALL(plcg_drain(c, x, NULL));
-          return CC_OK;
-        }
-        beta = sqrt(g00);
-        for (int j = 0; j < nz; j++) plcg_scale(k, 1.0 / beta, c->z[j]);
-        for (int j = 0; j < 3; j++) plcg_scale(k, 1.0 / beta, c->zu[j]);
-        for (int m = 1; m < l; m++) plcg_scale(k, 1.0 / beta, c->y[m][0]);
-        memcpy(c->v[0], c->z[0], (size_t)k->n * sizeof(double));
-        G(0, 0) = 1.0;
-        /* the cycle's start: natural residual beta of x (iteration `base` in the history) */
-        const double rel0 = beta / bnat;
-        plcg_trace(c, "natural-norm", base, beta);
-        if (rel0 < k->opts->tol && !*confirm) { /* below tol already: the true test decides */
-          *confirm                     = 1;
-          k->result->natural_iteration = base;
-        } else if (!*confirm && cc_krylov_converged(k, base, rel0 * rel0 * k->bnorm * k->bnorm)) {
-          CC_CALL(plcg_drain(c, x, NULL));
-          return CC_OK; /* a breakdown of the recorded |r| */
-        }
-      }
-      /* the column posted l iterations ago: rows max(0, cc - l) .. cc */
-      const int first_row = cc - l > 0 ? cc - l : 0;
-      int tested          = -1;
-      double tv           = 0.0;
-      CC_CALL(plcg_wait(c, cc, col, &tested, &tv));
-      if (tested >= 0) { /* the true residual of x_tested, posted l iterations ago */
-        plcg_test_read(c, tested, tv, x, &stop);
-        if (stop) {
-          c->xp_pending = 0; /* x = x_tested */
-          CC_CALL(plcg_drain(c, x, NULL));
-          *done = tested;
-          return CC_OK;
-        }
-      }
-      for (int r = first_row; r <= cc; r++) G(r, cc) = col[r - first_row];
-      if (cc <= l) /* posted before the normalisation: dots of vectors scaled by beta each */
-        for (int r = first_row; r <= cc; r++) G(r, cc) /= beta * beta;
-      /* rows below cc - l by symmetry of P_l(BA) in <,>_M: <z_cc, v_j> = <v_{cc-l}, z_{j+l}> */
-      for (int j = cc - 2 * l > 0 ? cc - 2 * l : 0; j < cc - l; j++) G(j, cc) = G(cc - l, j + l);
-      /* rows cc-l+1 .. cc-1: <z_cc, z_j> -> <z_cc, v_j> (Gram-Schmidt by G's own columns) */
-      const int low = cc - 2 * l > 0 ? cc - 2 * l : 0;
-      for (int j = cc - l + 1 > 0 ? cc - l + 1 : 0; j < cc; j++) {
-        double sum = 0.0;
-        for (int q = low; q < j; q++) sum += G(q, j) * G(q, cc);
-        G(j, cc) = (G(j, cc) - sum) / G(j, j);
-      }
-      double sum = 0.0;
-      for (int q = low; q < cc; q++) sum += G(q, cc) * G(q, cc);
-      const double diag2 = G(cc, cc) - sum; /* |z_cc - sum_q G(q,cc) v_q|_M^2 */
-      plcg_trace(c, "sqrt-argument", base + a, diag2);
-      if (!isfinite(diag2)) { /* NaN or overflow: no restart mends it (the guide's exit 1) */
-        (void)cc_krylov_breakdown(k, base + a, "G(j,j)^2 (Gram factor)", diag2);
-        CC_CALL(plcg_drain(c, x, NULL));
-        return CC_OK;
-      }
-      if (!(diag2 > 0.0)) {
-        /* square-root breakdown: restart from x (x_a holds every step taken) unless a test in
-         * flight passes */
-        CC_CALL(plcg_drain(c, x, &stop));
-        if (stop) {
-          *done = k->result->iterations;
-          return CC_OK;
-        }
-        k->result->sqrt_breakdowns++;
-        if (test_iter >= 0) c->tested_upto = test_iter - 1; /* the new cycle's column 0 takes it */
-        *done    = base + a;
-        *outcome = CYCLE_RESTART;
-        return CC_OK;
-      }
-      G(cc, cc) = sqrt(diag2);
-      /* T's row a from G (Cornelis et al. 2018, eq. for gamma_a and delta_a) */
-      double gam, del;
-      const double dprev = a > 0 ? c->delta[RING(a - 1)] : 0.0;
-      if (a < l) {
-        gam = (G(a, a + 1) + c->sigma[a] * G(a, a) - (a > 0 ? dprev * G(a - 1, a) : 0.0)) / G(a, a);
-        del = G(a + 1, a + 1) / G(a, a);
-      } else {
-        gam = (G(a, a) * c->gamma[RING(a - l)] + G(a, a + 1) * c->delta[RING(a - l)] -
-               dprev * G(a - 1, a)) /
-              G(a, a);
-        del = G(a + 1, a + 1) * c->delta[RING(a - l)] / G(a, a);
-      }
-      c->gamma[RING(a)] = gam;
-      c->delta[RING(a)] = del;
-      if (cc_krylov_breakdown(k, base + a, "delta (Lanczos)", del)) return CC_OK;
-      if (!isfinite(gam)) {
-        (void)cc_krylov_breakdown(k, base + a, "gamma (Lanczos)", gam);
-        return CC_OK;
-      }
-      /* D-Lanczos: T = L D L^T; x_{a+1} = x_a + zeta_a p_a */
-      if (a == 0) {
-        eta  = gam;
-        zeta = beta;
-      } else {
-        const double lambda = dprev / eta; /* lambda_a = delta_{a-1} / eta_{a-1} */
-        eta                 = gam - lambda * dprev;
-        zeta                = -lambda * zeta;
-      }
-      if (cc_krylov_breakdown(k, base + a, "eta (D-Lanczos pivot)", eta)) return CC_OK;
-      /* x_{a+1} = x_a + zeta_a p_a: in the next iteration's window (plcg_flush_x) */
-      c->xp_pending = 1, c->xp_v = a % 3, c->xp_first = a == 0;
-      c->xp_d = dprev, c->xp_eta = eta, c->xp_zeta = zeta;
-
-      /* v_{a+1} = (y^{l-1}_a + (sigma_0 - gamma_a) v_a - delta_{a-1} v_{a-1}) / delta_a */
-      const double *ytop = l > 1 ? c->y[l - 1][a % 3] : z_cur;
-      plcg_combine(k, c->v[(a + 1) % 3], 1.0 / del, ytop, c->sigma[0] - gam, c->v[a % 3], -dprev,
-                   a > 0 ? c->v[(a + 2) % 3] : NULL);
-      /* y^m_{a+1} = (y^{m-1}_a + (sigma_{l-m} - gamma_a) y^m_a - delta_{a-1} y^m_{a-1}) / delta_a
-       */
-      for (int m = 1; m < l; m++) {
-        const double *below = m > 1 ? c->y[m - 1][a % 3] : z_cur;
-        plcg_combine(k, c->y[m][(a + 1) % 3], 1.0 / del, below, c->sigma[l - m] - gam,
-                     c->y[m][a % 3], -dprev, a > 0 ? c->y[m][(a + 2) % 3] : NULL);
-      }
-      /* z_{i+1} = (B A z_i - gamma_a z_i - delta_{a-1} z_{i-1}) / delta_a, zu likewise */
-      plcg_combine(k, z_new, 1.0 / del, z_new, -gam, z_cur, -dprev, a > 0 ? z_old : NULL);
-      plcg_combine(k, u_new, 1.0 / del, u_new, -gam, u_cur, -dprev, a > 0 ? u_old : NULL);
-
-      /* the iterate x_{a+1}: natural residual |zeta_{a+1}| = |zeta_a| delta_a / |eta_a| */
-      iteration  = base + a + 1;
-      double rel = fabs(zeta) * del / fabs(eta) / bnat;
-      plcg_trace(c, "natural-norm", iteration, rel * bnat);
-      if (rel < k->opts->tol && !*confirm) {
-        *confirm                     = 1;
-        k->result->natural_iteration = iteration;
-      }
-      /* from here on, the stopping test on the true residual (taken before the next wait) */
-      if (!*confirm && cc_krylov_converged(k, iteration, rel * rel * k->bnorm * k->bnorm)) {
-        plcg_flush_x(c, x);
-        CC_CALL(plcg_drain(c, x, NULL)); /* a breakdown of the recorded |r| */
-        *done = iteration;
-        return CC_OK;
-      }
+    CC_CALL(plcg_post_column(c, &s));
+    if (it >= c->l) {
+      if (s.iteration >= c->k->opts->maxit) return plcg_maxit(c, b, x, s.iteration);
+      CC_CALL(plcg_iteration_end(c, x, &s));
+      if (c->outcome != CYCLE_GO) return CC_OK;
     }
+  }
+}
 
-    /* column it+1 of G: <z_{i+1}, v_{a+1}>_M and <z_{i+1}, z_j>_M, j = a+2 .. i+1 (before the
-     * first cycle's v exist: <z_{i+1}, z_j>_M, j = 0 .. i+1); the true-residual test last */
-    double *partners[CC_PLCG_MAX_DEPTH + 2];
-    int count = 0;
-    if (it < l) {
-      for (int j = 0; j <= it + 1; j++) partners[count++] = c->z[j % nz];
-    } else {
-      const int a       = it - l;
-      partners[count++] = c->v[(a + 1) % 3];
-      for (int j = a + 2; j <= it + 1; j++) partners[count++] = c->z[j % nz];
-    }
-    plcg_dots(k, u_new, count, partners, col);
-    if (test_iter >= 0) col[count++] = tt;
-    CC_CALL(plcg_post(c, it + 1, col, count, test_iter));
+/* the pipeline depth L and the spectrum bounds (before anything is allocated) */
+static cc_err plcg_check(const cc_krylov_opts *o)
+{
+  const int l = o->pipeline_depth ? o->pipeline_depth : PLCG_DEFAULT_DEPTH;
+  CC_CHECK(l >= 1 && l <= CC_PLCG_MAX_DEPTH, CC_ERR_ARG, "plcg: pipeline depth %d must be in 1..%d",
+           l, CC_PLCG_MAX_DEPTH);
+  CC_CALL(cc_krylov_check_spectrum("plcg", o));
+  return CC_OK;
+}
 
-    if (it >= l) {
-      if (iteration >= maxit) { /* the tests in flight first: the oldest passing one decides */
-        plcg_flush_x(c, x);
-        CC_CALL(plcg_drain(c, x, &stop));
-        if (!stop && *confirm && c->tested_upto < iteration) { /* x_maxit's own: blocking */
-          double tt_last;
-          CC_CALL(plcg_test_local(c, b, x, iteration, &tt_last));
-          CC_CALL(cc_reduce_blocking(&k->reducer, &tt_last, 1));
-          plcg_test_read(c, iteration, tt_last, x, &stop);
-        }
-        *done = stop ? k->result->iterations : iteration;
-        if (!stop) cc_krylov_maxit(k, iteration);
-        return CC_OK;
-      }
-      const int exact_due = k->opts->checkpoint && k->opts->checkpoint_exact &&
-                            iteration % k->opts->checkpoint_every == 0;
-      if (k->opts->checkpoint) plcg_flush_x(c, x); /* a checkpoint (due or on a signal) holds x */
-      if (exact_due) { /* tests in flight read before the checkpoint: a restart sees the same */
-        CC_CALL(plcg_drain(c, x, &stop));
-        if (stop) {
-          *done = k->result->iterations;
-          return CC_OK;
-        }
-      }
-      /* the test seam: z_{i+1}, the basis vector the next SpMV and every later column read */
-      cc_krylov_poison(k, iteration, z_new);
-      double confirm_state = *confirm;
-      cc_err ended =
-          cc_krylov_iteration_end(k, iteration, &plcg_state, (double *const[]){x}, &confirm_state);
-      if (ended == CC_ERR_INTERRUPTED) plcg_flush_x(c, x); /* the solve stops at x_iteration */
-      CC_CALL(ended);
-      if (exact_due) {
-        /* checkpointed: a new cycle from x, as a restart from this checkpoint begins one */
-        *done    = iteration;
-        *outcome = CYCLE_RESTART;
-        return CC_OK;
-      }
+/* The vectors: z (l + 2), zu, v (3 each), y (3 (l - 1)), p, t, xs (l + 1); the spectrum of BA
+ * and the Chebyshev shifts on it (a breakdown of its estimate ends the solve); b^T B b's local
+ * part, which rides in the first cycle's column 0; the restart state. */
+static cc_err plcg_setup(plcg_ctx *c, double *b, double *x)
+{
+  cc_krylov_ctx *k = c->k;
+  const int l      = c->l;
+  double **slots[CC_KRYLOV_MAX_VECTORS];
+  int n_slots = 0;
+  for (int j = 0; j < l + 2; j++) slots[n_slots++] = &c->z[j];
+  for (int j = 0; j < 3; j++) slots[n_slots++] = &c->zu[j], slots[n_slots++] = &c->v[j];
+  for (int m = 1; m < l; m++)
+    for (int j = 0; j < 3; j++) slots[n_slots++] = &c->y[m][j];
+  slots[n_slots++] = &c->p;
+  slots[n_slots++] = &c->t;
+  for (int j = 0; j <= l; j++) slots[n_slots++] = &c->xs[j];
+  CC_CALL(cc_krylov_vectors(k, n_slots, slots));
+  double ritz[CC_SPECTRUM_LANCZOS_STEPS];
+  int n_ritz = 0, exact;
+  CC_CALL(cc_krylov_spectrum(k, b, &c->lmin, &c->lmax, ritz, &n_ritz));
+  if (k->result->breakdown) return CC_OK;
+  /* Chebyshev nodes of [lmin, lmax]: sigma_i = (lmax + lmin)/2 + (lmax - lmin)/2 cos((2i+1) pi/2l)
+   */
+  const double lmin = c->lmin, lmax = c->lmax;
+  for (int i = 0; i < l; i++)
+    c->sigma[i] =
+        0.5 * (lmax + lmin) + 0.5 * (lmax - lmin) * cos(acos(-1.0) * (2.0 * i + 1.0) / (2.0 * l));
+  for (int i = 0; i <= CC_PLCG_MAX_DEPTH; i++) c->test_iter[i] = -1;
+  c->tested_upto = k->start - 1;
+  CC_CALL(cc_precond_apply(k->pc, &k->exec, b, c->t));
+  cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){c->t}, &c->bb_nat);
+  c->bnat_pending      = 1;
+  double confirm_state = 0.0;
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact));
+  if (exact) CC_CALL(cc_krylov_restore(k, &plcg_state, (double *const[]){x}, &confirm_state));
+  c->done    = k->start;
+  c->confirm = confirm_state != 0.0;
+  return CC_OK;
+}
+
+/* Cycles until one ends the solve; three restarts in a row without a step mean the shifts do not
+ * fit the spectrum (a breakdown). */
+static cc_err plcg_cycles(plcg_ctx *c, double *b, double *x)
+{
+  int stalled = 0;
+  for (;;) {
+    const int before = c->done;
+    CC_CALL(plcg_cycle(c, b, x));
+    if (c->outcome == CYCLE_DONE) return CC_OK;
+    stalled = c->done == before ? stalled + 1 : 0;
+    if (stalled >= 3) {
+      cc_solve_result *res = c->k->result;
+      res->converged = 0, res->breakdown = 1, res->iterations = c->done;
+      snprintf(res->failure, sizeof res->failure,
+               "breakdown at iteration %d: 3 square-root breakdowns without progress (spectrum "
+               "bounds [%g, %g] do not fit M^-1 A?)",
+               c->done, c->lmin, c->lmax);
+      return CC_OK;
     }
   }
 }
@@ -540,91 +779,15 @@ static cc_err plcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   const cc_krylov_opts *o = k->opts;
   plcg_ctx *c             = NULL;
   CC_CALL(cc_calloc(1, sizeof *c, &c));
-  cc_err err  = CC_OK;
-  c->k        = k;
-  c->trace    = o->inject && o->inject->plcg_trace;
-  c->l        = o->pipeline_depth ? o->pipeline_depth : PLCG_DEFAULT_DEPTH;
-  const int l = c->l;
-  cc_krylov_label(k, l, 0, NULL);
-  if (l < 1 || l > CC_PLCG_MAX_DEPTH)
-    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                        "plcg: pipeline depth %d must be in 1..%d", l, CC_PLCG_MAX_DEPTH);
-  if (!err && !(o->spectrum_max == 0.0 && o->spectrum_min == 0.0) &&
-      !(o->spectrum_min >= 0.0 && o->spectrum_max > o->spectrum_min && isfinite(o->spectrum_max)))
-    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                        "plcg: spectrum bounds [%g, %g] must satisfy 0 <= min < max",
-                        o->spectrum_min, o->spectrum_max);
-  /* vectors: z (l + 2), zu, v (3 each), y (3 (l - 1)), p, t, xs (l + 1) */
-  double **slots[CC_KRYLOV_MAX_VECTORS];
-  int n_slots = 0;
-  if (!err) { /* l is in range only now */
-    for (int j = 0; j < l + 2; j++) slots[n_slots++] = &c->z[j];
-    for (int j = 0; j < 3; j++) slots[n_slots++] = &c->zu[j], slots[n_slots++] = &c->v[j];
-    for (int m = 1; m < l; m++)
-      for (int j = 0; j < 3; j++) slots[n_slots++] = &c->y[m][j];
-    slots[n_slots++] = &c->p;
-    slots[n_slots++] = &c->t;
-    for (int j = 0; j <= l; j++) slots[n_slots++] = &c->xs[j];
-    err = cc_krylov_vectors(k, n_slots, slots);
-  }
-  double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
-  int n_ritz = 0;
-  if (!err) err = cc_krylov_spectrum(k, b, &lmin, &lmax, ritz, &n_ritz);
-  if (!err && k->result->breakdown) {
-    cc_free(&c);
-    return CC_OK;
-  }
-  /* Chebyshev nodes of [lmin, lmax]: sigma_i = (lmax + lmin)/2 + (lmax - lmin)/2 cos((2i+1) pi/2l)
-   */
-  for (int i = 0; i < l && !err; i++)
-    c->sigma[i] =
-        0.5 * (lmax + lmin) + 0.5 * (lmax - lmin) * cos(acos(-1.0) * (2.0 * i + 1.0) / (2.0 * l));
-  /* b^T B b's local part: reduced with the first cycle's column 0 (sqrt: the natural norm the
-   * estimate is relative to) */
-  double bnat = 0.0;
-  for (int i = 0; i <= CC_PLCG_MAX_DEPTH; i++) c->test_iter[i] = -1;
-  c->tested_upto = k->start - 1;
-  if (!err) err = cc_precond_apply(k->pc, &k->exec, b, c->t);
-  if (!err) {
-    cc_krylov_dots(k, 1, (const double *const[]){b}, (const double *const[]){c->t}, &c->bb_nat);
-    c->bnat_pending = 1;
-  }
-  double confirm_state = 0.0;
-  if (!err) {
-    int exact;
-    err = cc_krylov_restart_exact(k, x, &exact);
-    if (!err && exact)
-      err = cc_krylov_restore(k, &plcg_state, (double *const[]){x}, &confirm_state);
-  }
-  int done = k->start, confirm = confirm_state != 0.0, stalled = 0;
-  while (!err) {
-    plcg_outcome outcome;
-    const int before = done;
-    err              = plcg_cycle(c, b, x, &bnat, &done, &confirm, &outcome);
-    if (err || outcome == CYCLE_DONE) break;
-    stalled = done == before ? stalled + 1 : 0;
-    if (stalled >= 3) { /* three restarts without a step: the shifts do not fit the spectrum */
-      cc_solve_result *res = k->result;
-      res->converged = 0, res->breakdown = 1, res->iterations = done;
-      snprintf(res->failure, sizeof res->failure,
-               "breakdown at iteration %d: 3 square-root breakdowns without progress (spectrum "
-               "bounds [%g, %g] do not fit M^-1 A?)",
-               done, lmin, lmax);
-      break;
-    }
-  }
-  if (err == CC_ERR_INTERRUPTED) (void)plcg_drain(c, x, NULL); /* every rank stops: collective */
+  c->k     = k;
+  c->trace = o->inject && o->inject->plcg_trace;
+  c->l     = o->pipeline_depth ? o->pipeline_depth : PLCG_DEFAULT_DEPTH;
+  cc_krylov_label(k, c->l, 0, NULL);
+  cc_err err = plcg_setup(c, b, x);
+  if (!err && !k->result->breakdown) err = plcg_cycles(c, b, x);
+  if (err == CC_ERR_INTERRUPTED) (void)plcg_drain(c, x, 0); /* every rank stops: collective */
   cc_free(&c);
   return err;
-}
-
-static cc_err plcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
-                         double *x, const cc_krylov_opts *opts, cc_solve_result *result)
-{
-  cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, &cc_krylov_plcg, a, comm, pc, b, x, opts, result));
-  CC_CALL(cc_krylov_end(&k, b, x, plcg_iterate(&k, b, x)));
-  return CC_OK;
 }
 
 /* The vector traffic of an iteration at depth L, as plcg_cycle counts it once the pipeline is
@@ -639,12 +802,16 @@ static cc_krylov_traffic plcg_traffic_at(int l)
 }
 
 const cc_krylov cc_krylov_plcg = {
-    "plcg",
-    "p(l)-CG deep pipelines (Cornelis, Cools & Vanroose)",
-    1,
-    plcg_solve,
-    {1, 1, 3, 6, 1}, /* L = 2: spmv, precond, dots L+1, axpy L+4 (y^1 v z zu p x), reductions */
-    {6, 19, 6},      /* L = 2: plcg_traffic_at(2) */
-    {6, 19, 6},      /* one path: fused = unfused */
-    1,
-    plcg_traffic_at};
+    .name         = "plcg",
+    .description  = "p(l)-CG deep pipelines (Cornelis, Cools & Vanroose)",
+    .supports_iar = 1,
+    .check        = plcg_check,
+    .iterate      = plcg_iterate,
+    /* L = 2: dots L+1, axpy L+4 (y^1 v z zu p x) */
+    .table1 = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 6, .reductions = 1},
+    /* L = 2: plcg_traffic_at(2); one path: fused = unfused */
+    .vector_fused      = {.passes = 6, .reads = 19, .writes = 6},
+    .vector_unfused    = {.passes = 6, .reads = 19, .writes = 6},
+    .deep              = 1,
+    .vector_traffic_at = plcg_traffic_at,
+};

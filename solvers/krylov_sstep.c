@@ -177,10 +177,21 @@ typedef struct {
   int s;
   sstep_basis basis;
   double *v[SMAX], *w[SMAX], *p[SMAX], *ap[SMAX], *r;
-  double q_prev[SMAX * SMAX], l_prev[SMAX * SMAX]; /* Q_{k-1} and its Cholesky factor */
-  double a_prev[SMAX];                             /* a_{k-1}: x's update deferred */
+  double l_prev[SMAX * SMAX]; /* the Cholesky factor of Q_{k-1} */
+  double a_prev[SMAX];        /* a_{k-1}: x's update deferred */
   int have_prev, x_pending;
+  int last_recorded; /* the last iteration the history holds, and its |r|/|b| */
+  double last_rel;
 } sstep_ctx;
+
+/* The inner products of a block, in one reduction: V^T W (upper triangle, S(S+1)/2 values),
+ * C = AP_{k-1}^T V (S^2, from the second block on) at off_c, g = V^T r_k (S) at off_g, |r_k|^2
+ * last. */
+typedef struct {
+  double vals[CC_REDUCE_MAX];
+  int n, off_c, off_g;
+  cc_reduction red;
+} sstep_products;
 
 /* The block's basis: v_0 = B r, w_j = A v_j, v_{j+1} from B w_j (s SpMV, s M^-1). */
 static cc_err sstep_make_basis(sstep_ctx *c)
@@ -220,189 +231,230 @@ static cc_err sstep_make_basis(sstep_ctx *c)
   return CC_OK;
 }
 
-static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
+/* The block's local inner products (sstep_products' order), four per pass. */
+static void sstep_block_dots(const sstep_ctx *c, sstep_products *pr)
 {
-  const cc_krylov_opts *o = k->opts;
-  sstep_ctx *c            = NULL;
-  CC_CALL(cc_calloc(1, sizeof *c, &c));
-  c->k                      = k;
-  c->s                      = o->sstep ? o->sstep : SSTEP_DEFAULT_S;
-  const int s               = c->s;
-  cc_err err                = CC_OK;
-  const cc_sstep_basis kind = o->sstep_basis;
-  if (kind < 0 || kind >= CC_SSTEP_BASIS_COUNT)
-    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__, "sstep: unknown basis %d",
-                        (int)kind);
-  cc_krylov_label(k, 0, s, err ? "?" : cc_sstep_basis_list[kind].name);
-  if (!err && (s < 1 || s > SMAX))
-    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__, "sstep: S = %d must be in 1..%d",
-                        s, SMAX);
-  if (!err && !(o->spectrum_max == 0.0 && o->spectrum_min == 0.0) &&
-      !(o->spectrum_min >= 0.0 && o->spectrum_max > o->spectrum_min && isfinite(o->spectrum_max)))
-    err = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
-                        "sstep: spectrum bounds [%g, %g] must satisfy 0 <= min < max",
-                        o->spectrum_min, o->spectrum_max);
-  double **slots[4 * SMAX + 1];
-  int n_slots = 0;
-  if (!err) { /* s is in range only now */
-    for (int j = 0; j < s; j++)
-      slots[n_slots++] = &c->v[j], slots[n_slots++] = &c->w[j], slots[n_slots++] = &c->p[j],
-      slots[n_slots++] = &c->ap[j];
-    slots[n_slots++] = &c->r;
-    err              = cc_krylov_vectors(k, n_slots, slots);
-  }
-  double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
-  int n_ritz = 0;
-  if (!err && kind != CC_SSTEP_MONOMIAL && s > 1) /* the shifts need the spectrum */
-    err = cc_krylov_spectrum(k, b, &lmin, &lmax, ritz, &n_ritz);
-  if (!err && k->result->breakdown) {
-    cc_free(&c);
-    return CC_OK;
-  }
-  if (!err) sstep_basis_make(&c->basis, kind, s, lmin, lmax, ritz, n_ritz);
-  if (!err) {
-    int exact;
-    err = cc_krylov_restart_exact(k, x, &exact);
-    if (!err && exact) err = cc_krylov_restore(k, &sstep_state, (double *const[]){x, c->r}, NULL);
-    if (!err && !exact) err = cc_krylov_residual(k, b, x, c->r); /* r_0 = b - A x_0 */
-  }
+  const int s = c->s;
+  const double *xs[CC_REDUCE_MAX], *ys[CC_REDUCE_MAX];
+  int n = 0;
+  for (int i = 0; i < s; i++)
+    for (int j = i; j < s; j++) xs[n] = c->v[i], ys[n++] = c->w[j];
+  pr->off_c = n;
+  if (c->have_prev)
+    for (int i = 0; i < s; i++)
+      for (int j = 0; j < s; j++) xs[n] = c->ap[i], ys[n++] = c->v[j];
+  pr->off_g = n;
+  for (int i = 0; i < s; i++) xs[n] = c->v[i], ys[n++] = c->r;
+  xs[n] = c->r, ys[n++] = c->r;
+  pr->n = n;
+  sstep_dots(c->k, n, xs, ys, pr->vals);
+}
 
-  int it = k->start, last_recorded = k->start - 1;
-  double last_rel = 0.0;
-  while (!err) {
+/* x_k = x_{k-1} + P_{k-1} a_{k-1}, put off from the previous block to overlap this block's
+ * reduction (IAR); then iteration it ends there (checkpoint, monitor). */
+static cc_err sstep_advance_x(sstep_ctx *c, double *x, int it, sstep_products *pr)
+{
+  cc_krylov_ctx *k = c->k;
+  if (!c->x_pending) return CC_OK;
+  sstep_multi_axpy(k, c->s, 1.0, c->p, c->a_prev, x);
+  c->x_pending = 0;
+  if (it <= k->start) return CC_OK;
+  cc_err err = cc_krylov_iteration_end(k, it, &sstep_state, (double *const[]){x, c->r}, NULL);
+  if (err && k->opts->reduction == CC_REDUCTION_IAR) { /* stopped: complete the posted reduction */
+    double scratch[CC_REDUCE_MAX];
+    cc_err drained = cc_krylov_wait(k, scratch, pr->n, &pr->red);
+    if (drained) cc_error_clear(); /* the stop is what this path reports */
+  }
+  return err;
+}
+
+/* |r_k| came with the block's reduction: the stopping test of iteration it = k S (the history's
+ * iterations inside the previous block repeat its last value). 1 to stop: converged, |r|
+ * broken down, or maxit (it bounds the iteration index: no whole block left). */
+static int sstep_stop(sstep_ctx *c, int it, const sstep_products *pr)
+{
+  cc_krylov_ctx *k        = c->k;
+  const cc_krylov_opts *o = k->opts;
+  const int stop          = cc_krylov_converged(k, it, pr->vals[pr->n - 1]);
+  if (o->history)
+    for (int h = c->last_recorded + 1; h < it; h++)
+      if (h - k->start >= 0 && h - k->start < o->history_cap)
+        o->history[h - k->start] = c->last_rel;
+  c->last_recorded = it;
+  c->last_rel      = k->result->rel_residual;
+  if (stop) return 1;
+  if (it + c->s > o->maxit) {
+    cc_krylov_maxit(k, it);
+    return 1;
+  }
+  return 0;
+}
+
+/* The block's coefficients from its products: g = V^T r_k, Q_k = V^T W, and after the first
+ * block Bk = -Q_{k-1}^-1 C and Q_k = V^T W + C^T Bk (symmetrised: the two triangles agree in
+ * exact arithmetic). */
+static void sstep_block_gram(const sstep_ctx *c, const sstep_products *pr, double *q, double *bk,
+                             double *g)
+{
+  const int s             = c->s;
+  const double *vals      = pr->vals;
+  double vtw[SMAX * SMAX] = {0}, cm[SMAX * SMAX] = {0};
+  int m = 0;
+  for (int i = 0; i < s; i++)
+    for (int j = i; j < s; j++) vtw[i * s + j] = vtw[j * s + i] = vals[m++];
+  for (int i = 0; i < s; i++) g[i] = vals[pr->off_g + i];
+  memcpy(q, vtw, sizeof vtw);
+  if (!c->have_prev) return;
+  for (int i = 0; i < s * s; i++) cm[i] = vals[pr->off_c + i]; /* cm[i s + j] = (A p_i, v_j) */
+  /* Bk = -Q_{k-1}^-1 C, column by column */
+  for (int j = 0; j < s; j++) {
+    double col[SMAX];
+    for (int i = 0; i < s; i++) col[i] = cm[i * s + j];
+    sstep_chol_solve(s, c->l_prev, col);
+    for (int i = 0; i < s; i++) bk[i * s + j] = -col[i];
+  }
+  /* Q_k = V^T W + C^T Bk */
+  for (int i = 0; i < s; i++)
+    for (int j = 0; j < s; j++) {
+      double sum = 0.0;
+      for (int t = 0; t < s; t++) sum += cm[t * s + i] * bk[t * s + j];
+      q[i * s + j] += sum;
+    }
+  for (int i = 0; i < s; i++)
+    for (int j = 0; j < i; j++) q[i * s + j] = q[j * s + i] = 0.5 * (q[i * s + j] + q[j * s + i]);
+}
+
+/* P_k = V + P_{k-1} Bk, AP_k = W + AP_{k-1} Bk: into V and W, which then become P and AP */
+static void sstep_directions(sstep_ctx *c, const double *bk)
+{
+  if (c->have_prev) {
+    sstep_block_combine(c->k, c->s, c->v, c->p, bk);
+    sstep_block_combine(c->k, c->s, c->w, c->ap, bk);
+  }
+  for (int j = 0; j < c->s; j++) {
+    double *t = c->p[j];
+    c->p[j] = c->v[j], c->v[j] = t;
+    t = c->ap[j], c->ap[j] = c->w[j], c->w[j] = t;
+  }
+}
+
+/* Block k's step: Q_k = P_k^T A P_k and its Cholesky factor (not SPD: a breakdown, 0), the
+ * A-conjugate directions P_k, AP_k, a_k = Q_k^-1 g (P_k^T r_k = V^T r_k: r_k _|_ P_{k-1}) and
+ * r_{k+1} = r_k - AP_k a_k (x_{k+1} = x_k + P_k a_k put off to the next block's reduction). */
+static int sstep_block_step(sstep_ctx *c, int it, const sstep_products *pr)
+{
+  cc_krylov_ctx *k = c->k;
+  const int s      = c->s;
+  double g[SMAX] = {0}, bk[SMAX * SMAX] = {0}, q[SMAX * SMAX] = {0}, lq[SMAX * SMAX];
+  sstep_block_gram(c, pr, q, bk, g);
+  if (!sstep_cholesky(s, q, lq)) {
+    cc_solve_result *res = k->result;
+    res->converged = 0, res->breakdown = 1, res->iterations = it;
+    snprintf(res->failure, sizeof res->failure,
+             "breakdown at iteration %d: block Gram matrix P^T A P not positive definite "
+             "(%s basis lost rank)",
+             it, cc_sstep_basis_list[k->opts->sstep_basis].name);
+    return 0;
+  }
+  const double cond = sstep_condition(s, q);
+  if (cond > k->result->basis_condition) k->result->basis_condition = cond;
+  sstep_directions(c, bk);
+  sstep_chol_solve(s, lq, g);                   /* a_k = Q_k^-1 g */
+  sstep_multi_axpy(k, s, -1.0, c->ap, g, c->r); /* r_{k+1} = r_k - AP_k a_k */
+  memcpy(c->a_prev, g, sizeof c->a_prev);
+  memcpy(c->l_prev, lq, sizeof c->l_prev);
+  c->have_prev = 1;
+  c->x_pending = 1;
+  return 1;
+}
+
+/* Blocks k = 0, 1, ... (iteration it = k S) from r_0 to convergence, breakdown or maxit. */
+static cc_err sstep_blocks(sstep_ctx *c, double *x)
+{
+  cc_krylov_ctx *k        = c->k;
+  const cc_krylov_opts *o = k->opts;
+  c->last_recorded        = k->start - 1;
+  c->last_rel             = 0.0;
+  for (int it = k->start;; it += c->s) {
     /* a block that begins at a checkpoint starts afresh, as a restart from that checkpoint does */
     if (o->checkpoint && o->checkpoint_exact && it > k->start && it % o->checkpoint_every == 0)
       c->have_prev = 0;
-    err = sstep_make_basis(c);
-    if (err) break;
-    /* the block's inner products: V^T W (upper triangle), C = AP_{k-1}^T V, g = V^T r, |r|^2 */
-    const double *xs[CC_REDUCE_MAX], *ys[CC_REDUCE_MAX];
-    int n = 0;
-    for (int i = 0; i < s; i++)
-      for (int j = i; j < s; j++) xs[n] = c->v[i], ys[n++] = c->w[j];
-    const int off_c = n;
-    if (c->have_prev)
-      for (int i = 0; i < s; i++)
-        for (int j = 0; j < s; j++) xs[n] = c->ap[i], ys[n++] = c->v[j];
-    const int off_g = n;
-    for (int i = 0; i < s; i++) xs[n] = c->v[i], ys[n++] = c->r;
-    xs[n] = c->r, ys[n++] = c->r;
-    double vals[CC_REDUCE_MAX];
-    sstep_dots(k, n, xs, ys, vals);
-    cc_reduction red;
-    err = cc_krylov_post(k, vals, n, &red);
-    if (err) break;
-    if (c->x_pending) { /* x_k = x_{k-1} + P_{k-1} a_{k-1}: overlapped with the reduction (IAR) */
-      sstep_multi_axpy(k, s, 1.0, c->p, c->a_prev, x);
-      c->x_pending = 0;
-      if (it > k->start) {
-        err = cc_krylov_iteration_end(k, it, &sstep_state, (double *const[]){x, c->r}, NULL);
-        if (err) {
-          if (o->reduction == CC_REDUCTION_IAR) { /* stopped: complete the posted reduction */
-            double scratch[CC_REDUCE_MAX];
-            cc_err drained = cc_krylov_wait(k, scratch, n, &red);
-            if (drained) cc_error_clear(); /* the stop is what this path reports */
-          }
-          break;
-        }
-      }
-    }
-    err = cc_krylov_wait(k, vals, n, &red);
-    if (err) break;
-    /* |r_k|: the test of iteration it (= k S); the history's skipped iterations repeat the last */
-    const double rr = vals[n - 1];
-    int stop        = cc_krylov_converged(k, it, rr);
-    if (o->history)
-      for (int h = last_recorded + 1; h < it; h++)
-        if (h - k->start >= 0 && h - k->start < o->history_cap) o->history[h - k->start] = last_rel;
-    last_recorded = it;
-    last_rel      = k->result->rel_residual;
-    if (stop) break;
-    if (it + s > o->maxit) { /* maxit bounds the iteration index: the last whole block */
-      cc_krylov_maxit(k, it);
-      break;
-    }
-    double vtw[SMAX * SMAX] = {0}, cm[SMAX * SMAX] = {0}, g[SMAX] = {0}, bk[SMAX * SMAX] = {0},
-                      q[SMAX * SMAX] = {0};
-    int m                            = 0;
-    for (int i = 0; i < s; i++)
-      for (int j = i; j < s; j++) vtw[i * s + j] = vtw[j * s + i] = vals[m++];
-    for (int i = 0; i < s; i++) g[i] = vals[off_g + i];
-    memcpy(q, vtw, sizeof q);
-    if (c->have_prev) {
-      for (int i = 0; i < s * s; i++) cm[i] = vals[off_c + i]; /* cm[i s + j] = (A p_i, v_j) */
-      /* Bk = -Q_{k-1}^-1 C, column by column */
-      for (int j = 0; j < s; j++) {
-        double col[SMAX];
-        for (int i = 0; i < s; i++) col[i] = cm[i * s + j];
-        sstep_chol_solve(s, c->l_prev, col);
-        for (int i = 0; i < s; i++) bk[i * s + j] = -col[i];
-      }
-      /* Q_k = V^T W + C^T Bk (symmetrised: the two triangles agree in exact arithmetic) */
-      for (int i = 0; i < s; i++)
-        for (int j = 0; j < s; j++) {
-          double sum = 0.0;
-          for (int t = 0; t < s; t++) sum += cm[t * s + i] * bk[t * s + j];
-          q[i * s + j] += sum;
-        }
-      for (int i = 0; i < s; i++)
-        for (int j = 0; j < i; j++)
-          q[i * s + j] = q[j * s + i] = 0.5 * (q[i * s + j] + q[j * s + i]);
-    }
-    double lq[SMAX * SMAX];
-    if (!sstep_cholesky(s, q, lq)) {
-      cc_solve_result *res = k->result;
-      res->converged = 0, res->breakdown = 1, res->iterations = it;
-      snprintf(res->failure, sizeof res->failure,
-               "breakdown at iteration %d: block Gram matrix P^T A P not positive definite "
-               "(%s basis lost rank)",
-               it, cc_sstep_basis_list[kind].name);
-      break;
-    }
-    const double cond = sstep_condition(s, q);
-    if (cond > k->result->basis_condition) k->result->basis_condition = cond;
-    /* P_k = V + P_{k-1} Bk, AP_k = W + AP_{k-1} Bk: into V and W, which then become P and AP */
-    if (c->have_prev) {
-      sstep_block_combine(k, s, c->v, c->p, bk);
-      sstep_block_combine(k, s, c->w, c->ap, bk);
-    }
-    for (int j = 0; j < s; j++) {
-      double *t = c->p[j];
-      c->p[j] = c->v[j], c->v[j] = t;
-      t = c->ap[j], c->ap[j] = c->w[j], c->w[j] = t;
-    }
-    /* a_k = Q_k^-1 g; r_{k+1} = r_k - AP_k a_k (x's update deferred to the next reduction) */
-    sstep_chol_solve(s, lq, g);
-    sstep_multi_axpy(k, s, -1.0, c->ap, g, c->r);
-    memcpy(c->a_prev, g, sizeof c->a_prev);
-    memcpy(c->q_prev, q, sizeof c->q_prev);
-    memcpy(c->l_prev, lq, sizeof c->l_prev);
-    c->have_prev = 1;
-    c->x_pending = 1;
-    it += s;
+    CC_CALL(sstep_make_basis(c)); /* V, W = A V */
+    sstep_products pr;
+    sstep_block_dots(c, &pr);
+    CC_CALL(cc_krylov_post(k, pr.vals, pr.n, &pr.red));
+    CC_CALL(sstep_advance_x(c, x, it, &pr)); /* x_k, overlapped */
+    CC_CALL(cc_krylov_wait(k, pr.vals, pr.n, &pr.red));
+    if (sstep_stop(c, it, &pr) || !sstep_block_step(c, it, &pr)) break;
   }
-  if (c->x_pending && !err) sstep_multi_axpy(k, s, 1.0, c->p, c->a_prev, x); /* maxit, breakdown */
+  if (c->x_pending) sstep_multi_axpy(k, c->s, 1.0, c->p, c->a_prev, x); /* maxit, breakdown */
+  return CC_OK;
+}
+
+/* S, the basis and the spectrum bounds (before anything is allocated) */
+static cc_err sstep_check(const cc_krylov_opts *o)
+{
+  const cc_sstep_basis kind = o->sstep_basis;
+  const int s               = o->sstep ? o->sstep : SSTEP_DEFAULT_S;
+  CC_CHECK(!(kind < 0 || kind >= CC_SSTEP_BASIS_COUNT), CC_ERR_ARG, "sstep: unknown basis %d",
+           (int)kind);
+  CC_CHECK(s >= 1 && s <= SMAX, CC_ERR_ARG, "sstep: S = %d must be in 1..%d", s, SMAX);
+  CC_CALL(cc_krylov_check_spectrum("sstep", o));
+  return CC_OK;
+}
+
+/* The vectors (V, W, P, AP: S each, and r), the spectrum the basis' shifts need (a breakdown of
+ * its estimate ends the solve), the basis, and r_0 (or the restart state). */
+static cc_err sstep_setup(sstep_ctx *c, double *b, double *x)
+{
+  cc_krylov_ctx *k = c->k;
+  const int s      = c->s;
+  double **slots[4 * SMAX + 1];
+  int n_slots = 0;
+  for (int j = 0; j < s; j++)
+    slots[n_slots++] = &c->v[j], slots[n_slots++] = &c->w[j], slots[n_slots++] = &c->p[j],
+    slots[n_slots++] = &c->ap[j];
+  slots[n_slots++] = &c->r;
+  CC_CALL(cc_krylov_vectors(k, n_slots, slots));
+  const cc_sstep_basis kind = k->opts->sstep_basis;
+  double lmin = 0.0, lmax = 0.0, ritz[CC_SPECTRUM_LANCZOS_STEPS];
+  int n_ritz = 0, exact;
+  if (kind != CC_SSTEP_MONOMIAL && s > 1) /* the shifts need the spectrum */
+    CC_CALL(cc_krylov_spectrum(k, b, &lmin, &lmax, ritz, &n_ritz));
+  if (k->result->breakdown) return CC_OK;
+  sstep_basis_make(&c->basis, kind, s, lmin, lmax, ritz, n_ritz);
+  CC_CALL(cc_krylov_restart_exact(k, x, &exact));
+  if (exact)
+    CC_CALL(cc_krylov_restore(k, &sstep_state, (double *const[]){x, c->r}, NULL));
+  else
+    CC_CALL(cc_krylov_residual(k, b, x, c->r)); /* r_0 = b - A x_0 */
+  return CC_OK;
+}
+
+static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
+{
+  sstep_ctx *c = NULL;
+  CC_CALL(cc_calloc(1, sizeof *c, &c));
+  c->k = k;
+  c->s = k->opts->sstep ? k->opts->sstep : SSTEP_DEFAULT_S;
+  cc_krylov_label(k, 0, c->s, cc_sstep_basis_list[k->opts->sstep_basis].name);
+  cc_err err = sstep_setup(c, b, x);
+  if (!err && !k->result->breakdown) err = sstep_blocks(c, x);
   cc_free(&c);
   return err;
 }
 
-static cc_err sstep_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond *pc, double *b,
-                          double *x, const cc_krylov_opts *opts, cc_solve_result *result)
-{
-  cc_krylov_ctx k;
-  CC_CALL(cc_krylov_begin(&k, &cc_krylov_sstep, a, comm, pc, b, x, opts, result));
-  CC_CALL(cc_krylov_end(&k, b, x, sstep_iterate(&k, b, x)));
-  return CC_OK;
-}
-
 const cc_krylov cc_krylov_sstep = {
-    "sstep",
-    "s-step CG, Chebyshev/Newton basis (Chronopoulos & Gear)",
-    1,
-    sstep_solve,
-    {1, 1, 4, 4, 1}, /* S = 1 (Table 1 holds integers; per iteration at S: dots (3S^2+3S+2)/2S,
-                      * axpy (3S+1)/S, reductions 1/S, measured in ops_per_iteration) */
-    {5, 12, 4},      /* S = 1: dots, P, AP, r, x passes */
-    {5, 12, 4},      /* one path: fused = unfused */
-    1,
-    NULL}; /* the traffic of S = 1 at every S */
+    .name         = "sstep",
+    .description  = "s-step CG, Chebyshev/Newton basis (Chronopoulos & Gear)",
+    .supports_iar = 1,
+    .check        = sstep_check,
+    .iterate      = sstep_iterate,
+    /* S = 1 (Table 1 holds integers; per iteration at S: dots (3S^2+3S+2)/2S, axpy (3S+1)/S,
+     * reductions 1/S, measured in ops_per_iteration) */
+    .table1 = {.spmv = 1, .precond = 1, .dot = 4, .axpy = 4, .reductions = 1},
+    /* S = 1: dots, P, AP, r, x passes, at every S; one path: fused = unfused */
+    .vector_fused   = {.passes = 5, .reads = 12, .writes = 4},
+    .vector_unfused = {.passes = 5, .reads = 12, .writes = 4},
+    .deep           = 1,
+};

@@ -77,7 +77,7 @@ cc_err cc_krylov_iteration_end(cc_krylov_ctx *k, int iteration, const cc_state_d
   res->interrupted     = 1;
   res->iterations      = iteration;
   snprintf(res->failure, sizeof res->failure, "interrupted after iteration %d (signal)", iteration);
-  /* leaves the variant's loop through its CC_CALL; cc_krylov_end turns it back into CC_OK */
+  /* leaves the variant's loop through its CC_CALL; the end of the solve turns it back into CC_OK */
   return CC_ERR_INTERRUPTED;
 }
 

@@ -1,6 +1,6 @@
 /* spectrum.c: the spectrum of M^-1 A for p(l)-CG's shifts and s-step's basis (krylov_impl.h,
- * cc_krylov_spectrum): the option's bounds, or the Ritz values of the Lanczos tridiagonal built
- * from the coefficients of a few PCG iterations. */
+ * cc_krylov_spectrum): the option's bounds (checked by cc_krylov_check_spectrum), or the Ritz
+ * values of the Lanczos tridiagonal built from the coefficients of a few PCG iterations. */
 #include "krylov_impl.h"
 
 #include <float.h>
@@ -44,6 +44,86 @@ static void tridiag_eigenvalues(int n, const double *d, const double *e, double 
   }
 }
 
+cc_err cc_krylov_check_spectrum(const char *solver, const cc_krylov_opts *o)
+{
+  const int estimate = o->spectrum_max == 0.0 && o->spectrum_min == 0.0;
+  CC_CHECK(estimate || (o->spectrum_min >= 0.0 && o->spectrum_max > o->spectrum_min &&
+                        isfinite(o->spectrum_max)),
+           CC_ERR_ARG, "%s: spectrum bounds [%g, %g] must satisfy 0 <= min < max", solver,
+           o->spectrum_min, o->spectrum_max);
+  return CC_OK;
+}
+
+/* PCG from x = 0 on scratch vectors in Chronopoulos & Gear's form (one reduction of (r,u) and
+ * (Au,u) per step): alpha_j = (r,u) / (A p, p) and beta_{j+1} = (r,u)_{j+1} / (r,u)_j of up to
+ * CC_SPECTRUM_LANCZOS_STEPS steps (*steps of them; 0 when A or M^-1 is not SPD). */
+static cc_err spectrum_pcg(cc_krylov_ctx *k, const double *b, double *alpha, double *beta,
+                           int *steps_out)
+{
+  double *r = NULL, *u = NULL, *p = NULL, *s = NULL, *w = NULL;
+  cc_err err = CC_OK;
+  int steps  = 0;
+  for (int i = 0; i < 5 && !err; i++)
+    err = cc_malloc((size_t)k->n_alloc + 1, sizeof(double),
+                    i == 0   ? &r
+                    : i == 1 ? &u
+                    : i == 2 ? &p
+                    : i == 3 ? &s
+                             : &w);
+  if (!err) {
+    memcpy(r, b, (size_t)k->n * sizeof(double));   /* r0 = b (x0 = 0) */
+    err = cc_precond_apply(k->pc, &k->exec, r, u); /* u0 = M^-1 r0 */
+  }
+  if (!err) err = cc_spmv(&k->exec, k->a, k->comm, u, w); /* w0 = A u0 */
+  double rho = 0.0, ap = 0.0;                             /* (r,u) and (A p, p) */
+  if (!err) {
+    double dots[2];
+    cc_krylov_dots(k, 2, (const double *const[]){r, w}, (const double *const[]){u, u}, dots);
+    err = cc_reduce_blocking(&k->reducer, dots, 2);
+    rho = dots[0], ap = dots[1];
+    memcpy(p, u, (size_t)k->n * sizeof(double)); /* p0 = u0 */
+    memcpy(s, w, (size_t)k->n * sizeof(double)); /* s0 = A p0 */
+  }
+  while (!err && steps < CC_SPECTRUM_LANCZOS_STEPS && rho > DBL_MIN) {
+    if (!(ap > DBL_MIN)) break;
+    alpha[steps] = rho / ap;                                /* alpha_j = (r,u) / (A p, p) */
+    cc_vec_axpy(&k->exec, k->n, -alpha[steps], s, r);       /* r <- r - alpha A p */
+    err = cc_precond_apply(k->pc, &k->exec, r, u);          /* u = M^-1 r */
+    if (!err) err = cc_spmv(&k->exec, k->a, k->comm, u, w); /* w = A u */
+    if (err) break;
+    double dots[2];
+    cc_krylov_dots(k, 2, (const double *const[]){r, w}, (const double *const[]){u, u}, dots);
+    err = cc_reduce_blocking(&k->reducer, dots, 2);
+    if (err) break;
+    const double rho_next = dots[0];
+    beta[steps + 1]       = rho_next / rho; /* beta_{j+1} = (r,u)_{j+1} / (r,u)_j */
+    /* (A p_{j+1}, p_{j+1}) = (A u, u) - beta_{j+1} (r,u)_{j+1} / alpha_j */
+    ap  = dots[1] - beta[steps + 1] * rho_next / alpha[steps];
+    rho = rho_next;
+    cc_vec_xpby(&k->exec, k->n, u, beta[steps + 1], p); /* p <- u + beta p */
+    cc_vec_xpby(&k->exec, k->n, w, beta[steps + 1], s); /* s <- A u + beta s = A p */
+    steps++;
+    if (!(rho_next > 1e-30 * beta[1])) break; /* converged: the Krylov space is exhausted */
+  }
+  cc_free(&w);
+  cc_free(&r), cc_free(&u), cc_free(&p), cc_free(&s);
+  CC_CALL(err);
+  *steps_out = steps;
+  return CC_OK;
+}
+
+/* The Ritz values (ascending) of the Lanczos tridiagonal of M^-1 A that PCG's coefficients give:
+ * T_jj = 1/alpha_j + beta_j/alpha_{j-1}, T_j,j+1 = sqrt(beta_{j+1})/alpha_j. */
+static void spectrum_ritz(int steps, const double *alpha, const double *beta, double *ritz)
+{
+  double d[CC_SPECTRUM_LANCZOS_STEPS], e[CC_SPECTRUM_LANCZOS_STEPS];
+  for (int j = 0; j < steps; j++) {
+    d[j] = 1.0 / alpha[j] + (j ? beta[j] / alpha[j - 1] : 0.0);
+    e[j] = j + 1 < steps ? sqrt(beta[j + 1]) / alpha[j] : 0.0;
+  }
+  tridiag_eigenvalues(steps, d, e, ritz);
+}
+
 cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lmax, double ritz[],
                           int *n_ritz)
 {
@@ -56,58 +136,9 @@ cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lma
     ritz[0] = *lmin, ritz[1] = *lmax, *n_ritz = 2;
     snprintf(res->spectrum_source, sizeof res->spectrum_source, "option");
   } else {
-    /* PCG from x = 0 on scratch vectors in Chronopoulos & Gear's form (one reduction of
-     * (r,u) and (Au,u) per step; alpha_j, beta_j are CG's): they give the Lanczos tridiagonal of
-     * M^-1 A (T_jj = 1/alpha_j + beta_j/alpha_{j-1}, T_j,j+1 = sqrt(beta_{j+1})/alpha_j) */
-    double *r = NULL, *u = NULL, *p = NULL, *s = NULL, *w = NULL;
-    cc_err err = CC_OK;
     double alpha[CC_SPECTRUM_LANCZOS_STEPS + 1], beta[CC_SPECTRUM_LANCZOS_STEPS + 1];
     int steps = 0;
-    for (int i = 0; i < 5 && !err; i++)
-      err = cc_malloc((size_t)k->n_alloc + 1, sizeof(double),
-                      i == 0   ? &r
-                      : i == 1 ? &u
-                      : i == 2 ? &p
-                      : i == 3 ? &s
-                               : &w);
-    if (!err) {
-      memcpy(r, b, (size_t)k->n * sizeof(double));   /* r0 = b (x0 = 0) */
-      err = cc_precond_apply(k->pc, &k->exec, r, u); /* u0 = M^-1 r0 */
-    }
-    if (!err) err = cc_spmv(&k->exec, k->a, k->comm, u, w); /* w0 = A u0 */
-    double rho = 0.0, ap = 0.0; /* (r,u) and (A p, p) */
-    if (!err) {
-      double dots[2];
-      cc_krylov_dots(k, 2, (const double *const[]){r, w}, (const double *const[]){u, u}, dots);
-      err = cc_reduce_blocking(&k->reducer, dots, 2);
-      rho = dots[0], ap = dots[1];
-      memcpy(p, u, (size_t)k->n * sizeof(double)); /* p0 = u0 */
-      memcpy(s, w, (size_t)k->n * sizeof(double)); /* s0 = A p0 */
-    }
-    while (!err && steps < CC_SPECTRUM_LANCZOS_STEPS && rho > DBL_MIN) {
-      if (!(ap > DBL_MIN)) break;
-      alpha[steps] = rho / ap;                                   /* alpha_j = (r,u) / (A p, p) */
-      cc_vec_axpy(&k->exec, k->n, -alpha[steps], s, r);          /* r <- r - alpha A p */
-      err = cc_precond_apply(k->pc, &k->exec, r, u);             /* u = M^-1 r */
-      if (!err) err = cc_spmv(&k->exec, k->a, k->comm, u, w);    /* w = A u */
-      if (err) break;
-      double dots[2];
-      cc_krylov_dots(k, 2, (const double *const[]){r, w}, (const double *const[]){u, u}, dots);
-      err = cc_reduce_blocking(&k->reducer, dots, 2);
-      if (err) break;
-      const double rho_next = dots[0];
-      beta[steps + 1]       = rho_next / rho; /* beta_{j+1} = (r,u)_{j+1} / (r,u)_j */
-      /* (A p_{j+1}, p_{j+1}) = (A u, u) - beta_{j+1} (r,u)_{j+1} / alpha_j */
-      ap  = dots[1] - beta[steps + 1] * rho_next / alpha[steps];
-      rho = rho_next;
-      cc_vec_xpby(&k->exec, k->n, u, beta[steps + 1], p); /* p <- u + beta p */
-      cc_vec_xpby(&k->exec, k->n, w, beta[steps + 1], s); /* s <- A u + beta s = A p */
-      steps++;
-      if (!(rho_next > 1e-30 * beta[1])) break; /* converged: the Krylov space is exhausted */
-    }
-    cc_free(&w);
-    cc_free(&r), cc_free(&u), cc_free(&p), cc_free(&s);
-    CC_CALL(err);
+    CC_CALL(spectrum_pcg(k, b, alpha, beta, &steps));
     if (steps < 1) { /* A or M^-1 not SPD: a breakdown of the solve, like CG's own */
       res->converged = 0, res->breakdown = 1;
       snprintf(res->failure, sizeof res->failure,
@@ -117,12 +148,7 @@ cc_err cc_krylov_spectrum(cc_krylov_ctx *k, double *b, double *lmin, double *lma
       *lmin = *lmax = 0.0, *n_ritz = 0;
       return CC_OK;
     }
-    double d[CC_SPECTRUM_LANCZOS_STEPS], e[CC_SPECTRUM_LANCZOS_STEPS];
-    for (int j = 0; j < steps; j++) {
-      d[j] = 1.0 / alpha[j] + (j ? beta[j] / alpha[j - 1] : 0.0);
-      e[j] = j + 1 < steps ? sqrt(beta[j + 1]) / alpha[j] : 0.0;
-    }
-    tridiag_eigenvalues(steps, d, e, ritz);
+    spectrum_ritz(steps, alpha, beta, ritz);
     *n_ritz = steps;
     /* The extreme Ritz values, not widened: the largest converges to lambda_max first (within
      * 1e-4 relative here after 20 steps), and a wider interval costs p(l)-CG square-root

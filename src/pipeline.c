@@ -161,7 +161,7 @@ static cc_err reference_solve(const cc_run *run, const cc_mesh *mesh, const cc_b
   CC_CALL(krylov_opts(run, solve, &kopts));
   cc_solve_result result;
   memset(x, 0, 3 * (size_t)a->n_cols * sizeof(double));
-  CC_CALL(variant->solve(a, &mesh->comm, pc_double, b, x, &kopts, &result));
+  CC_CALL(cc_krylov_solve(variant, a, &mesh->comm, pc_double, b, x, &kopts, &result));
   rec->iterations_double = result.iterations;
   rec->time_double_s     = result.time_s;
   rec->iterations_within_bound =
@@ -399,7 +399,8 @@ static cc_err run_solve(solves *sv, int s, int *stop)
   cc_monitor_init(&monitor, run, sv->mesh->comm.comm, label);
   solve_hook hook;
   CC_CALL(solve_hooks(sv, s, &kopts, &monitor, &hook));
-  CC_CALL(variant->solve(sv->a, &sv->mesh->comm, sv->pc, sv->b, sv->x, &kopts, &rec->result));
+  CC_CALL(
+      cc_krylov_solve(variant, sv->a, &sv->mesh->comm, sv->pc, sv->b, sv->x, &kopts, &rec->result));
   if (opts->roofline) CC_CALL(cc_roofline_end(sv->roofline, rec));
   if (sv->ckpt) CC_CALL(cc_driver_ckpt_finish(sv->ckpt, opts, rec));
   cc_driver_ckpt_destroy(&sv->ckpt);

@@ -42,7 +42,7 @@ static cc_err run(const tk_problem *p, cc_precond *pc, const char *name, const c
                   double *x, cc_solve_result *res)
 {
   memset(x, 0, 3 * (size_t)p->mesh.n_total * sizeof(double));
-  return cc_krylov_find(name)->solve(&p->a, &p->mesh.comm, pc, p->b, x, o, res);
+  return cc_krylov_solve(cc_krylov_find(name), &p->a, &p->mesh.comm, pc, p->b, x, o, res);
 }
 
 static double analytic(const tk_problem *p, const double *x)
@@ -220,7 +220,8 @@ static void mode_ranks(const tk_problem *p, cc_precond *pc, double *x)
       double *xq = NULL;
       TEST_CALL(cc_calloc(3 * (size_t)q.mesh.n_total, sizeof(double), &xq));
       o.history = h1;
-      TEST_CALL(cc_krylov_find(names[v])->solve(&q.a, &q.mesh.comm, qc, q.b, xq, &o, &r1));
+      TEST_CALL(
+          cc_krylov_solve(cc_krylov_find(names[v]), &q.a, &q.mesh.comm, qc, q.b, xq, &o, &r1));
       cc_free(&xq);
       cc_precond_destroy(&qc);
       tk_problem_free(&q);

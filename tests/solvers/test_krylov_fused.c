@@ -48,7 +48,7 @@ static void fz_solve(const tk_problem *p, cc_precond *pc, const cc_krylov *kv,
   TEST_CALL(cc_calloc((size_t)maxit + 1, sizeof(double), &out->history));
   TEST_CALL(cc_calloc(3 * (size_t)p->mesh.n_total, sizeof(double), &out->x));
   o.history = out->history;
-  TEST_CALL(kv->solve(&p->a, &p->mesh.comm, pc, p->b, out->x, &o, &out->res));
+  TEST_CALL(cc_krylov_solve(kv, &p->a, &p->mesh.comm, pc, p->b, out->x, &o, &out->res));
 }
 
 static void fz_free(fz_run *r)

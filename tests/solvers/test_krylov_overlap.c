@@ -159,7 +159,8 @@ static void test_precond_solve(tk_problem *p, const cc_ordering *ord, const char
                         .reduction     = CC_REDUCTION_IAR,
                         .replace_every = 10,
                         .progress      = CC_PROGRESS_POLL};
-    TEST_CALL(cc_krylov_find("pipecg")->solve(a, &p->mesh.comm, pc, p->b, x[on], &o, &res[on]));
+    TEST_CALL(
+        cc_krylov_solve(cc_krylov_find("pipecg"), a, &p->mesh.comm, pc, p->b, x[on], &o, &res[on]));
     TEST_EXPECT(res[on].converged, "%s overlap %d: pipecg did not converge: %s", kind, on,
                 res[on].failure);
   }

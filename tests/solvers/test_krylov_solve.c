@@ -95,7 +95,7 @@ static cc_err solve(const tk_problem *p, cc_precond *pc, const cc_krylov *kv,
                     const cc_krylov_opts *o, double *x, cc_solve_result *res)
 {
   memset(x, 0, 3 * (size_t)p->mesh.n_total * sizeof(double));
-  return kv->solve(&p->a, &p->mesh.comm, pc, p->b, x, o, res);
+  return cc_krylov_solve(kv, &p->a, &p->mesh.comm, pc, p->b, x, o, res);
 }
 
 static double analytic(const tk_problem *p, const double *x)
@@ -344,7 +344,8 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
       /* a state of another solver is refused */
       const char *other = v == 0 ? "gropp" : "pcg";
       o.reduction       = CC_REDUCTION_AR;
-      cc_err err = cc_krylov_find(other)->solve(&p->a, &p->mesh.comm, pc, p->b, x, &o, &rest);
+      cc_err err =
+          cc_krylov_solve(cc_krylov_find(other), &p->a, &p->mesh.comm, pc, p->b, x, &o, &rest);
       TEST_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), kv->name),
                   "%s state given to %s: err %d '%s'", kv->name, other, err, cc_error_message());
       cc_error_clear();
@@ -360,7 +361,7 @@ static void mode_restart(const tk_problem *p, cc_precond *pc, double *x)
           else
             snprintf(ck.saved.vector_name[0], CC_STATE_NAME_LEN, "bogus");
         }
-        err = kv->solve(&p->a, &p->mesh.comm, pc, p->b, x, &o, &rest);
+        err = cc_krylov_solve(kv, &p->a, &p->mesh.comm, pc, p->b, x, &o, &rest);
         TEST_EXPECT(err == CC_ERR_ARG, "%s: state %s on the last rank: err %d", kv->name,
                     fault ? "without vector x" : "of the wrong size", err);
         cc_error_clear();
@@ -399,7 +400,7 @@ static void mode_errors(tk_problem *p, double *x)
     default_opts(&o, CC_REDUCTION_AR);
     memset(x, 0, 3 * (size_t)p->mesh.n_total * sizeof(double));
     if (test_rank == tk_size - 1) x[0] = NAN;
-    TEST_CALL(kv->solve(&p->a, &p->mesh.comm, none, p->b, x, &o, &res));
+    TEST_CALL(cc_krylov_solve(kv, &p->a, &p->mesh.comm, none, p->b, x, &o, &res));
     TEST_EXPECT(!res.converged && res.breakdown && strstr(res.failure, "NaN"),
                 "%s with NaN x0: converged %d, '%s'", kv->name, res.converged, res.failure);
     /* maxit */
@@ -426,7 +427,7 @@ static void mode_errors(tk_problem *p, double *x)
       TEST_EXPECT(err == CC_ERR_ARG && strstr(cc_error_message(), "non-blocking"),
                   "%s with IAR: err %d '%s'", kv->name, err, cc_error_message());
     cc_error_clear();
-    err = kv->solve(&p->a, &p->mesh.comm, NULL, p->b, x, &o, &res);
+    err = cc_krylov_solve(kv, &p->a, &p->mesh.comm, NULL, p->b, x, &o, &res);
     TEST_EXPECT(err == CC_ERR_ARG, "%s without preconditioner: err %d", kv->name, err);
     cc_error_clear();
   }
