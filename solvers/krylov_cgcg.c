@@ -123,10 +123,21 @@ static cc_err cgcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond
   return CC_OK;
 }
 
+/* the one reduction (cgcg_reduce): {gamma, delta, |r|^2} and the guard's (x,x) */
+static int cgcg_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = 3 + cc_krylov_gap_values(o);
+  return 1;
+}
+
 const cc_krylov cc_krylov_cgcg = {
-    "cgcg",     "Alg.2 Chronopoulos/Gear", 1,
-    cgcg_solve, {1, 1, 3, 4, 1}, /* Table 1: spmv, precond, dot, axpy, reductions */
-    {2, 9, 4},                   /* fused: {p s x r}, {(r,u) (w,u) (r,r)} */
-    {7, 13, 4},                  /* unfused: 4 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
-    0,                           /* deep: 0, one of the study's Alg.1-4 */
-    NULL};                       /* the same traffic at every depth */
+    "cgcg",
+    "Alg.2 Chronopoulos/Gear",
+    1,
+    cgcg_solve,
+    {1, 1, 3, 4, 1}, /* Table 1: spmv, precond, dot, axpy, reductions */
+    {2, 9, 4},       /* fused: {p s x r}, {(r,u) (w,u) (r,r)} */
+    {7, 13, 4},      /* unfused: 4 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
+    0,               /* deep: 0, one of the study's Alg.1-4 */
+    NULL,            /* the same traffic at every depth */
+    cgcg_reduction_sizes};

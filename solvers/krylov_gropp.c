@@ -178,6 +178,13 @@ static cc_err gropp_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precon
   return CC_OK;
 }
 
+/* reduction 1: delta = (p,s); reduction 2: {gamma, |r|^2} and the guard's (x,x) */
+static int gropp_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = 1, sizes[1] = 2 + cc_krylov_gap_values(o);
+  return 2;
+}
+
 const cc_krylov cc_krylov_gropp = {
     "gropp",
     "Alg.4 Gropp's asynchronous PCG",
@@ -187,4 +194,5 @@ const cc_krylov cc_krylov_gropp = {
     {2, 10, 5},      /* fused: {x r u + (r,u) (r,r)}, {p s + (p,s)} */
     {8, 15, 5},      /* unfused: 5 x (2 reads, 1 write) + dots (p,s) (r,u) (r,r) */
     0,               /* deep: 0, one of the study's Alg.1-4 */
-    NULL};           /* the same traffic at every depth */
+    NULL,            /* the same traffic at every depth */
+    gropp_reduction_sizes};

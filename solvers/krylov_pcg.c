@@ -144,10 +144,21 @@ static cc_err pcg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precond 
   return CC_OK;
 }
 
+/* reduction 1: (s,p); reduction 2: {(r,u), |r|^2} and the guard's (x,x) */
+static int pcg_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = 1, sizes[1] = 2 + cc_krylov_gap_values(o);
+  return 2;
+}
+
 const cc_krylov cc_krylov_pcg = {
-    "pcg",      "Alg.1 original PCG", 0,
-    pcg_solve,  {1, 1, 3, 3, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
-    {4, 9, 3},                   /* fused: (s,p), {r}, {(r,u) (r,r)}, {x p} */
-    {6, 11, 3},                  /* unfused: 3 x (2 reads, 1 write) + dots (s,p) (r,u) (r,r) */
-    0,                           /* deep: 0, one of the study's Alg.1-4 */
-    NULL};                       /* the same traffic at every depth */
+    "pcg",
+    "Alg.1 original PCG",
+    0,
+    pcg_solve,
+    {1, 1, 3, 3, 2}, /* Table 1: spmv, precond, dot, axpy, reductions */
+    {4, 9, 3},       /* fused: (s,p), {r}, {(r,u) (r,r)}, {x p} */
+    {6, 11, 3},      /* unfused: 3 x (2 reads, 1 write) + dots (s,p) (r,u) (r,r) */
+    0,               /* deep: 0, one of the study's Alg.1-4 */
+    NULL,            /* the same traffic at every depth */
+    pcg_reduction_sizes};

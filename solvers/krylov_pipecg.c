@@ -186,6 +186,13 @@ static cc_err pipecg_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_preco
   return CC_OK;
 }
 
+/* the one reduction: {gamma, delta, |r|^2} and the guard's (x,x) */
+static int pipecg_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = 3 + cc_krylov_gap_values(o);
+  return 1;
+}
+
 const cc_krylov cc_krylov_pipecg = {
     "pipecg",
     "Alg.3 pipelined PCG (Ghysels & Vanroose)",
@@ -195,4 +202,5 @@ const cc_krylov cc_krylov_pipecg = {
     {1, 10, 8},      /* fused: one pass (the 8 updates and the 3 dots) */
     {11, 21, 8},     /* unfused: 8 x (2 reads, 1 write) + dots (r,u) (w,u) (r,r) */
     0,               /* deep: 0, one of the study's Alg.1-4 */
-    NULL};           /* the same traffic at every depth */
+    NULL,            /* the same traffic at every depth */
+    pipecg_reduction_sizes};

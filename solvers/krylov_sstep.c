@@ -395,6 +395,15 @@ static cc_err sstep_solve(const cc_bcrs *a, const cc_comm_table *comm, cc_precon
   return CC_OK;
 }
 
+/* a block's reduction once a previous block exists (sstep_solve): V^T W's upper triangle
+ * S(S+1)/2, C = AP_{k-1}^T V S^2, g = V^T r S, |r|^2 1 (the first block has no C) */
+static int sstep_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  const int s = o->sstep ? o->sstep : SSTEP_DEFAULT_S;
+  sizes[0]    = s * (s + 1) / 2 + s * s + s + 1;
+  return 1;
+}
+
 const cc_krylov cc_krylov_sstep = {
     "sstep",
     "s-step CG, Chebyshev/Newton basis (Chronopoulos & Gear)",
@@ -405,4 +414,5 @@ const cc_krylov cc_krylov_sstep = {
     {5, 12, 4},      /* S = 1: dots, P, AP, r, x passes */
     {5, 12, 4},      /* one path: fused = unfused */
     1,
-    NULL}; /* the traffic of S = 1 at every S */
+    NULL, /* the traffic of S = 1 at every S */
+    sstep_reduction_sizes};
