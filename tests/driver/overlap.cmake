@@ -39,12 +39,49 @@ foreach(run ${OVERLAP_RUNS})
                        ENVIRONMENT "OMP_NUM_THREADS=1" LABELS overlap)
 endforeach()
 
+# Per reduction size (the registry's reduction_sizes): s-step CG's Gram block, S(S+1)/2 + S^2 + S
+# + 1 doubles (31 at S = 4, 10 at S = 2), against the injected latency as above; and the sizes of
+# every variant's iar solve in one run, at the defaults (gropp 1 and 2; cgcg, pipecg, plcg 3) and
+# at --replace-every auto (the guard's (x,x): gropp 3, cgcg and pipecg 4), depth 8 (plcg 9), S = 10
+# (166). name|mode|mesh edge|sizes|options (--reduction iar)
+set(OVERLAP_SIZE_RUNS
+    "sstep_longer|longer|40|31|--solver|sstep|--inject-reduction-latency|1000"
+    "sstep_shorter|shorter|4|10|--solver|sstep|--sstep|2|--sstep-basis|monomial|--inject-reduction-latency|1000000"
+    "all|sizes|6|1,2,3,31|--solver|all"
+    "all_auto|sizes|6|1,3,4,9,166|--solver|all|--replace-every|auto|--pipeline-depth|8|--sstep|10")
+foreach(run ${OVERLAP_SIZE_RUNS})
+  string(REPLACE "|" ";" parts "${run}")
+  list(GET parts 0 tag)
+  list(GET parts 1 mode)
+  list(GET parts 2 edge)
+  list(GET parts 3 sizes)
+  list(SUBLIST parts 4 -1 extra)
+  set(name driver_overlap_probe_sizes_${tag}_np2)
+  set(report ${OVERLAP_OUT}/${name}.json)
+  add_test(NAME ${name}
+           COMMAND ${OVERLAP_CHECK} ${mode} ${report} --sizes ${sizes} -- ${MPIEXEC_EXECUTABLE} -n 2
+                   $<TARGET_FILE:cubecg> --nx ${edge} --ny ${edge} --nz ${edge} --reduction iar
+                   ${extra} --report ${report})
+  set_tests_properties(${name} PROPERTIES PROCESSORS 2 TIMEOUT 300
+                       ENVIRONMENT "OMP_NUM_THREADS=1" LABELS overlap)
+endforeach()
+
+# the bench: every variant's sizes at the defaults; the settings this launch has measured, the
+# others recorded as not run (without the thread, and with MPICH's thread started)
 add_test(NAME bench_overlap_np2
-         COMMAND ${OVERLAP_CHECK} bench ${OVERLAP_OUT}/bench.json -- ${MPIEXEC_EXECUTABLE} -n 2
+         COMMAND ${OVERLAP_CHECK} bench ${OVERLAP_OUT}/bench.json --sizes 1,2,3,31 -- ${MPIEXEC_EXECUTABLE} -n 2
                  $<TARGET_FILE:cubecg-bench> --overlap --nx 8 --ny 8 --nz 8 --repeat 3
                  --report ${OVERLAP_OUT}/bench.json)
 set_tests_properties(bench_overlap_np2 PROPERTIES PROCESSORS 2 TIMEOUT 300
                      ENVIRONMENT "OMP_NUM_THREADS=1" LABELS overlap)
+if(CUBECG_MPI_IMPL STREQUAL "mpich") # the thread from the environment at launch
+  add_test(NAME bench_overlap_thread_np2
+           COMMAND ${OVERLAP_CHECK} bench ${OVERLAP_OUT}/bench_thread.json --sizes 1,2,3,31 --
+                   ${MPIEXEC_EXECUTABLE} -n 2 $<TARGET_FILE:cubecg-bench> --overlap --nx 6 --ny 6
+                   --nz 6 --repeat 2 --report ${OVERLAP_OUT}/bench_thread.json)
+  set_tests_properties(bench_overlap_thread_np2 PROPERTIES PROCESSORS 2 TIMEOUT 300
+                       ENVIRONMENT "OMP_NUM_THREADS=1;MPIR_CVAR_ASYNC_PROGRESS=1" LABELS overlap)
+endif()
 
 # refusals: one line naming the value, exit 2, no report
 foreach(bad "bench_overlap_1rank|1|--overlap on 1 rank: a reduction without a partner|cubecg-bench|--overlap|--nx|6|--ny|6|--nz|6"
