@@ -107,7 +107,8 @@ def check_settings(report, stdout):
             continue
         if s["status"] != "not_run" or not s["why"]:
             fail("setting %r: status %r why %r" % (s["setting"], s["status"], s["why"]))
-        if len([l for l in stdout.splitlines() if s["why"] in l and s["setting"] in l]) != 1:
+        said = [l for l in stdout.splitlines() if l.split()[:1] == [s["setting"]] and s["why"] in l]
+        if len(said) != 1:
             fail("no one line saying setting %s was not run: %r" % (s["setting"], s["why"]))
     return [s for s in want if want[s]]
 
