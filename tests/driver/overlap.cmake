@@ -7,6 +7,11 @@ cc_add_unit(test_overlap_probe driver/test_overlap_probe.c ${PROJECT_SOURCE_DIR}
 target_include_directories(test_overlap_probe PRIVATE ${PROJECT_SOURCE_DIR}/src)
 cc_add_mpi_test(NAME overlap_probe_formula RANKS 2 COMMAND $<TARGET_FILE:test_overlap_probe>)
 
+# the registry's reduction sizes against what each variant's solve posts (MPI_Iallreduce and
+# MPI_Allreduce counted through the profiling interface)
+cc_add_unit(test_reduction_sizes driver/test_reduction_sizes.c)
+cc_add_mpi_test(NAME overlap_reduction_sizes RANKS 2 COMMAND $<TARGET_FILE:test_reduction_sizes>)
+
 set(OVERLAP_OUT ${CMAKE_CURRENT_BINARY_DIR}/out/overlap)
 file(MAKE_DIRECTORY ${OVERLAP_OUT})
 set(OVERLAP_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/driver/check_overlap_probe.py)
