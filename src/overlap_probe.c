@@ -44,7 +44,7 @@ static cc_spread spread_of(double *v, int n)
 enum { P_PURE, P_CPU, P_OVRL, P_WAIT, P_COUNT };
 
 /* One round: after a barrier each size's reduction alone (t[P_PURE]), the work alone once
- * (t[P_CPU], copied to every size), then per size after a barrier post + work + wait (t[P_OVRL])
+ * (t[P_CPU], copied to every size), then after a barrier per size post + work + wait (t[P_OVRL])
  * and its wait (t[P_WAIT]); t: n_sizes x P_COUNT, this rank's times. */
 static cc_err measure_round(MPI_Comm comm, cc_reducer *rd, const cc_exec *ex,
                             cc_overlap_work_fn work, void *ctx, int n_sizes, const int *sizes,
@@ -65,11 +65,11 @@ static cc_err measure_round(MPI_Comm comm, cc_reducer *rd, const cc_exec *ex,
   double t0 = MPI_Wtime();
   CC_CALL(work(ctx, ex));
   const double cpu = MPI_Wtime() - t0;
-  for (int s = 0; s < n_sizes; s++) {
+  CC_MPI(MPI_Barrier(comm));
+  for (int s = 0; s < n_sizes; s++) { /* after the barrier, or the previous size's wait */
     double *ts = &t[s * P_COUNT];
     ts[P_CPU]  = cpu;
-    CC_MPI(MPI_Barrier(comm));
-    t0 = MPI_Wtime();
+    t0         = MPI_Wtime();
     CC_CALL(cc_reduce_begin(rd, values, sizes[s], &red));
     CC_CALL(work(ctx, ex));
     double waiting = MPI_Wtime();

@@ -51,7 +51,10 @@ CC_WUR cc_err cc_overlap_sizes_add(cc_overlap_sizes *s, const cc_krylov *variant
  * or not run (why says why: one rank, no solve posting non-blocking reductions). */
 typedef enum { CC_OVERLAP_NOT_RUN, CC_OVERLAP_OFF, CC_OVERLAP_MEASURED } cc_overlap_status;
 #define CC_OVERLAP_STARTUP_REPEATS 5 /* rounds of the start-up probe (docs/benchmarks.md: cost) */
-#define CC_OVERLAP_STARTUP_VALUES 3  /* the row `result` prefers (Alg.3's, the model's) */
+/* rounds when the run's solves post several sizes (1 + sizes SpMVs a round: 3 rounds of 4 sizes
+ * are 15 SpMVs against one size's 10) */
+#define CC_OVERLAP_STARTUP_REPEATS_SIZES 3
+#define CC_OVERLAP_STARTUP_VALUES 3 /* the row `result` prefers (Alg.3's, the model's) */
 typedef struct {
   cc_overlap_status status;
   char why[160];
@@ -79,8 +82,8 @@ CC_WUR cc_err cc_overlap_measure(MPI_Comm comm, cc_overlap_work_fn work, void *w
                                  int n_values, cc_progress_mode progress, int thread,
                                  double inject_latency_us, int repeats, cc_overlap_result *out);
 /* The same for n_sizes sizes in one sweep, out[i] for sizes[i]: each round times every size's
- * reduction alone after one barrier, the work alone once (t_CPU, shared by the sizes), then per
- * size post + work + wait after a barrier: 1 + n_sizes works per round instead of 2 n_sizes. */
+ * reduction alone after a barrier, the work alone once (t_CPU, shared by the sizes), then after a
+ * barrier every size's post + work + wait: 1 + n_sizes works and 2 barriers per round. */
 CC_WUR cc_err cc_overlap_measure_sizes(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx,
                                        int n_sizes, const int sizes[], cc_progress_mode progress,
                                        int thread, double inject_latency_us, int repeats,

@@ -2,7 +2,8 @@
  * each reduction size its iar solves post (their registry's reduction_sizes at the run's depth, S
  * and --replace-every; through the solvers' cc_reduce_*) one SpMV of this mesh hides under the
  * run's progress setting: IMB-NBC's overlap (overlap_probe.h) over CC_OVERLAP_STARTUP_REPEATS
- * rounds of 1 + sizes SpMVs, a few SpMVs where a solve runs hundreds of iterations. */
+ * rounds (CC_OVERLAP_STARTUP_REPEATS_SIZES with several sizes) of 1 + sizes SpMVs, a few SpMVs
+ * where a solve runs hundreds of iterations. */
 #include "monitor.h"
 #include "overlap_startup.h"
 #include "pipeline.h"
@@ -84,7 +85,8 @@ cc_err cc_overlap_startup(cc_run *run, const cc_bcrs *a, const cc_comm_table *co
   if (!global)
     global = cc_overlap_measure_sizes(
         comm->comm, startup_spmv, &w, sizes.n, sizes.values, (cc_progress_mode)run->opts.progress,
-        run->mpi.async_active, run->opts.inject_latency_us, CC_OVERLAP_STARTUP_REPEATS, p->results);
+        run->mpi.async_active, run->opts.inject_latency_us,
+        sizes.n > 1 ? CC_OVERLAP_STARTUP_REPEATS_SIZES : CC_OVERLAP_STARTUP_REPEATS, p->results);
   cc_free(&w.x);
   cc_free(&w.y);
   CC_CALL(global);
