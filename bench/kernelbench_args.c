@@ -39,7 +39,7 @@ void bench_usage(void)
       "                           against the triad: below 1, the kernel cannot keep pace with\n"
       "                           the memory here, whatever the memory does\n"
       "  --overlap [0|1]          instead of the kernels: IMB-NBC's overlap of the solvers'\n"
-      "                           reductions (1, 2, 3, 41 doubles) with one SpMV + ASDD, under\n"
+      "                           reductions (1, 2, 3, 31 doubles) with one SpMV + ASDD, under\n"
       "                           progress none and poll (thread + each when the library's\n"
       "                           thread runs in this launch); --repeat rounds; default mesh\n"
       "                           32^3 (the default job's), no cache rule\n"

@@ -345,7 +345,8 @@ cc_err bench_overlap_report(const char *path, const bench_overlap *ov, const ben
   cc_json_bool(&js, "progress_thread", ov->thread);
   cc_json_string(&js, "progress_thread_decided_by", mpi->async_decided_by);
   cc_json_string(&js, "progress_knob", mpi->knob);
-  cc_json_begin_array(&js, "rows"); /* setting-major, sizes 1, 2, 3, 41 */
+  bench_overlap_settings_json(&js, ov); /* "sizes" and "settings" (measured or why not) */
+  cc_json_begin_array(&js, "rows");     /* setting-major, sizes ascending */
   for (int i = 0; i < ov->n_rows; i++) cc_overlap_json(&js, NULL, &ov->rows[i]);
   cc_json_end_array(&js);
   return bench_report_close(path, f, &js);

@@ -1,11 +1,10 @@
 /* overlap_bench.c (cubecg-bench --overlap): IMB-NBC's overlap of the solvers' own non-blocking
  * reductions (cc_reduce_begin / cc_reduce_end: MPI_Iallreduce + MPI_Wait) with one SpMV + M^-1
- * (ASDD) of this mesh, for each reduction size the solvers post and each progress setting this
- * launch has (src/overlap_probe.h; docs/benchmarks.md "Overlap"). */
+ * (ASDD) of this mesh, for each reduction size the solvers post (their registry's
+ * reduction_sizes at the default depth and S) and each progress setting this launch has; the
+ * settings it has not are recorded with why (src/overlap_probe.h; docs/benchmarks.md "Overlap"). */
 #include "kernelbench.h"
-
-/* the solvers' reductions: Alg.1-3's 1, 2 and 3 doubles, s-step CG's Gram block at S = 4 */
-static const int overlap_sizes[BENCH_OVERLAP_SIZES] = {1, 2, 3, 2 * 4 * 4 + 2 * 4 + 1};
+#include "mpi_library.h"
 
 typedef struct {
   const cc_bcrs *a;
@@ -23,15 +22,61 @@ static cc_err overlap_spmv_precond(void *ctx, const cc_exec *ex)
   return CC_OK;
 }
 
-static cc_err overlap_rows(const bench_opts *o, overlap_work *w, int thread, bench_overlap *out)
+/* Every variant that posts non-blocking reductions, at its default depth and S (zeroed options;
+ * pcg posts only blocking ones, of gropp's sizes). */
+static cc_err overlap_sizes(cc_overlap_sizes *sizes)
+{
+  const cc_krylov_opts defaults = {0};
+  memset(sizes, 0, sizeof *sizes);
+  for (int i = 0; cc_krylov_list[i]; i++)
+    if (cc_krylov_list[i]->supports_iar)
+      CC_CALL(cc_overlap_sizes_add(sizes, cc_krylov_list[i], &defaults));
+  return CC_OK;
+}
+
+/* The four settings: those of this launch measured, the others with why they cannot run here
+ * (the library's thread starts only from the environment at launch). */
+static void overlap_settings(const cc_mpi_info *mpi, bench_overlap *out)
+{
+  const cc_mpi_impl *lib = cc_mpi_library_of(mpi->library);
+  for (int t = 0; t < 2; t++)
+    for (int p = 0; p < CC_PROGRESS_COUNT; p++) {
+      bench_overlap_setting *st = &out->settings[t * CC_PROGRESS_COUNT + p];
+      snprintf(st->setting, sizeof st->setting, "%s", cc_overlap_setting((cc_progress_mode)p, t));
+      st->measured = t == out->thread;
+      if (st->measured)
+        st->why[0] = '\0';
+      else if (!t)
+        snprintf(st->why, sizeof st->why,
+                 "not run: the library's progress thread runs in this launch (%.120s); run again "
+                 "without it",
+                 mpi->knob[0] ? mpi->knob : mpi->async_decided_by);
+      else if (lib->has_progress_thread && lib->knobs[0])
+        snprintf(st->why, sizeof st->why,
+                 "not run: no progress thread in this launch; start %s's with %s=1 and run again",
+                 lib->name, lib->knobs[0]);
+      else
+        snprintf(st->why, sizeof st->why,
+                 "not run: %s (%s) has no progress thread cubecg can start "
+                 "(docs/mpi-libraries.md)",
+                 mpi->implementation, mpi->version);
+    }
+}
+
+/* One sweep of every size per setting this launch has (setting-major rows). */
+static cc_err overlap_rows(const bench_opts *o, overlap_work *w, bench_overlap *out)
 {
   out->n_rows = 0;
-  for (int p = 0; p < CC_PROGRESS_COUNT; p++)
-    for (int s = 0; s < BENCH_OVERLAP_SIZES; s++) {
-      cc_overlap_result *row = &out->rows[out->n_rows++];
-      CC_CALL(cc_overlap_measure(MPI_COMM_WORLD, overlap_spmv_precond, w, overlap_sizes[s],
-                                 (cc_progress_mode)p, thread, 0.0, o->repeat, row));
-    }
+  for (int i = 0; i < BENCH_OVERLAP_SETTINGS; i++) {
+    if (!out->settings[i].measured) continue;
+    cc_overlap_result *rows = &out->rows[out->n_rows];
+    CC_CALL(cc_overlap_measure_sizes(MPI_COMM_WORLD, overlap_spmv_precond, w, out->sizes.n,
+                                     out->sizes.values, (cc_progress_mode)(i % CC_PROGRESS_COUNT),
+                                     out->thread, 0.0, o->repeat, rows));
+    for (int s = 0; s < out->sizes.n; s++)
+      snprintf(rows[s].posted_by, sizeof rows[s].posted_by, "%s", out->sizes.posted_by[s]);
+    out->n_rows += out->sizes.n;
+  }
   return CC_OK;
 }
 
@@ -43,6 +88,8 @@ cc_err bench_overlap_run(const bench_opts *o, const cc_mpi_info *mpi, bench_over
   CC_CHECK(out->ranks >= 2, CC_ERR_ARG,
            "--overlap on 1 rank: a reduction without a partner has nothing to overlap; run 2 or "
            "more ranks");
+  CC_CALL(overlap_sizes(&out->sizes));
+  overlap_settings(mpi, out);
   cc_mesh mesh;
   cc_ordering ord;
   cc_bcrs a;
@@ -60,7 +107,7 @@ cc_err bench_overlap_run(const bench_opts *o, const cc_mpi_info *mpi, bench_over
   CC_CALL(cc_calloc(len, sizeof(double), &w.z));
   for (int64_t i = 0; i < 3 * (int64_t)a.n_rows; i++) w.x[i] = 1.0 + 0.1 * (double)(i % 7);
   CC_CALL(overlap_spmv_precond(&w, NULL)); /* warm-up: first touch of y, z and the halo buffers */
-  CC_CALL(overlap_rows(o, &w, out->thread, out));
+  CC_CALL(overlap_rows(o, &w, out));
   cc_free(&w.x), cc_free(&w.y), cc_free(&w.z);
   cc_precond_destroy(&w.pc);
   cc_ordering_free(&ord);
@@ -75,6 +122,10 @@ void bench_overlap_print(const bench_opts *o, const bench_overlap *ov, const cc_
          o->mesh.nx, o->mesh.ny, o->mesh.nz, ov->ranks, o->asdd_iters, o->repeat);
   printf("  progress thread: %s (%s)\n", ov->thread ? "runs" : "none in this launch",
          mpi->async_decided_by);
+  printf("  sizes (doubles):");
+  for (int s = 0; s < ov->sizes.n; s++)
+    printf(" %d (%s)", ov->sizes.values[s], ov->sizes.posted_by[s]);
+  printf("\n");
   printf("  %-11s %6s | %-26s | %-26s | %-20s | %-20s\n", "setting", "values",
          "t_pure us min/med/max", "t_CPU us min/med/max", "overlap % min/med/max",
          "wait us min/med/max");
@@ -87,9 +138,29 @@ void bench_overlap_print(const bench_opts *o, const bench_overlap *ov, const cc_
            r->overlap_pct.min, r->overlap_pct.median, r->overlap_pct.max, 1e6 * r->wait.min,
            1e6 * r->wait.median, 1e6 * r->wait.max);
   }
-  if (!ov->thread)
-    printf("  the thread setting is not in this launch: start it with the library's knob (%s) "
-           "and run again\n",
-           strcmp(mpi->implementation, "mpich") == 0 ? "MPIR_CVAR_ASYNC_PROGRESS=1"
-                                                     : "docs/mpi-libraries.md");
+  for (int i = 0; i < BENCH_OVERLAP_SETTINGS; i++) /* the settings this launch cannot run */
+    if (!ov->settings[i].measured)
+      printf("  %-11s %s\n", ov->settings[i].setting, ov->settings[i].why);
+}
+
+void bench_overlap_settings_json(cc_json *js, const bench_overlap *ov)
+{
+  cc_json_begin_array(js, "sizes");
+  for (int s = 0; s < ov->sizes.n; s++) {
+    cc_json_begin_object(js, NULL);
+    cc_json_int(js, "values", ov->sizes.values[s]);
+    cc_json_string(js, "posted_by", ov->sizes.posted_by[s]);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
+  cc_json_begin_array(js, "settings");
+  for (int i = 0; i < BENCH_OVERLAP_SETTINGS; i++) {
+    const bench_overlap_setting *st = &ov->settings[i];
+    cc_json_begin_object(js, NULL);
+    cc_json_string(js, "setting", st->setting);
+    cc_json_string(js, "status", st->measured ? "measured" : "not_run");
+    cc_json_string(js, "why", st->measured ? NULL : st->why);
+    cc_json_end_object(js);
+  }
+  cc_json_end_array(js);
 }

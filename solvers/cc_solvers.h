@@ -113,7 +113,7 @@ typedef struct {
 extern const cc_mode_kind cc_reduction_list[CC_REDUCTION_COUNT];
 extern const cc_mode_kind cc_progress_list[CC_PROGRESS_COUNT];
 
-/* values one reduction may sum: s-step CG's Gram blocks at S = 10 (2 S^2 + 2 S + 1 = 221) */
+/* values one reduction may sum: s-step CG's Gram blocks at S = 10 (S(S+1)/2 + S^2 + S + 1 = 166) */
 #define CC_REDUCE_MAX 256
 typedef struct {
   MPI_Comm comm;
@@ -431,6 +431,7 @@ typedef struct {
   int passes, reads, writes;
 } cc_krylov_traffic;
 
+#define CC_KRYLOV_SIZES_MAX 4 /* distinct reduction sizes of one variant's iteration loop */
 /* A solve's context (solvers/krylov_impl.h): what the variants' iterations share. */
 typedef struct cc_krylov_ctx cc_krylov_ctx;
 
@@ -457,6 +458,10 @@ typedef struct {
   /* the traffic at a solve's own pipeline depth (p(l)-CG's L; one path, fused = unfused); NULL:
    * vector_fused / vector_unfused at every depth */
   cc_krylov_traffic (*vector_traffic_at)(int depth);
+  /* the sizes (doubles) of the reductions the iteration loop posts at the solve's options (depth,
+   * S, the guard's (x, x) of --replace-every auto), ascending; returns how many (the overlap probe
+   * measures these) */
+  int (*reduction_sizes)(const cc_krylov_opts *opts, int sizes[CC_KRYLOV_SIZES_MAX]);
 } cc_krylov;
 /* The traffic of a variant in the mode a solve ran (unfused = cc_krylov_opts.unfused), at the
  * registry's default depth. */

@@ -459,7 +459,7 @@ int cc_krylov_replace_due(cc_krylov_ctx *k, int iteration)
 
 int cc_krylov_gap_dot(cc_krylov_ctx *k, const double *x, double *slot)
 {
-  if (k->opts->replace_every != CC_REPLACE_AUTO) return 0;
+  if (!cc_krylov_gap_values(k->opts)) return 0;
   cc_timer_token t0 = cc_timer_start_n(k->timers, CC_T_DOT, 0);
   *slot             = cc_dot_local(&k->exec, k->n, x, x); /* (x, x) */
   cc_timer_stop(k->timers, t0);

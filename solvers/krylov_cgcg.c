@@ -114,6 +114,13 @@ static cc_err cgcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   return CC_OK;
 }
 
+/* the one reduction (cgcg_reduce): {gamma, delta, |r|^2} and the guard's (x,x) */
+static int cgcg_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = 3 + cc_krylov_gap_values(o);
+  return 1;
+}
+
 const cc_krylov cc_krylov_cgcg = {
     .name         = "cgcg",
     .description  = "Alg.2 Chronopoulos/Gear",
@@ -122,6 +129,7 @@ const cc_krylov cc_krylov_cgcg = {
     .table1       = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 4, .reductions = 1},
     /* fused: {p s x r}, {(r,u) (w,u) (r,r)}; unfused: 4 x (2 reads, 1 write) + dots (r,u) (w,u)
      * (r,r) */
-    .vector_fused   = {.passes = 2, .reads = 9, .writes = 4},
-    .vector_unfused = {.passes = 7, .reads = 13, .writes = 4},
+    .vector_fused    = {.passes = 2, .reads = 9, .writes = 4},
+    .vector_unfused  = {.passes = 7, .reads = 13, .writes = 4},
+    .reduction_sizes = cgcg_reduction_sizes,
 };

@@ -169,6 +169,13 @@ static cc_err gropp_iterate(cc_krylov_ctx *k, double *b, double *x)
   return CC_OK;
 }
 
+/* reduction 1: delta = (p,s); reduction 2: {gamma, |r|^2} and the guard's (x,x) */
+static int gropp_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = 1, sizes[1] = 2 + cc_krylov_gap_values(o);
+  return 2;
+}
+
 const cc_krylov cc_krylov_gropp = {
     .name         = "gropp",
     .description  = "Alg.4 Gropp's asynchronous PCG",
@@ -177,6 +184,7 @@ const cc_krylov cc_krylov_gropp = {
     .table1       = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 5, .reductions = 2},
     /* fused: {x r u + (r,u) (r,r)}, {p s + (p,s)}; unfused: 5 x (2 reads, 1 write) + dots (p,s)
      * (r,u) (r,r) */
-    .vector_fused   = {.passes = 2, .reads = 10, .writes = 5},
-    .vector_unfused = {.passes = 8, .reads = 15, .writes = 5},
+    .vector_fused    = {.passes = 2, .reads = 10, .writes = 5},
+    .vector_unfused  = {.passes = 8, .reads = 15, .writes = 5},
+    .reduction_sizes = gropp_reduction_sizes,
 };

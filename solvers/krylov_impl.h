@@ -101,6 +101,11 @@ int cc_krylov_replace_due(cc_krylov_ctx *k, int iteration);
  * the variant's reduction of |r|^2), 0 otherwise; cc_krylov_gap_update takes the reduced (x, x)
  * and |r|^2. */
 int cc_krylov_gap_dot(cc_krylov_ctx *k, const double *x, double *slot);
+/* The values cc_krylov_gap_dot adds to a reduction under opts: 1 with auto, else 0. */
+static inline int cc_krylov_gap_values(const cc_krylov_opts *o)
+{
+  return o->replace_every == CC_REPLACE_AUTO;
+}
 void cc_krylov_gap_update(cc_krylov_ctx *k, int recurrences, double xx, double rr);
 
 /* End of a completed iteration, where the state is the one the loop restarts from: records the

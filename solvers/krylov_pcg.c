@@ -135,6 +135,13 @@ static cc_err pcg_iterate(cc_krylov_ctx *k, double *b, double *x)
   return CC_OK;
 }
 
+/* reduction 1: (s,p); reduction 2: {(r,u), |r|^2} and the guard's (x,x) */
+static int pcg_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = 1, sizes[1] = 2 + cc_krylov_gap_values(o);
+  return 2;
+}
+
 const cc_krylov cc_krylov_pcg = {
     .name         = "pcg",
     .description  = "Alg.1 original PCG",
@@ -143,6 +150,7 @@ const cc_krylov cc_krylov_pcg = {
     .table1       = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 3, .reductions = 2},
     /* fused: (s,p), {r}, {(r,u) (r,r)}, {x p}; unfused: 3 x (2 reads, 1 write) + dots (s,p)
      * (r,u) (r,r) */
-    .vector_fused   = {.passes = 4, .reads = 9, .writes = 3},
-    .vector_unfused = {.passes = 6, .reads = 11, .writes = 3},
+    .vector_fused    = {.passes = 4, .reads = 9, .writes = 3},
+    .vector_unfused  = {.passes = 6, .reads = 11, .writes = 3},
+    .reduction_sizes = pcg_reduction_sizes,
 };

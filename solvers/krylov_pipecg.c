@@ -177,6 +177,13 @@ static cc_err pipecg_iterate(cc_krylov_ctx *k, double *b, double *x)
   return CC_OK;
 }
 
+/* the one reduction: {gamma, delta, |r|^2} and the guard's (x,x) */
+static int pipecg_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = 3 + cc_krylov_gap_values(o);
+  return 1;
+}
+
 const cc_krylov cc_krylov_pipecg = {
     .name         = "pipecg",
     .description  = "Alg.3 pipelined PCG (Ghysels & Vanroose)",
@@ -185,6 +192,7 @@ const cc_krylov cc_krylov_pipecg = {
     .table1       = {.spmv = 1, .precond = 1, .dot = 3, .axpy = 8, .reductions = 1},
     /* fused: one pass (the 8 updates and the 3 dots); unfused: 8 x (2 reads, 1 write) + dots
      * (r,u) (w,u) (r,r) */
-    .vector_fused   = {.passes = 1, .reads = 10, .writes = 8},
-    .vector_unfused = {.passes = 11, .reads = 21, .writes = 8},
+    .vector_fused    = {.passes = 1, .reads = 10, .writes = 8},
+    .vector_unfused  = {.passes = 11, .reads = 21, .writes = 8},
+    .reduction_sizes = pipecg_reduction_sizes,
 };

@@ -801,6 +801,14 @@ static cc_krylov_traffic plcg_traffic_at(int l)
   return (cc_krylov_traffic){l + 3 + q, 4 * l + 10 + q, l + 4};
 }
 
+/* column i+1 of G once the pipeline is full (plcg_cycle): <z_{i+1}, v_{a+1}>_M and the L values
+ * <z_{i+1}, z_j>_M, j = a+2 .. i+1: L + 1 (the rare true-residual test adds one) */
+static int plcg_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  sizes[0] = (o->pipeline_depth ? o->pipeline_depth : PLCG_DEFAULT_DEPTH) + 1;
+  return 1;
+}
+
 const cc_krylov cc_krylov_plcg = {
     .name         = "plcg",
     .description  = "p(l)-CG deep pipelines (Cornelis, Cools & Vanroose)",
@@ -814,4 +822,5 @@ const cc_krylov cc_krylov_plcg = {
     .vector_unfused    = {.passes = 6, .reads = 19, .writes = 6},
     .deep              = 1,
     .vector_traffic_at = plcg_traffic_at,
+    .reduction_sizes   = plcg_reduction_sizes,
 };

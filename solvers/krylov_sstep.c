@@ -444,6 +444,15 @@ static cc_err sstep_iterate(cc_krylov_ctx *k, double *b, double *x)
   return err;
 }
 
+/* a block's reduction once a previous block exists (sstep_solve): V^T W's upper triangle
+ * S(S+1)/2, C = AP_{k-1}^T V S^2, g = V^T r S, |r|^2 1 (the first block has no C) */
+static int sstep_reduction_sizes(const cc_krylov_opts *o, int sizes[CC_KRYLOV_SIZES_MAX])
+{
+  const int s = o->sstep ? o->sstep : SSTEP_DEFAULT_S;
+  sizes[0]    = s * (s + 1) / 2 + s * s + s + 1;
+  return 1;
+}
+
 const cc_krylov cc_krylov_sstep = {
     .name         = "sstep",
     .description  = "s-step CG, Chebyshev/Newton basis (Chronopoulos & Gear)",
@@ -454,7 +463,8 @@ const cc_krylov cc_krylov_sstep = {
      * reductions 1/S, measured in ops_per_iteration) */
     .table1 = {.spmv = 1, .precond = 1, .dot = 4, .axpy = 4, .reductions = 1},
     /* S = 1: dots, P, AP, r, x passes, at every S; one path: fused = unfused */
-    .vector_fused   = {.passes = 5, .reads = 12, .writes = 4},
-    .vector_unfused = {.passes = 5, .reads = 12, .writes = 4},
-    .deep           = 1,
+    .vector_fused    = {.passes = 5, .reads = 12, .writes = 4},
+    .vector_unfused  = {.passes = 5, .reads = 12, .writes = 4},
+    .deep            = 1,
+    .reduction_sizes = sstep_reduction_sizes,
 };

@@ -43,36 +43,45 @@ static cc_spread spread_of(double *v, int n)
 
 enum { P_PURE, P_CPU, P_OVRL, P_WAIT, P_COUNT };
 
-/* One round (two barriers, two reductions, the work twice): t[P_PURE] the reduction alone, t[P_CPU] the work alone, t[P_OVRL] post + work +
- * wait and t[P_WAIT] its wait, this rank's times. */
+/* One round: after a barrier each size's reduction alone (t[P_PURE]), the work alone once
+ * (t[P_CPU], copied to every size), then after a barrier per size post + work + wait (t[P_OVRL])
+ * and its wait (t[P_WAIT]); t: n_sizes x P_COUNT, this rank's times. */
 static cc_err measure_round(MPI_Comm comm, cc_reducer *rd, const cc_exec *ex,
-                            cc_overlap_work_fn work, void *ctx, int n, double t[P_COUNT])
+                            cc_overlap_work_fn work, void *ctx, int n_sizes, const int *sizes,
+                            double *t)
 {
   double values[CC_REDUCE_MAX] = {0};
-  values[0]                    = 1.0;
   cc_reduction red             = {0};
   CC_MPI(MPI_Barrier(comm));
+  /* no barrier between these: each reduction just completed has aligned the ranks as closely as
+   * one would */
+  for (int s = 0; s < n_sizes; s++) {
+    values[0] = 1.0;
+    double t0 = MPI_Wtime();
+    CC_CALL(cc_reduce_begin(rd, values, sizes[s], &red));
+    CC_CALL(cc_reduce_end(rd, &red, values, sizes[s]));
+    t[s * P_COUNT + P_PURE] = MPI_Wtime() - t0;
+  }
   double t0 = MPI_Wtime();
-  CC_CALL(cc_reduce_begin(rd, values, n, &red));
-  CC_CALL(cc_reduce_end(rd, &red, values, n));
-  t[P_PURE] = MPI_Wtime() - t0;
-  /* no barrier here: the reduction just completed has aligned the ranks as closely as one would */
-  t0 = MPI_Wtime();
   CC_CALL(work(ctx, ex));
-  t[P_CPU] = MPI_Wtime() - t0;
+  const double cpu = MPI_Wtime() - t0;
   CC_MPI(MPI_Barrier(comm));
-  t0 = MPI_Wtime();
-  CC_CALL(cc_reduce_begin(rd, values, n, &red));
-  CC_CALL(work(ctx, ex));
-  double waiting = MPI_Wtime();
-  CC_CALL(cc_reduce_end(rd, &red, values, n));
-  double done = MPI_Wtime();
-  t[P_OVRL]   = done - t0;
-  t[P_WAIT]   = done - waiting;
+  for (int s = 0; s < n_sizes; s++) { /* after the barrier, or the previous size's wait */
+    double *ts = &t[s * P_COUNT];
+    ts[P_CPU]  = cpu;
+    t0         = MPI_Wtime();
+    CC_CALL(cc_reduce_begin(rd, values, sizes[s], &red));
+    CC_CALL(work(ctx, ex));
+    double waiting = MPI_Wtime();
+    CC_CALL(cc_reduce_end(rd, &red, values, sizes[s]));
+    double done = MPI_Wtime();
+    ts[P_OVRL]  = done - t0;
+    ts[P_WAIT]  = done - waiting;
+  }
   return CC_OK;
 }
 
-/* The per-round values (max over ranks) into out's spreads; v: P_COUNT x repeats, scratch. */
+/* The per-round values (max over ranks) into out's spreads; v: repeats x P_COUNT, scratch. */
 static void summarise(const double *v, int repeats, double *scratch, cc_overlap_result *out)
 {
   cc_spread *part[P_COUNT] = {&out->t_pure, &out->t_cpu, &out->t_ovrl, &out->wait};
@@ -93,41 +102,111 @@ static void summarise(const double *v, int repeats, double *scratch, cc_overlap_
   out->hidden_pct = spread_of(scratch, repeats);
 }
 
-cc_err cc_overlap_measure(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx, int n_values,
-                          cc_progress_mode progress, int thread, double inject_latency_us,
-                          int repeats, cc_overlap_result *out)
+/* v: repeats x n_sizes x P_COUNT; size s's rounds gathered into slice, then summarised. */
+static void summarise_sizes(const double *v, int repeats, int n_sizes, double *slice,
+                            double *scratch, cc_overlap_result out[])
+{
+  for (int s = 0; s < n_sizes; s++) {
+    for (int r = 0; r < repeats; r++)
+      memcpy(&slice[r * P_COUNT], &v[(r * n_sizes + s) * P_COUNT], P_COUNT * sizeof *v);
+    summarise(slice, repeats, scratch, &out[s]);
+  }
+}
+
+/* The arguments checked and each row's settings recorded (before anything is measured). */
+static cc_err measure_setup(int n_sizes, const int sizes[], cc_progress_mode progress, int thread,
+                            double inject_latency_us, int repeats, cc_overlap_result out[])
 {
   CC_CHECK(repeats >= 1 && repeats <= CC_OVERLAP_REPEAT_MAX, CC_ERR_ARG,
            "overlap probe: %d repeats (1..%d)", repeats, CC_OVERLAP_REPEAT_MAX);
-  CC_CHECK(n_values >= 1 && n_values <= CC_REDUCE_MAX, CC_ERR_ARG,
-           "overlap probe: reductions of %d doubles (1..%d)", n_values, CC_REDUCE_MAX);
-  memset(out, 0, sizeof *out);
-  out->n_values          = n_values;
-  out->progress          = progress;
-  out->thread            = thread;
-  out->repeats           = repeats;
-  out->inject_latency_us = inject_latency_us;
-  snprintf(out->setting, sizeof out->setting, "%s", cc_overlap_setting(progress, thread));
+  CC_CHECK(n_sizes >= 1 && n_sizes <= CC_OVERLAP_SIZES_MAX, CC_ERR_ARG,
+           "overlap probe: %d sizes (1..%d)", n_sizes, CC_OVERLAP_SIZES_MAX);
+  for (int s = 0; s < n_sizes; s++) {
+    CC_CHECK(sizes[s] >= 1 && sizes[s] <= CC_REDUCE_MAX, CC_ERR_ARG,
+             "overlap probe: reductions of %d doubles (1..%d)", sizes[s], CC_REDUCE_MAX);
+    cc_overlap_result *o = &out[s];
+    memset(o, 0, sizeof *o);
+    o->n_values          = sizes[s];
+    o->progress          = progress;
+    o->thread            = thread;
+    o->repeats           = repeats;
+    o->inject_latency_us = inject_latency_us;
+    snprintf(o->setting, sizeof o->setting, "%s", cc_overlap_setting(progress, thread));
+  }
+  return CC_OK;
+}
+
+cc_err cc_overlap_measure_sizes(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx, int n_sizes,
+                                const int sizes[], cc_progress_mode progress, int thread,
+                                double inject_latency_us, int repeats, cc_overlap_result out[])
+{
+  CC_CALL(measure_setup(n_sizes, sizes, progress, thread, inject_latency_us, repeats, out));
   double started = MPI_Wtime();
   cc_reducer rd;
   CC_CALL(cc_reducer_init(&rd, comm, progress, inject_latency_us, NULL));
   /* the solvers' hook: under poll the kernels MPI_Test the posted reduction */
   cc_exec ex = {.timers = NULL, .poll = cc_reduce_poll, .poll_ctx = &rd};
-  double *v = NULL, *scratch = NULL;
-  cc_err err = cc_malloc((size_t)repeats * P_COUNT, sizeof *v, &v);
+  double *v = NULL, *slice = NULL, *scratch = NULL;
+  const int nv = repeats * n_sizes * P_COUNT;
+  cc_err err   = cc_malloc((size_t)nv, sizeof *v, &v);
+  if (!err) err = cc_malloc((size_t)repeats * P_COUNT, sizeof *slice, &slice);
   if (!err) err = cc_malloc((size_t)repeats, sizeof *scratch, &scratch);
   for (int r = 0; !err && r < repeats; r++)
-    err = measure_round(comm, &rd, &ex, work, work_ctx, n_values, &v[r * P_COUNT]);
+    err = measure_round(comm, &rd, &ex, work, work_ctx, n_sizes, sizes, &v[r * n_sizes * P_COUNT]);
   cc_err global;
   CC_CALL(cc_error_agree(comm, err, &global));
-  if (!global &&
-      MPI_Allreduce(MPI_IN_PLACE, v, repeats * P_COUNT, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+  if (!global && MPI_Allreduce(MPI_IN_PLACE, v, nv, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
     global = cc_error_push(CC_ERR_MPI, __FILE__, __LINE__, __func__, "overlap probe: max of times");
-  if (!global) summarise(v, repeats, scratch, out);
+  if (!global) summarise_sizes(v, repeats, n_sizes, slice, scratch, out);
   cc_free(&v);
+  cc_free(&slice);
   cc_free(&scratch);
-  out->seconds = MPI_Wtime() - started;
+  const double seconds = MPI_Wtime() - started;
+  for (int s = 0; s < n_sizes; s++) out[s].seconds = seconds;
   return global;
+}
+
+cc_err cc_overlap_measure(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx, int n_values,
+                          cc_progress_mode progress, int thread, double inject_latency_us,
+                          int repeats, cc_overlap_result *out)
+{
+  return cc_overlap_measure_sizes(comm, work, work_ctx, 1, &n_values, progress, thread,
+                                  inject_latency_us, repeats, out);
+}
+
+/* word is one of the space-separated words of list */
+static int has_word(const char *list, const char *word)
+{
+  const size_t n = strlen(word);
+  for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
+    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
+  return 0;
+}
+
+cc_err cc_overlap_sizes_add(cc_overlap_sizes *s, const cc_krylov *variant,
+                            const cc_krylov_opts *opts)
+{
+  int add[CC_KRYLOV_SIZES_MAX];
+  const int n_add = variant->reduction_sizes(opts, add);
+  for (int a = 0; a < n_add; a++) {
+    int i = 0;
+    while (i < s->n && s->values[i] < add[a]) i++;
+    if (i == s->n || s->values[i] != add[a]) { /* a new size: insert at i, ascending */
+      CC_CHECK(s->n < CC_OVERLAP_SIZES_MAX, CC_ERR_ARG,
+               "overlap probe: more than %d reduction sizes (%s adds %d)", CC_OVERLAP_SIZES_MAX,
+               variant->name, add[a]);
+      memmove(&s->values[i + 1], &s->values[i], (size_t)(s->n - i) * sizeof s->values[0]);
+      memmove(s->posted_by[i + 1], s->posted_by[i], (size_t)(s->n - i) * sizeof s->posted_by[0]);
+      s->values[i]       = add[a];
+      s->posted_by[i][0] = '\0';
+      s->n++;
+    }
+    char *by   = s->posted_by[i];
+    size_t len = strlen(by);
+    if (!has_word(by, variant->name)) /* "gropp pcg": each variant once */
+      snprintf(by + len, sizeof s->posted_by[i] - len, "%s%s", len ? " " : "", variant->name);
+  }
+  return CC_OK;
 }
 
 void cc_overlap_spread_json(cc_json *js, const char *key, cc_spread s)
@@ -155,5 +234,6 @@ void cc_overlap_json(cc_json *js, const char *key, const cc_overlap_result *r)
   cc_overlap_spread_json(js, "overlap_pct", r->overlap_pct);
   cc_overlap_spread_json(js, "hidden_pct", r->hidden_pct);
   cc_json_double(js, "seconds", r->seconds);
+  cc_json_string(js, "posted_by", r->posted_by[0] ? r->posted_by : NULL);
   cc_json_end_object(js);
 }

@@ -10,6 +10,7 @@
 #include "cc_solvers.h"
 
 #define CC_OVERLAP_REPEAT_MAX 1000
+#define CC_OVERLAP_SIZES_MAX 8 /* distinct reduction sizes of one probe (every variant's: 4) */
 
 typedef struct {
   double min, median, max;
@@ -30,18 +31,39 @@ typedef struct {
   cc_spread wait;                  /* seconds blocked in the wait after the work */
   cc_spread overlap_pct;           /* IMB-NBC's overlap % */
   cc_spread hidden_pct;            /* 100 (t_pure - wait) / t_pure, in [0, 100] */
-  double seconds;                  /* the probe's own wall time */
+  double seconds;     /* wall time of the sweep that measured it (shared by the sweep's sizes) */
+  char posted_by[48]; /* the variants whose iteration loop posts this size, "gropp pcg" */
 } cc_overlap_result;
+
+/* The distinct reduction sizes of some variants (their registry's reduction_sizes), ascending,
+ * and which variants post each. */
+typedef struct {
+  int n;
+  int values[CC_OVERLAP_SIZES_MAX];
+  char posted_by[CC_OVERLAP_SIZES_MAX][48];
+} cc_overlap_sizes;
+/* Adds the sizes variant's loop posts under opts (depth, S, --replace-every auto); an error when
+ * there would be more than CC_OVERLAP_SIZES_MAX distinct ones. */
+CC_WUR cc_err cc_overlap_sizes_add(cc_overlap_sizes *s, const cc_krylov *variant,
+                                   const cc_krylov_opts *opts);
 
 /* The start-up probe of a cubecg run (overlap_startup.c): measured, skipped by --overlap-probe off,
  * or not run (why says why: one rank, no solve posting non-blocking reductions). */
 typedef enum { CC_OVERLAP_NOT_RUN, CC_OVERLAP_OFF, CC_OVERLAP_MEASURED } cc_overlap_status;
 #define CC_OVERLAP_STARTUP_REPEATS 5 /* rounds of the start-up probe (docs/benchmarks.md: cost) */
-#define CC_OVERLAP_STARTUP_VALUES 3  /* doubles per reduction (Alg.4's, pipelined CG) */
+/* rounds when the run's solves post several sizes (1 + sizes SpMVs a round: 3 rounds of 4 sizes
+ * are 15 SpMVs against one size's 10) */
+#define CC_OVERLAP_STARTUP_REPEATS_SIZES 3
+#define CC_OVERLAP_STARTUP_VALUES 3 /* the row `result` prefers (Alg.3's, the model's) */
 typedef struct {
   cc_overlap_status status;
   char why[160];
-  cc_overlap_result result; /* status CC_OVERLAP_MEASURED */
+  /* status CC_OVERLAP_MEASURED: one row per size the run's iar solves post (ascending), and
+   * result, the row of CC_OVERLAP_STARTUP_VALUES doubles when probed, else of the largest */
+  int n_results;
+  cc_overlap_result results[CC_OVERLAP_SIZES_MAX];
+  cc_overlap_result result;
+  double seconds; /* the whole probe's wall time */
 } cc_overlap_probe;
 extern const char *const cc_overlap_status_name[3]; /* "not_run", "off", "measured" */
 
@@ -54,11 +76,18 @@ double cc_overlap_hidden_pct(double t_pure, double wait);
 const char *cc_overlap_setting(cc_progress_mode progress, int thread);
 
 /* Collective over comm: `repeats` rounds of (the reduction alone, the work alone, post + work +
- * wait), the first and the last part after a barrier, the rounds interleaved so that slow spells of a loaded machine
- * fall on all three alike. */
+ * wait), the first and the last part after a barrier, the rounds interleaved so that slow spells
+ * of a loaded machine fall on all three alike. */
 CC_WUR cc_err cc_overlap_measure(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx,
                                  int n_values, cc_progress_mode progress, int thread,
                                  double inject_latency_us, int repeats, cc_overlap_result *out);
+/* The same for n_sizes sizes in one sweep, out[i] for sizes[i]: each round times every size's
+ * reduction alone after a barrier, the work alone once (t_CPU, shared by the sizes), then after a
+ * barrier every size's post + work + wait: 1 + n_sizes works and 2 barriers per round. */
+CC_WUR cc_err cc_overlap_measure_sizes(MPI_Comm comm, cc_overlap_work_fn work, void *work_ctx,
+                                       int n_sizes, const int sizes[], cc_progress_mode progress,
+                                       int thread, double inject_latency_us, int repeats,
+                                       cc_overlap_result out[]);
 /* The result as the object `key` (setting, times and percentages as {min, median, max}). */
 void cc_overlap_json(cc_json *js, const char *key, const cc_overlap_result *r);
 void cc_overlap_spread_json(cc_json *js, const char *key, cc_spread s);
