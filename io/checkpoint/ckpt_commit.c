@@ -122,8 +122,8 @@ cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *
   m.asdd_iters = ck->meta.asdd_iters;
   snprintf(m.asdd_residual, sizeof m.asdd_residual, "%s", ck->meta.asdd_residual);
   snprintf(m.settings, sizeof m.settings, "%s", ck->meta.settings);
-  m.durable    = durable;
-  m.n_vectors  = ck->n_vectors;
+  m.durable   = durable;
+  m.n_vectors = ck->n_vectors;
   memcpy(m.vector_name, ck->vector_name, sizeof m.vector_name);
   char path[IO_PATH_MAX];
   cc_err err = CC_OK;
