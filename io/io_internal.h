@@ -16,8 +16,8 @@
 #define IO_QUEUE_DEPTH CC_IO_QUEUE_DEPTH
 
 /* ------------------------------------------------------------------------------------------------
- * Byte stream of one per-rank file (backends/: io_posix.c, io_uring.c, io_fortran.c). No MPI inside: streams
- * also run on the offload helper thread.
+ * Byte stream of one per-rank file (backends/: io_posix.c, io_uring.c, io_fortran.c). No MPI
+ * inside: streams also run on the offload helper thread.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
   const char *name;
@@ -41,7 +41,8 @@ extern const io_stream_ops io_stream_uring;
 extern const io_stream_ops io_stream_fortran;
 #endif
 
-/* Backend tables: each defined in its own file, listed once in the registry (backends/io_registry.c). */
+/* Backend tables: each defined in its own file, listed once in the registry
+ * (backends/io_registry.c). */
 
 /* ------------------------------------------------------------------------------------------------
  * Per-rank file format (backends/io_rankfile.c): a 4096-byte header, then the vectors back to back.
@@ -63,6 +64,23 @@ CC_WUR cc_err io_rankfile_commit(void *ctx, cc_io_file_info *info);
 CC_WUR cc_err io_rankfile_read(void *ctx, cc_io_state *state, cc_io_file_info *info);
 CC_WUR cc_err io_rankfile_close(void *ctx);
 uint32_t io_global_id_crc(const cc_io_layout *layout);
+/* A backend that is one byte stream under the per-rank file format (posix, uring, fortran): its
+ * open (the rank file over io_stream_<id>) and its table io_backend_<id>, whose other entries are
+ * the rank file's; release_fn frees what the stream keeps in an owner's resources (or NULL). */
+#define IO_STREAM_BACKEND(id, release_fn)                                                          \
+  static cc_err id##_open(const cc_io_options *opt, const cc_io_layout *layout, const char *dir,   \
+                          cc_io_mode mode, void **ctx)                                             \
+  {                                                                                                \
+    CC_CALL(io_rankfile_open(&io_stream_##id, opt, layout, dir, mode, ctx));                       \
+    return CC_OK;                                                                                  \
+  }                                                                                                \
+  const cc_io_backend_ops io_backend_##id = {.name          = #id,                                 \
+                                             .open          = id##_open,                           \
+                                             .write_vectors = io_rankfile_write,                   \
+                                             .commit        = io_rankfile_commit,                  \
+                                             .read_vectors  = io_rankfile_read,                    \
+                                             .close         = io_rankfile_close,                   \
+                                             .release       = release_fn}
 /* memcpy(dst, src, n) and crc = CRC32C chained over those bytes, in one pass (util/io_crc32c.c) */
 uint32_t io_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t n);
 
@@ -71,7 +89,6 @@ uint32_t io_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t n);
  * ---------------------------------------------------------------------------------------------- */
 CC_WUR cc_err io_fsync_path(const char *path); /* open + fsync (files and directories) */
 CC_WUR cc_err io_mkdir_p(const char *path);
-CC_WUR cc_err io_remove_tree(const char *path); /* a flat directory (or a file) */
 CC_WUR cc_err io_read_text(const char *path, char **text, size_t *n);
 /* opendir, "cannot open directory PATH: why" when it fails (closedir it) */
 CC_WUR cc_err io_dir_open(const char *path, DIR **d);
@@ -124,12 +141,12 @@ CC_WUR cc_err io_redist_backward(io_redist *rd, const double *block, double *loc
 void io_redist_free(io_redist *rd);
 
 /* ------------------------------------------------------------------------------------------------
- * Resources kept across the opens of one owner (util/io_resources.c): a checkpointer or a cc_io_handle
- * creates one, passes it to its backend in cc_io_options.resources and destroys it with itself.
- * Each backend keeps what it caches (helper thread, ring, redistribution, store) behind its own
- * opaque slot, found by its ops table, and frees it in its own file through the table's release
- * entries, which backends/io_registry.c calls over the registry. Nothing is kept per process: two owners
- * never share a helper thread, a staging buffer or a ring.
+ * Resources kept across the opens of one owner (util/io_resources.c): a checkpointer or a
+ * cc_io_handle creates one, passes it to its backend in cc_io_options.resources and destroys it
+ * with itself. Each backend keeps what it caches (helper thread, ring, redistribution, store)
+ * behind its own opaque slot, found by its ops table, and frees it in its own file through the
+ * table's release entries, which backends/io_registry.c calls over the registry. Nothing is kept
+ * per process: two owners never share a helper thread, a staging buffer or a ring.
  * ---------------------------------------------------------------------------------------------- */
 #define IO_RESOURCE_SLOTS 8 /* backends of the registry that keep something (checked there) */
 struct io_resources {
@@ -149,8 +166,8 @@ void **io_resources_slot(io_resources *res, const cc_io_backend_ops *backend);
 /* The slot if the backend has taken one, else NULL (no slot is created). */
 void **io_resources_find(io_resources *res, const cc_io_backend_ops *backend);
 void io_resources_free(io_resources **res); /* the table itself: after every release */
-/* Over the registry (backends/io_registry.c): release_collective entries (collective: every rank of the
- * owner together), then at destroy the release entries, in reverse registry order (a backend
+/* Over the registry (backends/io_registry.c): release_collective entries (collective: every rank of
+ * the owner together), then at destroy the release entries, in reverse registry order (a backend
  * built over another, offload over uring, comes after it and is released first). */
 CC_WUR cc_err io_resources_release_collective(io_resources *res);
 void io_resources_destroy(io_resources **res); /* joins the helper, frees staging, exits the ring */
@@ -164,7 +181,8 @@ typedef cc_err (*io_offload_task_fn)(void *arg);
 CC_WUR cc_err io_offload_task_submit(io_resources *res, io_offload_task_fn fn, void *arg);
 bool io_offload_task_done(io_resources *res, bool wait, cc_err *err, char *message, size_t n);
 
-/* Checkpoint manifest (checkpoint/ckpt_manifest.c): JSON written by rank 0, parsed by every rank. */
+/* Checkpoint manifest (checkpoint/ckpt_manifest.c): JSON written by rank 0, parsed by every rank.
+ */
 typedef struct {
   char file[IO_NAME_MAX]; /* name inside the checkpoint directory */
   int rank;               /* writer rank (-1: shared) */
@@ -187,7 +205,7 @@ typedef struct {
   double E, nu, traction;
   char precond[16];
   int colors, asdd_iters;
-  char asdd_residual[8]; /* as cc_io_metadata's */
+  char asdd_residual[8];             /* as cc_io_metadata's */
   char settings[CC_IO_SETTINGS_MAX]; /* as cc_io_metadata's: "settings" */
   bool durable;
   int n_vectors;
@@ -202,10 +220,10 @@ CC_WUR cc_err io_manifest_write(const char *path, const io_manifest *m, bool dur
 CC_WUR cc_err io_manifest_parse(const char *text, const char *path, io_manifest *m);
 void io_manifest_free(io_manifest *m);
 
-/* Parallel HDF5 helpers (backends/io_hdf5.c), hid_t as int64_t (HDF5 >= 1.10) to keep hdf5.h out of here.
- * Collective. write/read select [start, start+count) of an n-dimensional double dataset (created
- * by write, no fill, contiguous) and transfer it with H5FD_MPIO_COLLECTIVE; *io_mode receives the
- * actual I/O mode (H5Pget_mpio_actual_io_mode) as text. */
+/* Parallel HDF5 helpers (backends/io_hdf5.c), hid_t as int64_t (HDF5 >= 1.10) to keep hdf5.h out of
+ * here. Collective. write/read select [start, start+count) of an n-dimensional double dataset
+ * (created by write, no fill, contiguous) and transfer it with H5FD_MPIO_COLLECTIVE; *io_mode
+ * receives the actual I/O mode (H5Pget_mpio_actual_io_mode) as text. */
 CC_WUR cc_err io_h5_open(const char *path, MPI_Comm comm, cc_io_mode mode, int64_t *file);
 CC_WUR cc_err io_h5_close(int64_t *file);
 /* io_h5_write agrees on comm (the file's communicator) before each collective it enters, so a
@@ -228,8 +246,9 @@ CC_WUR cc_err io_write_xdmf_state(const char *xmf_path, const char *h5_name, int
 CC_WUR cc_err io_write_xdmf_solution(const char *xmf_path, const char *h5_name,
                                      const cc_io_export_params *p, const char *geometry);
 
-/* The uring backend's explicit path chain (backends/io_uring.c), shared with the gas store's SSD file
- * (backends/gas/gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered. */
+/* The uring backend's explicit path chain (backends/io_uring.c), shared with the gas store's SSD
+ * file (backends/gas/gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered.
+ */
 typedef enum {
   PATH_FIXED_DIRECT,
   PATH_URING_DIRECT,

@@ -52,29 +52,6 @@ struct dirent *io_dir_next(DIR *d)
   return e;
 }
 
-cc_err io_remove_tree(const char *path)
-{
-  struct stat st;
-  if (lstat(path, &st) != 0) return CC_OK; /* already gone */
-  if (!S_ISDIR(st.st_mode)) {
-    CC_CHECK(unlink(path) == 0, CC_ERR_SYS, "cannot remove %s: %s", path, strerror(errno));
-    return CC_OK;
-  }
-  DIR *d;
-  CC_CALL(io_dir_open(path, &d));
-  struct dirent *e;
-  char child[IO_PATH_MAX];
-  cc_err err = CC_OK;
-  while (!err && (e = io_dir_next(d)) != NULL) {
-    snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-    err = io_remove_tree(child);
-  }
-  closedir(d);
-  CC_CALL(err);
-  CC_CHECK(rmdir(path) == 0, CC_ERR_SYS, "cannot remove directory %s: %s", path, strerror(errno));
-  return CC_OK;
-}
-
 cc_err io_read_text(const char *path, char **text, size_t *n)
 {
   *text   = NULL;
