@@ -1,7 +1,7 @@
 /* cc_trace_dir.c: what a --trace directory may be (missing, empty, or cubecg's own: it holds the
  * marker file), and its claim when a trace opens: the marker written first, then the archive a
  * previous trace left removed (only the names OTF2 writes), as checkpoint directories keep a
- * user's files (io/ckpt_owner.c).
+ * user's files (io/checkpoint/ckpt_ownership.c).
  */
 #include "cc_trace.h"
 

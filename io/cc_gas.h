@@ -21,7 +21,7 @@
  *   written to the owner's SSD file (if dirty), a copy is dropped and its owner told.
  * - SSD. Owner o keeps its pages in ssd_dir/gas.<o>.pages at fixed offsets (owned index x
  *   page_bytes), written and read through io_uring with O_DIRECT and registered buffers
- * (gas/gas_ssd.c), with the uring backend's explicit fallback rules: if O_DIRECT is refused,
+ * (backends/gas/gas_ssd.c), with the uring backend's explicit fallback rules: if O_DIRECT is refused,
  * io_uring is blocked or buffer registration fails, creation fails naming the reason, unless
  * params.fallback allows the chain fixed+direct -> uring-direct -> pwrite-direct -> buffered (the
  * path is reported).

@@ -157,7 +157,7 @@ typedef cc_state cc_io_state; /* the one solver-state type (cc_common.h); n_loca
 void cc_io_state_free(cc_io_state *state);
 
 /* ------------------------------------------------------------------------------------------------
- * Backends: one file each (io_posix.c, io_uring.c, io_offload.c, io_hdf5.c, io_fortran.c)
+ * Backends: one file each in backends/ (io_posix.c, io_uring.c, io_offload.c, io_hdf5.c, ...)
  * ---------------------------------------------------------------------------------------------- */
 typedef enum { CC_IO_WRITE, CC_IO_READ } cc_io_mode;
 
@@ -313,7 +313,7 @@ typedef struct {
                       helper); 0 on the other ranks */
 } cc_io_checkpoint_record;
 
-/* One job per checkpoint directory (io_lock.c). Collective: rank 0 creates dir (mkdir -p) and takes
+/* One job per checkpoint directory (checkpoint/ckpt_lock.c). Collective: rank 0 creates dir (mkdir -p) and takes
  * dir/cubecg.lock (flock, naming its host and PID); a lock another live process holds is refused
  * with CC_ERR_ARG naming that holder; a lock file whose holder died (killed) is reported on stderr
  * and taken over; a file under that name that holds no lock text (a user's, or not a regular file)

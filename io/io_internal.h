@@ -6,6 +6,7 @@
 
 #include "cc_io.h"
 
+#include <dirent.h>
 #include <pthread.h>
 
 /* Sizes of io/ (one name each; the path sizes are in cc_io.h). */
@@ -15,8 +16,8 @@
 #define IO_QUEUE_DEPTH CC_IO_QUEUE_DEPTH
 
 /* ------------------------------------------------------------------------------------------------
- * Byte stream of one per-rank file (io_posix.c, io_uring.c, io_fortran.c). No MPI inside: streams
- * also run on the offload helper thread.
+ * Byte stream of one per-rank file (backends/: io_posix.c, io_uring.c, io_fortran.c). No MPI
+ * inside: streams also run on the offload helper thread.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct {
   const char *name;
@@ -40,10 +41,11 @@ extern const io_stream_ops io_stream_uring;
 extern const io_stream_ops io_stream_fortran;
 #endif
 
-/* Backend tables: each defined in its own file, listed once in the registry (io_backend.c). */
+/* Backend tables: each defined in its own file, listed once in the registry
+ * (backends/io_registry.c). */
 
 /* ------------------------------------------------------------------------------------------------
- * Per-rank file format (io_rankfile.c): a 4096-byte header, then the vectors back to back.
+ * Per-rank file format (backends/io_rankfile.c): a 4096-byte header, then the vectors back to back.
  * rankfile_* implement a backend's open/write/commit/read/close over any stream; the layout's
  * comm is only used at open (rank, size), never afterwards (offload helper thread).
  * ---------------------------------------------------------------------------------------------- */
@@ -62,16 +64,35 @@ CC_WUR cc_err io_rankfile_commit(void *ctx, cc_io_file_info *info);
 CC_WUR cc_err io_rankfile_read(void *ctx, cc_io_state *state, cc_io_file_info *info);
 CC_WUR cc_err io_rankfile_close(void *ctx);
 uint32_t io_global_id_crc(const cc_io_layout *layout);
-/* memcpy(dst, src, n) and crc = CRC32C chained over those bytes, in one pass (io_crc32c.c) */
+/* A backend that is one byte stream under the per-rank file format (posix, uring, fortran): its
+ * open (the rank file over io_stream_<id>) and its table io_backend_<id>, whose other entries are
+ * the rank file's; release_fn frees what the stream keeps in an owner's resources (or NULL). */
+#define IO_STREAM_BACKEND(id, release_fn)                                                          \
+  static cc_err id##_open(const cc_io_options *opt, const cc_io_layout *layout, const char *dir,   \
+                          cc_io_mode mode, void **ctx)                                             \
+  {                                                                                                \
+    CC_CALL(io_rankfile_open(&io_stream_##id, opt, layout, dir, mode, ctx));                       \
+    return CC_OK;                                                                                  \
+  }                                                                                                \
+  const cc_io_backend_ops io_backend_##id = {.name          = #id,                                 \
+                                             .open          = id##_open,                           \
+                                             .write_vectors = io_rankfile_write,                   \
+                                             .commit        = io_rankfile_commit,                  \
+                                             .read_vectors  = io_rankfile_read,                    \
+                                             .close         = io_rankfile_close,                   \
+                                             .release       = release_fn}
+/* memcpy(dst, src, n) and crc = CRC32C chained over those bytes, in one pass (util/io_crc32c.c) */
 uint32_t io_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t n);
 
 /* ------------------------------------------------------------------------------------------------
- * File system (io_fs.c)
+ * File system (util/io_fs.c) and the fault-injection test seam (util/io_inject.c)
  * ---------------------------------------------------------------------------------------------- */
 CC_WUR cc_err io_fsync_path(const char *path); /* open + fsync (files and directories) */
 CC_WUR cc_err io_mkdir_p(const char *path);
-CC_WUR cc_err io_remove_tree(const char *path); /* a flat directory (or a file) */
 CC_WUR cc_err io_read_text(const char *path, char **text, size_t *n);
+/* opendir, "cannot open directory PATH: why" when it fails (closedir it) */
+CC_WUR cc_err io_dir_open(const char *path, DIR **d);
+struct dirent *io_dir_next(DIR *d); /* readdir without "." and ".."; NULL at the end */
 /* Inject a kill: raises SIGKILL when "kill-during-write[:N]" matches checkpoint number count. */
 void io_inject_kill_point(void);
 /* "kill-during-commit[:N]": raises SIGKILL inside the commit of checkpoint N (default 1) of this
@@ -93,7 +114,7 @@ void io_inject_note_rank(void); /* main thread: the MPI_COMM_WORLD rank "enospc-
 bool io_inject_enospc(size_t n);
 
 /* ------------------------------------------------------------------------------------------------
- * Global-id redistribution (io_redistribute.c): rank r owns the contiguous global block
+ * Global-id redistribution (util/io_redistribute.c): rank r owns the contiguous global block
  * [block_start[r], block_start[r+1]); forward moves this rank's values (layout order) into the
  * block (global order), backward the other way. Collective; MPI_Alltoallv of node-sized items.
  * ---------------------------------------------------------------------------------------------- */
@@ -120,12 +141,12 @@ CC_WUR cc_err io_redist_backward(io_redist *rd, const double *block, double *loc
 void io_redist_free(io_redist *rd);
 
 /* ------------------------------------------------------------------------------------------------
- * Resources kept across the opens of one owner (io_resources.c): a checkpointer or a cc_io_handle
- * creates one, passes it to its backend in cc_io_options.resources and destroys it with itself.
- * Each backend keeps what it caches (helper thread, ring, redistribution, store) behind its own
- * opaque slot, found by its ops table, and frees it in its own file through the table's release
- * entries, which io_backend.c calls over the registry. Nothing is kept per process: two owners
- * never share a helper thread, a staging buffer or a ring.
+ * Resources kept across the opens of one owner (util/io_resources.c): a checkpointer or a
+ * cc_io_handle creates one, passes it to its backend in cc_io_options.resources and destroys it
+ * with itself. Each backend keeps what it caches (helper thread, ring, redistribution, store)
+ * behind its own opaque slot, found by its ops table, and frees it in its own file through the
+ * table's release entries, which backends/io_registry.c calls over the registry. Nothing is kept
+ * per process: two owners never share a helper thread, a staging buffer or a ring.
  * ---------------------------------------------------------------------------------------------- */
 #define IO_RESOURCE_SLOTS 8 /* backends of the registry that keep something (checked there) */
 struct io_resources {
@@ -145,12 +166,12 @@ void **io_resources_slot(io_resources *res, const cc_io_backend_ops *backend);
 /* The slot if the backend has taken one, else NULL (no slot is created). */
 void **io_resources_find(io_resources *res, const cc_io_backend_ops *backend);
 void io_resources_free(io_resources **res); /* the table itself: after every release */
-/* Over the registry (io_backend.c): release_collective entries (collective: every rank of the
- * owner together), then at destroy the release entries, in reverse registry order (a backend
+/* Over the registry (backends/io_registry.c): release_collective entries (collective: every rank of
+ * the owner together), then at destroy the release entries, in reverse registry order (a backend
  * built over another, offload over uring, comes after it and is released first). */
 CC_WUR cc_err io_resources_release_collective(io_resources *res);
 void io_resources_destroy(io_resources **res); /* joins the helper, frees staging, exits the ring */
-/* Offload (io_offload.c): allocate and touch the owner's staging buffer now. */
+/* Offload (backends/io_offload.c): allocate and touch the owner's staging buffer now. */
 CC_WUR cc_err io_offload_reserve(io_resources *res, size_t bytes);
 /* Offload: run fn(arg) on the owner's helper thread (created if needed), which must be idle (its
  * write collected by commit). No MPI inside fn. io_offload_task_done says whether it finished
@@ -160,7 +181,8 @@ typedef cc_err (*io_offload_task_fn)(void *arg);
 CC_WUR cc_err io_offload_task_submit(io_resources *res, io_offload_task_fn fn, void *arg);
 bool io_offload_task_done(io_resources *res, bool wait, cc_err *err, char *message, size_t n);
 
-/* Checkpoint manifest (io_manifest.c): JSON written by rank 0, parsed by every rank. */
+/* Checkpoint manifest (checkpoint/ckpt_manifest.c): JSON written by rank 0, parsed by every rank.
+ */
 typedef struct {
   char file[IO_NAME_MAX]; /* name inside the checkpoint directory */
   int rank;               /* writer rank (-1: shared) */
@@ -183,7 +205,7 @@ typedef struct {
   double E, nu, traction;
   char precond[16];
   int colors, asdd_iters;
-  char asdd_residual[8]; /* as cc_io_metadata's */
+  char asdd_residual[8];             /* as cc_io_metadata's */
   char settings[CC_IO_SETTINGS_MAX]; /* as cc_io_metadata's: "settings" */
   bool durable;
   int n_vectors;
@@ -198,10 +220,10 @@ CC_WUR cc_err io_manifest_write(const char *path, const io_manifest *m, bool dur
 CC_WUR cc_err io_manifest_parse(const char *text, const char *path, io_manifest *m);
 void io_manifest_free(io_manifest *m);
 
-/* Parallel HDF5 helpers (io_hdf5.c), hid_t as int64_t (HDF5 >= 1.10) to keep hdf5.h out of here.
- * Collective. write/read select [start, start+count) of an n-dimensional double dataset (created
- * by write, no fill, contiguous) and transfer it with H5FD_MPIO_COLLECTIVE; *io_mode receives the
- * actual I/O mode (H5Pget_mpio_actual_io_mode) as text. */
+/* Parallel HDF5 helpers (backends/io_hdf5.c), hid_t as int64_t (HDF5 >= 1.10) to keep hdf5.h out of
+ * here. Collective. write/read select [start, start+count) of an n-dimensional double dataset
+ * (created by write, no fill, contiguous) and transfer it with H5FD_MPIO_COLLECTIVE; *io_mode
+ * receives the actual I/O mode (H5Pget_mpio_actual_io_mode) as text. */
 CC_WUR cc_err io_h5_open(const char *path, MPI_Comm comm, cc_io_mode mode, int64_t *file);
 CC_WUR cc_err io_h5_close(int64_t *file);
 /* io_h5_write agrees on comm (the file's communicator) before each collective it enters, so a
@@ -216,7 +238,7 @@ int64_t io_h5_estimate(int n_datasets, int64_t bytes_each); /* upper bound of th
 CC_WUR cc_err io_h5_read(int64_t file, const char *name, int ndims, const uint64_t *dims,
                          const uint64_t *start, const uint64_t *count, double *data);
 
-/* XDMF descriptions (io_xdmf.c): of an HDF5 file holding datasets [n_global][vpn] (the hdf5
+/* XDMF descriptions (export/io_xdmf.c): of an HDF5 file holding datasets [n_global][vpn] (the hdf5
  * backend's state.h5), and of the solution export's file (geometry: the dataset of the node
  * coordinates, "coordinates" or "deformed_coordinates"). */
 CC_WUR cc_err io_write_xdmf_state(const char *xmf_path, const char *h5_name, int nx, int ny, int nz,
@@ -224,8 +246,9 @@ CC_WUR cc_err io_write_xdmf_state(const char *xmf_path, const char *h5_name, int
 CC_WUR cc_err io_write_xdmf_solution(const char *xmf_path, const char *h5_name,
                                      const cc_io_export_params *p, const char *geometry);
 
-/* The uring backend's explicit path chain (io_uring.c), shared with the gas store's SSD file
- * (gas/gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered. */
+/* The uring backend's explicit path chain (backends/io_uring.c), shared with the gas store's SSD
+ * file (backends/gas/gas_ssd.c): fixed+direct -> unregistered+direct -> pwrite+direct -> buffered.
+ */
 typedef enum {
   PATH_FIXED_DIRECT,
   PATH_URING_DIRECT,

@@ -23,7 +23,8 @@ fi
 mkdir -p "$OUT/obj"
 cflags=(-std=c17 -D_GNU_SOURCE -fopenmp -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
         -fno-sanitize-recover=undefined -Wno-unknown-pragmas -I"$SRC/common" -I"$SRC/mesh"
-        -I"$SRC/solvers" -I"$SRC/io" -I"$SRC/src" $MPI_INC $HDF5_INC)
+        -I"$SRC/solvers" -I"$SRC/io" -I"$SRC/io/checkpoint" -I"$SRC/io/backends"
+        -I"$SRC/io/backends/gas" -I"$SRC/src" $MPI_INC $HDF5_INC)
 # One instrumented archive of the libraries, built once (flock: the targets may build in parallel).
 (
   flock 9
@@ -33,12 +34,12 @@ cflags=(-std=c17 -D_GNU_SOURCE -fopenmp -g -O1 -fno-omit-frame-pointer -fsanitiz
     rm -f "$OUT"/obj/*.o "$OUT"/libcore.a "$OUT"/libcore_norank.a
     # the option parser takes its choices from the solvers' registries and validates gas options
     # through the gas store of io/, so the solvers and the options' files are in the archive too
-    for f in "$SRC"/common/*.c "$BUILD_INFO" "$SRC"/mesh/*.c "$SRC"/solvers/*.c "$SRC"/io/*.c "$SRC"/io/gas/*.c \
-             "$SRC"/src/options*.c; do
+    for f in "$SRC"/common/*.c "$BUILD_INFO" "$SRC"/mesh/*.c "$SRC"/solvers/*.c "$SRC"/io/*.c "$SRC"/io/*/*.c \
+             "$SRC"/io/backends/gas/*.c "$SRC"/src/options*.c; do
       "$clang" "${cflags[@]}" -c "$f" -o "$OUT/obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
     done
     ar rcs "$OUT/libcore.a" "$OUT"/obj/*.o
-    ar rcs "$OUT/libcore_norank.a" $(ls "$OUT"/obj/*.o | grep -v io_io_rankfile.o)
+    ar rcs "$OUT/libcore_norank.a" $(ls "$OUT"/obj/*.o | grep -v backends_io_rankfile.o)
     touch "$stamp"
   fi
 ) 9>"$OUT/lib.lock"

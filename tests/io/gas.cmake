@@ -7,7 +7,7 @@ cc_add_unit(test_gas_store io/test_gas_store.c)
 # The geometry (node index, partner, home index) as a pure function of the node leaders, without
 # MPI: equal to the O(P^2) definition up to P = 4096, and O(P) loop steps at P = 1k .. 256k.
 cc_add_unit(test_gas_geometry io/test_gas_geometry.c)
-target_include_directories(test_gas_geometry PRIVATE ${PROJECT_SOURCE_DIR}/io/gas ${PROJECT_SOURCE_DIR}/io)
+target_include_directories(test_gas_geometry PRIVATE ${PROJECT_SOURCE_DIR}/io/backends/gas ${PROJECT_SOURCE_DIR}/io)
 foreach(mode compare growth)
   add_test(NAME gas_geometry_${mode} COMMAND $<TARGET_FILE:test_gas_geometry> ${mode})
   set_tests_properties(gas_geometry_${mode} PROPERTIES TIMEOUT 300)

@@ -281,7 +281,7 @@ static void test_corrupt(const char *dir)
 
 /* Every home page i holds exact_len[i] bytes: inside the first 4 KiB, one whole part of a page sent
  * as messages (EXACT_PAGE / 4), one byte more, inside the last part, one byte short, a whole page.
- * The pages are large enough to go in parts (io/gas/gas_internal.h: GAS_WIRE_MIN_PART). */
+ * The pages are large enough to go in parts (io/backends/gas/gas_internal.h: GAS_WIRE_MIN_PART). */
 #define EXACT_PAGE ((size_t)2 << 20)
 #define EXACT_PART (EXACT_PAGE / 4)
 static const size_t exact_len[] = {1000,           EXACT_PART, EXACT_PART + 1, 3 * EXACT_PART + 5,

@@ -1,4 +1,4 @@
-/* test_io_manifest.c: the checkpoint manifest reader (io/io_manifest.c, cJSON).
+/* test_io_manifest.c: the checkpoint manifest reader (io/checkpoint/ckpt_manifest.c, cJSON).
  * Usage: test_io_manifest DIR. A written manifest reads back field by field (doubles bitwise);
  * another formatting, key order and unknown keys are accepted; a missing or mistyped key is refused
  * naming the key and the file; no "problem" object (older cubecg) reads with has_problem false;

@@ -12,6 +12,11 @@
 #define CKPT_LATEST_TMP "latest.tmp"
 #define CKPT_LOCK "cubecg.lock"
 #define CKPT_MANIFEST "manifest.json"
+/* The files the backends write inside a checkpoint (ckpt_file_name recognises them): */
+#define CKPT_RANK_FILE "rank.%d.%s"   /* rank, extension: a rank file; "gas": the gas receipt */
+#define CKPT_GAS_PAGES "gas.%d.pages" /* owner: the gas store's page file of one owner */
+#define CKPT_HDF5_STATE "state.h5"    /* the hdf5 backend's shared file */
+#define CKPT_HDF5_XDMF "state.xmf"    /* ... and its XDMF description */
 
 /* "ckpt.<iteration>" (committed) or "ckpt.<iteration>.tmp" into out; false if it does not fit. */
 bool ckpt_name(char *out, size_t n, int iteration, bool temporary);

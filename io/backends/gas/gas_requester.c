@@ -91,6 +91,30 @@ static cc_err wait_parts(cc_gas *gas, gas_op *op, size_t *bytes)
   return CC_OK;
 }
 
+/* The reply to a put arrived: the page into the owner's slot (mapped: by load/store; else as a
+ * message or an MPI_Put at disp), its CRC32C computed meanwhile, then the owner told. */
+static cc_err put_complete(cc_gas *gas, gas_op *op, char *mapped, MPI_Aint disp)
+{
+  gas_msg *r = &op->reply;
+  if (mapped) { /* slot <- buf and its CRC32C in one pass, then visible to the owner */
+    op->crc = io_crc32c_copy(0, mapped, op->buf, op->len);
+    CC_MPI(MPI_Win_sync(gas->win));
+  } else if (gas_two_sided(gas, r->source)) {
+    CC_CALL(put_message(gas, op, r->source));
+  } else { /* complete at the target before the owner hears it is done */
+    op->crc = cc_io_crc32c(0, op->buf, op->len); /* while the request was out: not before */
+    CC_MPI(MPI_Put(op->buf, (int)op->len, MPI_BYTE, r->source, disp, (int)op->len, MPI_BYTE,
+                   gas->win));
+    CC_MPI(MPI_Win_flush(r->source, gas->win));
+  }
+  gas_msg done = {.type = M_PUT_DONE, .page = op->page, .slot = r->slot, .len = op->len};
+  done.crc     = op->crc;
+  CC_CALL(send_done(gas, op->owner, &done));
+  gas->stats.puts++;
+  op->done = true;
+  return CC_OK;
+}
+
 /* The reply arrived: move the data, tell the owner. */
 static cc_err op_complete(cc_gas *gas, gas_op *op)
 {
@@ -116,22 +140,7 @@ static cc_err op_complete(cc_gas *gas, gas_op *op)
   MPI_Aint disp = gas->slot_disp[r->source] + (MPI_Aint)r->slot * (MPI_Aint)gas->p.page_bytes;
   char *mapped  = gas_peer_page(gas, r->source, r->slot); /* NULL: only through MPI RMA */
   if (op->put) {
-    if (mapped) { /* slot <- buf and its CRC32C in one pass, then visible to the owner */
-      op->crc = io_crc32c_copy(0, mapped, op->buf, op->len);
-      CC_MPI(MPI_Win_sync(gas->win));
-    } else if (gas_two_sided(gas, r->source)) {
-      CC_CALL(put_message(gas, op, r->source));
-    } else { /* complete at the target before the owner hears it is done */
-      op->crc = cc_io_crc32c(0, op->buf, op->len); /* while the request was out: not before */
-      CC_MPI(MPI_Put(op->buf, (int)op->len, MPI_BYTE, r->source, disp, (int)op->len, MPI_BYTE,
-                     gas->win));
-      CC_MPI(MPI_Win_flush(r->source, gas->win));
-    }
-    gas_msg done = {.type = M_PUT_DONE, .page = op->page, .slot = r->slot, .len = op->len};
-    done.crc     = op->crc;
-    CC_CALL(send_done(gas, op->owner, &done));
-    gas->stats.puts++;
-    op->done = true;
+    CC_CALL(put_complete(gas, op, mapped, disp));
     return CC_OK;
   }
   /* get: the whole page is read (its CRC covers it); a shorter request goes through scratch */

@@ -1,5 +1,5 @@
-/* io_manifest.c: the checkpoint manifest (manifest.json): what was written, by how many ranks, the
- * parameters of the system, and the size and CRC32C of every file. Written and read with cJSON
+/* ckpt_manifest.c: the checkpoint manifest (manifest.json): what was written, by how many ranks,
+ * the parameters of the system, and the size and CRC32C of every file. Written and read with cJSON
  * (Debian's libcjson): any formatting parses, unknown keys are tolerated, a missing or mistyped
  * required key is refused naming the key and the file. */
 #include "io_internal.h"

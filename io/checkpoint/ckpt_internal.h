@@ -1,8 +1,9 @@
-/* ckpt_internal.h: the checkpoint manager's state, shared by its files (io/ only): ckpt_owner.c
- * (what in a directory is cubecg's own, the problem a checkpoint belongs to, creating a
- * checkpointer), ckpt_commit.c (the commit protocol: manifest, rename, latest, retention),
- * ckpt_async.c (what overlaps the solve: the offloaded commit's phases, write, poll, finish) and
- * ckpt_restart.c (the verified restart). The protocol is described in cc_io.h. */
+/* ckpt_internal.h: the checkpoint manager's state, shared by its files (io/checkpoint/):
+ * ckpt_ownership.c (what in a directory is cubecg's own, and its removal), ckpt_problem.c (the
+ * problem a checkpoint belongs to), ckpt_create.c (creating a checkpointer), ckpt_commit.c (the
+ * commit protocol: manifest, rename, latest, retention), ckpt_async.c (what overlaps the solve:
+ * the offloaded commit's phases, write, poll, finish) and ckpt_restart.c (the verified restart).
+ * The protocol is described in cc_io.h. */
 #ifndef CC_CKPT_INTERNAL_H
 #define CC_CKPT_INTERNAL_H
 
@@ -86,7 +87,9 @@ struct cc_io_checkpointer {
                            (by the next commit's helper, or finish), every rank's files gone */
 };
 
-/* ---- ckpt_owner.c -------------------------------------------------------------------------- */
+/* ---- ckpt_ownership.c ---------------------------------------------------------------------- */
+/* The manifest of checkpoint dir/name, read and parsed (io_manifest_free it). */
+CC_WUR cc_err ckpt_read_manifest(const char *dir, const char *name, io_manifest *m);
 /* Whether dir/name is one of cubecg's committed checkpoints (a real directory with a readable
  * manifest.json); *m gets the manifest (io_manifest_free it) when m is not NULL. */
 bool ckpt_own_checkpoint(const char *dir, const char *name, io_manifest *m);
@@ -98,10 +101,20 @@ CC_WUR cc_err ckpt_remove_checkpoint(const char *dir, const char *name);
 /* A temporary checkpoint directory: its cubecg files go; it stays, with an error, when it holds
  * anything else. */
 CC_WUR cc_err ckpt_remove_temporary(const char *path);
+/* The first entry of directory path (a checkpoint or its temporary) that cubecg did not write (not
+ * a name its backends write nor a file m lists, m may be NULL; or not a regular file) into name;
+ * "" when there is none or path does not exist. */
+void ckpt_foreign_entry(const char *path, const io_manifest *m, char *name, size_t n);
+
+/* ---- ckpt_problem.c ------------------------------------------------------------------------ */
 /* The first parameter of meta that differs from manifest m, described in msg; false when every
  * recorded parameter agrees (*unverified: the manifest holds none). */
 bool ckpt_problem_differs(const io_manifest *m, const cc_io_metadata *meta, char *msg, size_t n,
                           bool *unverified);
+/* The problem of checkpoint dir/ckpt.<iteration> compared with meta: the first difference in
+ * differs, "" when of this problem (an unverifiable one is named on stderr when report). */
+void ckpt_problem_of(const char *dir, int iteration, const cc_io_metadata *meta, bool report,
+                     char *differs, size_t n);
 
 /* ---- ckpt_commit.c ------------------------------------------------------------------------- */
 /* Rank 0: manifest, fsyncs, rename, latest, retention's decision (*retired), over the files the

@@ -2,6 +2,7 @@
  * 4096-byte header (layout, names, scalars, CRC32C of the header and of the global ids), then the
  * vectors back to back, little-endian doubles. The CRC32C of the whole file is computed on the
  * bytes as they stream through (Fortran record markers included), so nothing is read twice. */
+#include "ckpt_names.h"
 #include "io_internal.h"
 
 #include <limits.h>
@@ -74,12 +75,16 @@ static size_t record_size(const io_rankfile *rf, size_t n)
   return (max && n > max) ? max : n;
 }
 
-static cc_err put(io_rankfile *rf, const void *data, size_t n)
+/* n bytes written from p (write) or read into it, in records of at most the stream's max_record,
+ * each accounted (size, CRC32C) as it passes. */
+static cc_err transfer(io_rankfile *rf, char *p, size_t n, bool write)
 {
-  const char *p = data;
   do {
     size_t chunk = record_size(rf, n);
-    CC_CALL(rf->stream->write(rf->sctx, p, chunk));
+    if (write)
+      CC_CALL(rf->stream->write(rf->sctx, p, chunk));
+    else
+      CC_CALL(rf->stream->read(rf->sctx, p, chunk));
     account(rf, p, chunk);
     p += chunk;
     n -= chunk;
@@ -87,16 +92,15 @@ static cc_err put(io_rankfile *rf, const void *data, size_t n)
   return CC_OK;
 }
 
+static cc_err put(io_rankfile *rf, const void *data, size_t n)
+{
+  CC_CALL(transfer(rf, (char *)data, n, true)); /* a write only reads data */
+  return CC_OK;
+}
+
 static cc_err get(io_rankfile *rf, void *data, size_t n)
 {
-  char *p = data;
-  do {
-    size_t chunk = record_size(rf, n);
-    CC_CALL(rf->stream->read(rf->sctx, p, chunk));
-    account(rf, p, chunk);
-    p += chunk;
-    n -= chunk;
-  } while (n > 0);
+  CC_CALL(transfer(rf, data, n, false));
   return CC_OK;
 }
 
@@ -119,7 +123,7 @@ cc_err io_rankfile_open_as(const io_stream_ops *stream, const cc_io_options *opt
   rf->n_global = n_global;
   rf->vpn      = values_per_node;
   rf->gid_crc  = gid_crc;
-  snprintf(rf->path, sizeof rf->path, "%s/rank.%d.%s", dir, rank, stream->extension);
+  snprintf(rf->path, sizeof rf->path, "%s/" CKPT_RANK_FILE, dir, rank, stream->extension);
   double t0  = now_s();
   cc_err err = stream->open(rf->path, mode, opt, &rf->sctx);
   if (err) cc_free(&rf);

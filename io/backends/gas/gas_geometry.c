@@ -2,6 +2,7 @@
  * another node when there is one), the node map of the communicator (cached on it), where an owned
  * page sits in the owner's page file, the parameters' defaults and checks, and the capacity and
  * O_DIRECT probes of an SSD directory made before a run. */
+#include "ckpt_names.h"
 #include "gas_internal.h"
 
 #include <sched.h>
@@ -201,7 +202,7 @@ int64_t cc_gas_ssd_offset(const cc_gas *gas, int64_t page)
 
 void cc_gas_file_name(int owner, char *name, size_t n)
 {
-  snprintf(name, n, "gas.%d.pages", owner);
+  snprintf(name, n, CKPT_GAS_PAGES, owner);
 }
 
 cc_err cc_gas_check_capacity(MPI_Comm comm, const cc_gas_params *p, int64_t home_bytes)

@@ -193,18 +193,4 @@ const io_stream_ops io_stream_posix = {
     .describe  = posix_stream_describe,
 };
 
-static cc_err posix_open(const cc_io_options *opt, const cc_io_layout *layout, const char *dir,
-                         cc_io_mode mode, void **ctx)
-{
-  CC_CALL(io_rankfile_open(&io_stream_posix, opt, layout, dir, mode, ctx));
-  return CC_OK;
-}
-
-const cc_io_backend_ops io_backend_posix = {
-    .name          = "posix",
-    .open          = posix_open,
-    .write_vectors = io_rankfile_write,
-    .commit        = io_rankfile_commit,
-    .read_vectors  = io_rankfile_read,
-    .close         = io_rankfile_close,
-};
+IO_STREAM_BACKEND(posix, NULL); /* io_backend_posix: the rank file over io_stream_posix */

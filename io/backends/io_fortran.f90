@@ -5,7 +5,7 @@ module cc_io_fortran
   use iso_c_binding
   implicit none
   private
-  public :: cc_fortran_open, cc_fortran_write, cc_fortran_read, cc_fortran_flush, cc_fortran_close
+  public :: cc_fortran_open, cc_fortran_record, cc_fortran_end
 
 contains
 
@@ -48,56 +48,41 @@ contains
     call copy_message(iomsg, msg, msg_len)
   end subroutine cc_fortran_open
 
-  subroutine cc_fortran_write(unit, data, nbytes, ierr, msg, msg_len) bind(C, name="cc_fortran_write")
-    integer(c_int), value :: unit, msg_len
+  ! One record of nbytes between data and the unit: WRITE when for_write /= 0, else READ.
+  subroutine cc_fortran_record(unit, data, nbytes, for_write, ierr, msg, msg_len) &
+      bind(C, name="cc_fortran_record")
+    integer(c_int), value :: unit, for_write, msg_len
     integer(c_int64_t), value :: nbytes
-    integer(c_int8_t), intent(in) :: data(nbytes)
+    integer(c_int8_t), intent(inout) :: data(nbytes)
     integer(c_int), intent(out) :: ierr
     character(kind=c_char), intent(out) :: msg(msg_len)
     character(len=256) :: iomsg
     integer :: stat
     iomsg = ''
-    write (unit, iostat=stat, iomsg=iomsg) data
+    if (for_write /= 0) then
+      write (unit, iostat=stat, iomsg=iomsg) data
+    else
+      read (unit, iostat=stat, iomsg=iomsg) data
+    end if
     ierr = stat
     call copy_message(iomsg, msg, msg_len)
-  end subroutine cc_fortran_write
+  end subroutine cc_fortran_record
 
-  subroutine cc_fortran_read(unit, data, nbytes, ierr, msg, msg_len) bind(C, name="cc_fortran_read")
-    integer(c_int), value :: unit, msg_len
-    integer(c_int64_t), value :: nbytes
-    integer(c_int8_t), intent(out) :: data(nbytes)
+  ! FLUSH the unit (close_it == 0: its records handed to the system) or CLOSE it.
+  subroutine cc_fortran_end(unit, close_it, ierr, msg, msg_len) bind(C, name="cc_fortran_end")
+    integer(c_int), value :: unit, close_it, msg_len
     integer(c_int), intent(out) :: ierr
     character(kind=c_char), intent(out) :: msg(msg_len)
     character(len=256) :: iomsg
     integer :: stat
     iomsg = ''
-    read (unit, iostat=stat, iomsg=iomsg) data
+    if (close_it /= 0) then
+      close (unit, iostat=stat, iomsg=iomsg)
+    else
+      flush (unit, iostat=stat, iomsg=iomsg)
+    end if
     ierr = stat
     call copy_message(iomsg, msg, msg_len)
-  end subroutine cc_fortran_read
-
-  subroutine cc_fortran_flush(unit, ierr, msg, msg_len) bind(C, name="cc_fortran_flush")
-    integer(c_int), value :: unit, msg_len
-    integer(c_int), intent(out) :: ierr
-    character(kind=c_char), intent(out) :: msg(msg_len)
-    character(len=256) :: iomsg
-    integer :: stat
-    iomsg = ''
-    flush (unit, iostat=stat, iomsg=iomsg)
-    ierr = stat
-    call copy_message(iomsg, msg, msg_len)
-  end subroutine cc_fortran_flush
-
-  subroutine cc_fortran_close(unit, ierr, msg, msg_len) bind(C, name="cc_fortran_close")
-    integer(c_int), value :: unit, msg_len
-    integer(c_int), intent(out) :: ierr
-    character(kind=c_char), intent(out) :: msg(msg_len)
-    character(len=256) :: iomsg
-    integer :: stat
-    iomsg = ''
-    close (unit, iostat=stat, iomsg=iomsg)
-    ierr = stat
-    call copy_message(iomsg, msg, msg_len)
-  end subroutine cc_fortran_close
+  end subroutine cc_fortran_end
 
 end module cc_io_fortran

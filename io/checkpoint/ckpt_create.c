@@ -1,15 +1,13 @@
-/* ckpt_owner.c: what a checkpoint directory holds that is cubecg's own (committed checkpoints,
- * temporaries of an interrupted run; a user's files are left alone), the problem a checkpoint
- * belongs to, and the creation of a checkpointer, which checks the directory before it removes
- * anything. */
+/* ckpt_create.c: the creation of a checkpointer (its parameters' defaults, backend, resources,
+ * offload communicator) and the check of its directory before anything in it is removed: the
+ * checkpoints there must be of this problem and not newer than this run's start, or be removed
+ * when asked (--checkpoint-overwrite); entries this run would collide with are refused up front. */
 #include "ckpt_internal.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
@@ -21,132 +19,6 @@ void cc_io_checkpoint_params_default(cc_io_checkpoint_params *params)
   params->io_writeback_bytes = CC_IO_WRITEBACK_DEFAULT;
   params->queue_depth        = IO_QUEUE_DEPTH;
   params->start_iteration    = -1; /* not known: newer checkpoints are not looked for */
-}
-
-/* "ckpt.<n>" exactly (committed checkpoints; not "ckpt.<n>.tmp") */
-static bool committed_name(const char *name, int *iteration)
-{
-  bool temporary;
-  return ckpt_name_parse(name, iteration, &temporary) && !temporary;
-}
-
-/* ---- what is cubecg's own ------------------------------------------------------------------
- * Only what cubecg wrote is ever removed: inside a checkpoint (or its temporary), the files the
- * manifest lists and the names cubecg's backends write; a directory that still holds anything else
- * after that is kept and reported. */
-
-/* The manifest of checkpoint dir/name, read and parsed (io_manifest_free it). */
-static cc_err read_manifest(const char *dir, const char *name, io_manifest *m)
-{
-  char path[IO_PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s/" CKPT_MANIFEST, dir, name);
-  char *text = NULL;
-  cc_err err = io_read_text(path, &text, NULL);
-  if (!err) err = io_manifest_parse(text, path, m);
-  cc_free(&text);
-  return err;
-}
-
-/* Whether dir/name is one of cubecg's committed checkpoints: a real directory (not a symlink) with
- * a readable manifest.json; *m gets the manifest (io_manifest_free it) when m is not NULL. */
-bool ckpt_own_checkpoint(const char *dir, const char *name, io_manifest *m)
-{
-  char path[IO_PATH_MAX];
-  struct stat st;
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
-  io_manifest local;
-  if (read_manifest(dir, name, &local)) {
-    cc_error_clear();
-    return false;
-  }
-  if (m)
-    *m = local;
-  else
-    io_manifest_free(&local);
-  return true;
-}
-
-/* Removes from directory path the files m lists (m may be NULL) and the files cubecg names, then
- * the directory itself. Anything else in it is left, with the directory, and named in *kept (""
- * when the directory went). */
-static cc_err remove_files_of(const char *path, const io_manifest *m, char *kept, size_t n_kept)
-{
-  kept[0] = '\0';
-  DIR *d  = opendir(path);
-  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", path, strerror(errno));
-  struct dirent *e;
-  char child[IO_PATH_MAX];
-  cc_err err = CC_OK;
-  while (!err && (e = readdir(d)) != NULL) {
-    /* the manifest goes last: a removal killed half-way leaves a checkpoint still recognised as
-     * cubecg's own (and removed by the next run), never an unknown directory */
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, CKPT_MANIFEST))
-      continue;
-    bool listed = ckpt_file_name(e->d_name);
-    for (int i = 0; m && !listed && i < m->n_files; i++)
-      listed = !strcmp(m->files[i].file, e->d_name);
-    struct stat st;
-    snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-    if (!listed || lstat(child, &st) != 0 || S_ISDIR(st.st_mode)) {
-      if (!kept[0]) snprintf(kept, n_kept, "%.100s", e->d_name);
-      continue;
-    }
-    if (unlink(child) != 0 && errno != ENOENT)
-      err = cc_error_push(CC_ERR_SYS, __FILE__, __LINE__, __func__, "cannot remove %s: %s", child,
-                          strerror(errno));
-  }
-  closedir(d);
-  CC_CALL(err);
-  io_inject_kill_step("retention", 0); /* test seam: killed with the manifest still there */
-  snprintf(child, sizeof child, "%s/" CKPT_MANIFEST, path);
-  CC_CHECK(unlink(child) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove %s: %s", child,
-           strerror(errno));
-  if (kept[0]) return CC_OK;
-  CC_CHECK(rmdir(path) == 0 || errno == ENOENT, CC_ERR_SYS, "cannot remove directory %s: %s", path,
-           strerror(errno));
-  return CC_OK;
-}
-
-/* Removes checkpoint dir/name if it is cubecg's own (ckpt_own_checkpoint); anything else is left
- * and reported on stderr. */
-cc_err ckpt_remove_checkpoint(const char *dir, const char *name)
-{
-  char path[IO_PATH_MAX], kept[IO_NAME_MAX * 2];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  io_manifest m;
-  if (!ckpt_own_checkpoint(dir, name, &m)) {
-    fprintf(stderr,
-            "cubecg: warning: %s is not a cubecg checkpoint (no readable manifest.json): "
-            "left as it is\n",
-            path);
-    return CC_OK;
-  }
-  cc_err err = remove_files_of(path, &m, kept, sizeof kept);
-  io_manifest_free(&m);
-  CC_CALL(err);
-  if (kept[0])
-    fprintf(stderr,
-            "cubecg: warning: kept %s: it holds %s, which cubecg did not write (its checkpoint "
-            "files are removed)\n",
-            path, kept);
-  return CC_OK;
-}
-
-/* A temporary checkpoint directory (path = dir/ckpt.<n>.tmp): its cubecg files go; it stays, with
- * an error, when it holds anything else. */
-cc_err ckpt_remove_temporary(const char *path)
-{
-  struct stat st;
-  if (lstat(path, &st) != 0) return CC_OK; /* already gone */
-  CC_CHECK(S_ISDIR(st.st_mode), CC_ERR_IO,
-           "%s is not a directory cubecg made: refusing to remove it (move it away)", path);
-  char kept[IO_NAME_MAX * 2];
-  CC_CALL(remove_files_of(path, NULL, kept, sizeof kept));
-  CC_CHECK(!kept[0], CC_ERR_IO,
-           "%s holds %s, which cubecg did not write: refusing to remove it (move it away)", path,
-           kept);
-  return CC_OK;
 }
 
 /* "ckpt.<n>.tmp" exactly */
@@ -161,11 +33,11 @@ static bool temporary_name(const char *name)
  * run of this series (their cubecg files; anything else is reported and left). */
 static cc_err remove_stale_temporaries(const char *dir)
 {
-  DIR *d = opendir(dir);
-  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
+  DIR *d;
+  CC_CALL(io_dir_open(dir, &d));
   struct dirent *e;
   char path[IO_PATH_MAX];
-  while ((e = readdir(d)) != NULL) {
+  while ((e = io_dir_next(d)) != NULL) {
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     if (temporary_name(e->d_name)) {
       if (ckpt_remove_temporary(path)) {
@@ -180,136 +52,6 @@ static cc_err remove_stale_temporaries(const char *dir)
   }
   closedir(d);
   return CC_OK;
-}
-
-/* ---- the problem a checkpoint belongs to -------------------------------------------------------
- */
-/* The first parameter of meta that differs from manifest m, as "--E 2 differs from the
- * checkpoint's E = 1" in msg; false when every recorded parameter agrees. Parameters the manifest
- * does not hold (older cubecg) are not compared: *unverified says so. */
-bool ckpt_problem_differs(const io_manifest *m, const cc_io_metadata *meta, char *msg, size_t n,
-                          bool *unverified)
-{
-  *unverified = false;
-  if ((meta->nx || meta->ny || meta->nz) &&
-      (m->nx != meta->nx || m->ny != meta->ny || m->nz != meta->nz)) {
-    snprintf(msg, n, "the mesh %dx%dx%d differs from the checkpoint's mesh %dx%dx%d", meta->nx,
-             meta->ny, meta->nz, m->nx, m->ny, m->nz);
-    return true;
-  }
-  if (meta->solver[0] && strcmp(m->solver, meta->solver)) {
-    snprintf(msg, n, "--solver %s differs from the checkpoint's solver = %s", meta->solver,
-             m->solver);
-    return true;
-  }
-  if (meta->ordering[0] && strcmp(m->ordering, meta->ordering)) {
-    snprintf(msg, n, "--ordering %s differs from the checkpoint's ordering = %s", meta->ordering,
-             m->ordering);
-    return true;
-  }
-  if (!meta->has_problem) return false;
-  if (!m->has_problem) {
-    *unverified = true;
-    return false;
-  }
-  /* doubles are the same parameter bitwise: exact comparison, printed so that they read back */
-  const struct {
-    const char *option, *key;
-    double mine, theirs;
-  } real[] = {{"--E", "E", meta->E, m->E},
-              {"--nu", "nu", meta->nu, m->nu},
-              {"--traction", "traction", meta->traction, m->traction}};
-  for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
-    if (memcmp(&real[i].mine, &real[i].theirs, sizeof(double))) {
-      snprintf(msg, n, "%s %.17g differs from the checkpoint's %s = %.17g", real[i].option,
-               real[i].mine, real[i].key, real[i].theirs);
-      return true;
-    }
-  if (strcmp(m->precond, meta->precond)) {
-    const bool precision = strchr(meta->precond, '+') || strchr(m->precond, '+');
-    snprintf(msg, n, "%s %s differs from the checkpoint's precond = %s",
-             precision ? "--precond/--precond-precision" : "--precond", meta->precond, m->precond);
-    return true;
-  }
-  if (m->colors != meta->colors) {
-    snprintf(msg, n, "--colors %d differs from the checkpoint's colors = %d", meta->colors,
-             m->colors);
-    return true;
-  }
-  if (m->asdd_iters != meta->asdd_iters) {
-    snprintf(msg, n, "--asdd-iters %d differs from the checkpoint's asdd_iterations = %d",
-             meta->asdd_iters, m->asdd_iters);
-    return true;
-  }
-  if (strcmp(m->asdd_residual, meta->asdd_residual)) {
-    snprintf(msg, n, "--asdd-residual %s differs from the checkpoint's asdd_residual = %s",
-             meta->asdd_residual[0] ? meta->asdd_residual : "(none)",
-             m->asdd_residual[0] ? m->asdd_residual : "(none)");
-    return true;
-  }
-  return false;
-}
-
-/* The committed checkpoints of dir that are cubecg's own (ckpt_own_checkpoint), as iterations;
- * entries named ckpt.<n> that are not (a user's file or directory) are left alone (and named on
- * stderr when report). */
-cc_err ckpt_own_checkpoints(const char *dir, bool report, int **found, size_t *n)
-{
-  *found = NULL;
-  *n     = 0;
-  DIR *d = opendir(dir);
-  CC_CHECK(d != NULL, CC_ERR_SYS, "cannot open directory %s: %s", dir, strerror(errno));
-  size_t capacity = 0;
-  cc_err err      = CC_OK;
-  struct dirent *e;
-  int it;
-  while (!err && (e = readdir(d)) != NULL) { /* every entry, however many */
-    if (!committed_name(e->d_name, &it)) continue;
-    if (!ckpt_own_checkpoint(dir, e->d_name, NULL)) {
-      if (report)
-        fprintf(stderr,
-                "cubecg: warning: %s/%s is named like a checkpoint but is not one of cubecg's (no "
-                "readable manifest.json): left as it is\n",
-                dir, e->d_name);
-      continue;
-    }
-    if (*n == capacity) { /* grow: twice the entries */
-      int *bigger = NULL;
-      capacity    = capacity ? 2 * capacity : 64;
-      err         = cc_malloc(capacity, sizeof *bigger, &bigger);
-      if (!err && *n) memcpy(bigger, *found, *n * sizeof **found);
-      cc_free(found);
-      *found = bigger;
-    }
-    if (!err) (*found)[(*n)++] = it;
-  }
-  closedir(d);
-  if (err) cc_free(found), *n = 0;
-  CC_CALL(err);
-  return CC_OK;
-}
-
-/* The first entry of directory path (a checkpoint or its temporary) that cubecg did not write: not
- * a name its backends write nor a file manifest m lists (m may be NULL), or not a regular file;
- * "" when there is none or path does not exist. */
-static void foreign_entry(const char *path, const io_manifest *m, char *name, size_t n)
-{
-  name[0] = '\0';
-  DIR *d  = opendir(path);
-  if (!d) return;
-  struct dirent *e;
-  char child[IO_PATH_MAX];
-  while (!name[0] && (e = readdir(d)) != NULL) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    bool listed = ckpt_file_name(e->d_name);
-    for (int i = 0; m && !listed && i < m->n_files; i++)
-      listed = !strcmp(m->files[i].file, e->d_name);
-    struct stat st;
-    if (!listed || !ckpt_join(child, sizeof child, path, e->d_name) || lstat(child, &st) != 0 ||
-        !S_ISREG(st.st_mode))
-      snprintf(name, n, "%.100s", e->d_name);
-  }
-  closedir(d);
 }
 
 /* Whether this run may write the checkpoint of iteration it (a multiple of params.every past its
@@ -337,7 +79,7 @@ static cc_err check_collisions(const cc_io_checkpoint_params *p)
     io_manifest m;
     bool own = temporary || ckpt_own_checkpoint(dir, e->d_name, &m);
     if (own && ckpt_join(path, sizeof path, dir, e->d_name)) {
-      foreign_entry(path, temporary ? NULL : &m, inner, sizeof inner);
+      ckpt_foreign_entry(path, temporary ? NULL : &m, inner, sizeof inner);
       if (!temporary) io_manifest_free(&m);
     }
     if (!own || inner[0]) snprintf(clash, sizeof clash, "%.40s", e->d_name);
@@ -375,28 +117,6 @@ typedef struct {
   char differs[400]; /* "" when of this problem */
 } dir_state;
 
-/* The problem of the checkpoint ds->newest names, compared with meta (ds->differs). */
-static void compare_problem(const char *dir, const cc_io_metadata *meta, bool report, dir_state *ds)
-{
-  char name[IO_NAME_MAX];
-  ckpt_name(name, sizeof name, ds->newest, false);
-  io_manifest m;
-  bool unverified = false;
-  if (read_manifest(dir, name, &m)) {
-    snprintf(ds->differs, sizeof ds->differs, "%.40s/" CKPT_MANIFEST " cannot be read", name);
-    cc_error_clear();
-    return;
-  }
-  if (!ckpt_problem_differs(&m, meta, ds->differs, sizeof ds->differs, &unverified))
-    ds->differs[0] = '\0';
-  io_manifest_free(&m);
-  if (unverified && report)
-    fprintf(stderr,
-            "cubecg: warning: %s/%s was written without E, nu, traction and preconditioner: "
-            "they cannot be verified; its checkpoints are taken as this problem's\n",
-            dir, name);
-}
-
 /* Rank 0, the lock held, nothing changed: whether this run may use dir (CC_ERR_ARG naming why
  * not), and what it holds. Free ds->found. */
 static cc_err dir_examine(const cc_io_checkpoint_params *p, const cc_io_metadata *meta, bool report,
@@ -421,7 +141,7 @@ static cc_err dir_examine(const cc_io_checkpoint_params *p, const cc_io_metadata
   /* committed progress is what latest names: a checkpoint above it is a commit killed before
    * latest moved (replaced when this run reaches its iteration, or removed by overwrite) */
   if (has_latest) ds->newest = latest;
-  compare_problem(p->dir, meta, report, ds);
+  ckpt_problem_of(p->dir, ds->newest, meta, report, ds->differs, sizeof ds->differs);
   cc_err err = CC_OK;
   int start  = p->start_iteration;
   char name[IO_NAME_MAX];

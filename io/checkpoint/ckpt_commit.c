@@ -92,15 +92,11 @@ cc_err ckpt_remove_retired(const cc_io_checkpointer *ck, ckpt_retired *r)
   return CC_OK;
 }
 
-/* Rank 0: manifest, fsyncs, rename, latest, retention. Knows no backend: the files are those the
- * ranks' commits listed (side files included, written by the backend), the backend name the one
- * they were written as. */
-cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as,
-                    ckpt_retired *retired)
+/* Rank 0: the manifest of the checkpoint in ck->tmp, over the files the ranks listed (side files
+ * included, written by the backend) and the backend they were written as. */
+static cc_err write_manifest(cc_io_checkpointer *ck, const rank_file *files, const char *written_as)
 {
-  retired->n      = 0;
-  const char *dir = ck->params.dir;
-  bool durable    = ck->params.durable;
+  bool durable = ck->params.durable;
   io_manifest m;
   memset(&m, 0, sizeof m);
   m.version = CC_IO_MANIFEST_VERSION;
@@ -122,8 +118,8 @@ cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *
   m.asdd_iters = ck->meta.asdd_iters;
   snprintf(m.asdd_residual, sizeof m.asdd_residual, "%s", ck->meta.asdd_residual);
   snprintf(m.settings, sizeof m.settings, "%s", ck->meta.settings);
-  m.durable    = durable;
-  m.n_vectors  = ck->n_vectors;
+  m.durable   = durable;
+  m.n_vectors = ck->n_vectors;
   memcpy(m.vector_name, ck->vector_name, sizeof m.vector_name);
   char path[IO_PATH_MAX];
   cc_err err = CC_OK;
@@ -148,9 +144,15 @@ cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *
   }
   cc_free(&m.files);
   CC_CALL(err);
-  if (durable) CC_CALL(io_fsync_path(ck->tmp));           /* the files' directory entries */
-  io_inject_kill_step("manifest", ck->checkpoint_number); /* test seam: complete, not renamed */
+  return CC_OK;
+}
 
+/* Rank 0: the complete temporary ck->tmp renamed to its final name dir/ckpt.<n>; an older run's
+ * checkpoint of the same iteration there is replaced (swapped atomically when latest names it). */
+static cc_err rename_into_place(cc_io_checkpointer *ck)
+{
+  const char *dir = ck->params.dir;
+  bool durable    = ck->params.durable;
   char final[CC_IO_CKPT_DIR_MAX];
   ckpt_path(final, sizeof final, dir, ck->iteration, false);
   struct stat st;
@@ -158,21 +160,18 @@ cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *
     bool has_latest = false;
     int latest      = -1;
     CC_CALL(ckpt_latest_read(dir, &has_latest, &latest));
+    CC_CHECK(ckpt_own_checkpoint(dir, final + strlen(dir) + 1, NULL), CC_ERR_IO,
+             "%s exists and is not a cubecg checkpoint: refusing to replace it (move it away)",
+             final);
     if (has_latest && latest == ck->iteration) {
       /* it is latest: swap the two directories atomically, so that latest names a complete
        * checkpoint at every instant; the old one, now at the temporary name, goes */
-      CC_CHECK(ckpt_own_checkpoint(dir, final + strlen(dir) + 1, NULL), CC_ERR_IO,
-               "%s exists and is not a cubecg checkpoint: refusing to replace it (move it away)",
-               final);
       CC_CHECK(renameat2(AT_FDCWD, ck->tmp, AT_FDCWD, final, RENAME_EXCHANGE) == 0, CC_ERR_SYS,
                "renameat2(%s, %s, RENAME_EXCHANGE) to replace the latest checkpoint: %s", ck->tmp,
                final, strerror(errno));
       if (durable) CC_CALL(io_fsync_path(dir));
       CC_CALL(ckpt_remove_checkpoint(dir, strrchr(ck->tmp, '/') + 1));
     } else {
-      CC_CHECK(ckpt_own_checkpoint(dir, final + strlen(dir) + 1, NULL), CC_ERR_IO,
-               "%s exists and is not a cubecg checkpoint: refusing to replace it (move it away)",
-               final);
       /* not pointed to: safe first */
       CC_CALL(ckpt_remove_checkpoint(dir, final + strlen(dir) + 1));
       CC_CHECK(lstat(final, &st) != 0, CC_ERR_IO,
@@ -184,6 +183,23 @@ cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *
   } else
     CC_CHECK(rename(ck->tmp, final) == 0, CC_ERR_SYS, "rename(%s, %s): %s", ck->tmp, final,
              strerror(errno));
+  return CC_OK;
+}
+
+/* Rank 0: manifest, fsyncs, rename, latest, retention. Knows no backend: the files are those the
+ * ranks' commits listed (side files included, written by the backend), the backend name the one
+ * they were written as. */
+cc_err ckpt_publish(cc_io_checkpointer *ck, const rank_file *files, const char *written_as,
+                    ckpt_retired *retired)
+{
+  retired->n      = 0;
+  const char *dir = ck->params.dir;
+  bool durable    = ck->params.durable;
+  CC_CALL(write_manifest(ck, files, written_as));
+  if (durable) CC_CALL(io_fsync_path(ck->tmp));           /* the files' directory entries */
+  io_inject_kill_step("manifest", ck->checkpoint_number); /* test seam: complete, not renamed */
+
+  CC_CALL(rename_into_place(ck));
   if (durable) CC_CALL(io_fsync_path(dir));
 
   /* test seam: killed here, the new checkpoint is complete under its name but latest still names

@@ -7,25 +7,18 @@
  * 'x&y<z' must not break the document) */
 static void xml_put(FILE *f, const char *text)
 {
-  for (const char *c = text; *c; c++) switch (*c) {
-    case '&':
-      fputs("&amp;", f);
-      break;
-    case '<':
-      fputs("&lt;", f);
-      break;
-    case '>':
-      fputs("&gt;", f);
-      break;
-    case '"':
-      fputs("&quot;", f);
-      break;
-    case '\'':
-      fputs("&apos;", f);
-      break;
-    default:
+  static const struct {
+    char c;
+    const char *entity;
+  } entities[] = {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&apos;"}};
+  for (const char *c = text; *c; c++) {
+    size_t e = 0;
+    while (e < sizeof entities / sizeof *entities && entities[e].c != *c) e++;
+    if (e < sizeof entities / sizeof *entities)
+      fputs(entities[e].entity, f);
+    else
       fputc(*c, f);
-    }
+  }
 }
 
 static void xdmf_item(FILE *f, const char *indent, const char *dims, const char *h5_name,

@@ -53,7 +53,8 @@ bool ckpt_name_parse(const char *name, int *iteration, bool *temporary)
 bool ckpt_file_name(const char *name)
 {
   int n = -1, used = 0;
-  if (!strcmp(name, CKPT_MANIFEST) || !strcmp(name, "state.h5") || !strcmp(name, "state.xmf"))
+  if (!strcmp(name, CKPT_MANIFEST) || !strcmp(name, CKPT_HDF5_STATE) ||
+      !strcmp(name, CKPT_HDF5_XDMF))
     return true;
   if (sscanf(name, "rank.%d.%n", &n, &used) == 1 && used > 0 && n >= 0 && name[used] &&
       !strchr(name + used, '/'))

@@ -18,11 +18,12 @@ static int owner_of(const int64_t *block_start, int size, int64_t g)
   return lo;
 }
 
-static cc_err redist_setup(const cc_io_layout *layout, const int64_t *block_start, io_redist *rd,
-                           cc_err *local)
+/* Every rank's block of the global order (block_start given, or rank r's starting at the sum of
+ * the n_local of ranks < r), checked to cover the n_global_nodes the ranks own; rd->identity when
+ * every rank already holds its block in order (no exchange). */
+static cc_err redist_blocks(const cc_io_layout *layout, const int64_t *block_start, int rank,
+                            io_redist *rd)
 {
-  int rank;
-  CC_MPI(MPI_Comm_rank(rd->comm, &rank));
   int size = rd->size;
   CC_CALL(cc_malloc((size_t)size + 1, sizeof(int64_t), &rd->block_start));
   if (block_start)
@@ -46,15 +47,16 @@ static cc_err redist_setup(const cc_io_layout *layout, const int64_t *block_star
     identity = layout->global_node_id[i] == rd->block_start[rank] + i;
   CC_MPI(MPI_Allreduce(MPI_IN_PLACE, &identity, 1, MPI_INT, MPI_LAND, rd->comm));
   rd->identity = identity;
-  if (identity) return CC_OK;
-  CC_CHECK(rd->n_local < INT_MAX && rd->n_block < INT_MAX, CC_ERR_UNSUPPORTED,
-           "more than INT_MAX nodes on one rank (%lld, %lld)", (long long)rd->n_local,
-           (long long)rd->n_block);
+  return CC_OK;
+}
 
-  CC_CALL(cc_calloc((size_t)size, sizeof(int), &rd->send_count));
-  CC_CALL(cc_calloc((size_t)size, sizeof(int), &rd->send_displ));
-  CC_CALL(cc_calloc((size_t)size, sizeof(int), &rd->recv_count));
-  CC_CALL(cc_calloc((size_t)size, sizeof(int), &rd->recv_displ));
+/* What this rank sends: a counting sort of its nodes by destination block (send_count,
+ * send_displ, send_order) and each sent node's global id (*send_gid, in send order). A global id
+ * outside [0, n_global) goes into *local and is not sent: the collectives must still match. */
+static cc_err redist_send_plan(const cc_io_layout *layout, io_redist *rd, int64_t **send_gid,
+                               cc_err *local)
+{
+  int size = rd->size;
   int *dest, *next;
   CC_CALL(cc_malloc((size_t)rd->n_local, sizeof(int), &dest));
   CC_CALL(cc_malloc((size_t)size, sizeof(int), &next));
@@ -73,36 +75,25 @@ static cc_err redist_setup(const cc_io_layout *layout, const int64_t *block_star
   }
   for (int r = 1; r < size; r++) rd->send_displ[r] = rd->send_displ[r - 1] + rd->send_count[r - 1];
   CC_CALL(cc_malloc((size_t)rd->n_local, sizeof(int64_t), &rd->send_order));
-  int64_t *send_gid;
-  CC_CALL(cc_malloc((size_t)rd->n_local, sizeof(int64_t), &send_gid));
+  CC_CALL(cc_malloc((size_t)rd->n_local, sizeof(int64_t), send_gid));
   memcpy(next, rd->send_displ, (size_t)size * sizeof(int));
-  int64_t n_send = 0;
   for (int64_t i = 0; i < rd->n_local; i++)
     if (dest[i] >= 0) {
       int k             = next[dest[i]]++;
       rd->send_order[k] = i;
-      send_gid[k]       = layout->global_node_id[i];
-      n_send++;
+      (*send_gid)[k]    = layout->global_node_id[i];
     }
   cc_free(&dest);
   cc_free(&next);
+  return CC_OK;
+}
 
-  CC_MPI(MPI_Alltoall(rd->send_count, 1, MPI_INT, rd->recv_count, 1, MPI_INT, rd->comm));
-  int64_t n_recv = 0;
-  for (int r = 0; r < size; r++) {
-    rd->recv_displ[r] = (int)n_recv;
-    n_recv += rd->recv_count[r];
-  }
-  CC_CHECK(n_recv < INT_MAX, CC_ERR_UNSUPPORTED, "%lld nodes sent to one rank", (long long)n_recv);
-  CC_CALL(cc_malloc((size_t)n_recv, sizeof(int64_t), &rd->recv_position));
-  CC_MPI(MPI_Alltoallv(send_gid, rd->send_count, rd->send_displ, MPI_INT64_T, rd->recv_position,
-                       rd->recv_count, rd->recv_displ, MPI_INT64_T, rd->comm));
-  cc_free(&send_gid);
-
-  /* every position of the block must arrive exactly once */
+/* The n_recv global ids this rank received, made positions in its block (first = its start):
+ * every position must arrive exactly once (the first failure into *local). */
+static cc_err redist_check_positions(io_redist *rd, int64_t first, int64_t n_recv, cc_err *local)
+{
   unsigned char *seen;
   CC_CALL(cc_calloc((size_t)rd->n_block, 1, &seen));
-  int64_t first = rd->block_start[rank];
   for (int64_t k = 0; k < n_recv; k++) {
     int64_t p            = rd->recv_position[k] - first;
     rd->recv_position[k] = p;
@@ -119,7 +110,40 @@ static cc_err redist_setup(const cc_io_layout *layout, const int64_t *block_star
       *local = cc_error_push(CC_ERR_ARG, __FILE__, __LINE__, __func__,
                              "global node id %lld is owned by no rank", (long long)(p + first));
   cc_free(&seen);
-  (void)n_send;
+  return CC_OK;
+}
+
+static cc_err redist_setup(const cc_io_layout *layout, const int64_t *block_start, io_redist *rd,
+                           cc_err *local)
+{
+  int rank;
+  CC_MPI(MPI_Comm_rank(rd->comm, &rank));
+  int size = rd->size;
+  CC_CALL(redist_blocks(layout, block_start, rank, rd));
+  if (rd->identity) return CC_OK;
+  CC_CHECK(rd->n_local < INT_MAX && rd->n_block < INT_MAX, CC_ERR_UNSUPPORTED,
+           "more than INT_MAX nodes on one rank (%lld, %lld)", (long long)rd->n_local,
+           (long long)rd->n_block);
+
+  CC_CALL(cc_calloc((size_t)size, sizeof(int), &rd->send_count));
+  CC_CALL(cc_calloc((size_t)size, sizeof(int), &rd->send_displ));
+  CC_CALL(cc_calloc((size_t)size, sizeof(int), &rd->recv_count));
+  CC_CALL(cc_calloc((size_t)size, sizeof(int), &rd->recv_displ));
+  int64_t *send_gid = NULL;
+  CC_CALL(redist_send_plan(layout, rd, &send_gid, local));
+
+  CC_MPI(MPI_Alltoall(rd->send_count, 1, MPI_INT, rd->recv_count, 1, MPI_INT, rd->comm));
+  int64_t n_recv = 0;
+  for (int r = 0; r < size; r++) {
+    rd->recv_displ[r] = (int)n_recv;
+    n_recv += rd->recv_count[r];
+  }
+  CC_CHECK(n_recv < INT_MAX, CC_ERR_UNSUPPORTED, "%lld nodes sent to one rank", (long long)n_recv);
+  CC_CALL(cc_malloc((size_t)n_recv, sizeof(int64_t), &rd->recv_position));
+  CC_MPI(MPI_Alltoallv(send_gid, rd->send_count, rd->send_displ, MPI_INT64_T, rd->recv_position,
+                       rd->recv_count, rd->recv_displ, MPI_INT64_T, rd->comm));
+  cc_free(&send_gid);
+  CC_CALL(redist_check_positions(rd, rd->block_start[rank], n_recv, local));
 
   size_t vpn = (size_t)rd->vpn;
   CC_CALL(cc_malloc((size_t)rd->n_local * vpn, sizeof(double), &rd->send_buf));
@@ -146,6 +170,22 @@ cc_err io_redist_create(const cc_io_layout *layout, const int64_t *block_start, 
   return CC_OK;
 }
 
+/* dst[k] = src[index[k]] for the n nodes of vpn values (pack). */
+static void gather_nodes(double *dst, const double *src, const int64_t *index, int64_t n,
+                         size_t vpn)
+{
+  for (int64_t k = 0; k < n; k++)
+    for (size_t c = 0; c < vpn; c++) dst[k * vpn + c] = src[index[k] * vpn + c];
+}
+
+/* dst[index[k]] = src[k] for the n nodes of vpn values (unpack). */
+static void scatter_nodes(double *dst, const int64_t *index, const double *src, int64_t n,
+                          size_t vpn)
+{
+  for (int64_t k = 0; k < n; k++)
+    for (size_t c = 0; c < vpn; c++) dst[index[k] * vpn + c] = src[k * vpn + c];
+}
+
 cc_err io_redist_forward(io_redist *rd, const double *local, double *block)
 {
   size_t vpn = (size_t)rd->vpn;
@@ -154,13 +194,10 @@ cc_err io_redist_forward(io_redist *rd, const double *local, double *block)
     return CC_OK;
   }
   int64_t n_recv = rd->recv_displ[rd->size - 1] + rd->recv_count[rd->size - 1];
-  for (int64_t k = 0; k < rd->n_local; k++) /* pack by destination */
-    for (size_t c = 0; c < vpn; c++) rd->send_buf[k * vpn + c] = local[rd->send_order[k] * vpn + c];
+  gather_nodes(rd->send_buf, local, rd->send_order, rd->n_local, vpn); /* by destination */
   CC_MPI(MPI_Alltoallv(rd->send_buf, rd->send_count, rd->send_displ, rd->node_type, rd->recv_buf,
                        rd->recv_count, rd->recv_displ, rd->node_type, rd->comm));
-  for (int64_t k = 0; k < n_recv; k++)
-    for (size_t c = 0; c < vpn; c++)
-      block[rd->recv_position[k] * vpn + c] = rd->recv_buf[k * vpn + c];
+  scatter_nodes(block, rd->recv_position, rd->recv_buf, n_recv, vpn);
   return CC_OK;
 }
 
@@ -172,13 +209,10 @@ cc_err io_redist_backward(io_redist *rd, const double *block, double *local)
     return CC_OK;
   }
   int64_t n_recv = rd->recv_displ[rd->size - 1] + rd->recv_count[rd->size - 1];
-  for (int64_t k = 0; k < n_recv; k++)
-    for (size_t c = 0; c < vpn; c++)
-      rd->recv_buf[k * vpn + c] = block[rd->recv_position[k] * vpn + c];
+  gather_nodes(rd->recv_buf, block, rd->recv_position, n_recv, vpn);
   CC_MPI(MPI_Alltoallv(rd->recv_buf, rd->recv_count, rd->recv_displ, rd->node_type, rd->send_buf,
                        rd->send_count, rd->send_displ, rd->node_type, rd->comm));
-  for (int64_t k = 0; k < rd->n_local; k++)
-    for (size_t c = 0; c < vpn; c++) local[rd->send_order[k] * vpn + c] = rd->send_buf[k * vpn + c];
+  scatter_nodes(local, rd->send_order, rd->send_buf, rd->n_local, vpn);
   return CC_OK;
 }
 

@@ -188,7 +188,7 @@ static cc_err gas_open(const cc_io_options *opt, const cc_io_layout *layout, con
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(layout->comm, &g->size);
   if (rc != MPI_SUCCESS) err = cc_error_push_mpi(rc, __FILE__, __LINE__, __func__, "MPI_Comm_rank");
   g->gid_crc = io_global_id_crc(layout);
-  snprintf(g->receipt_path, sizeof g->receipt_path, "%s/rank.%d.gas", dir, g->rank);
+  snprintf(g->receipt_path, sizeof g->receipt_path, "%s/" CKPT_RANK_FILE, dir, g->rank, "gas");
   if (!err && mode == CC_IO_WRITE) /* the local copy: the uring backend's file */
     err = io_rankfile_open(&io_stream_uring, opt, layout, dir, mode, &g->local);
   if (err) ctx_free(g);

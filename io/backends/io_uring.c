@@ -630,19 +630,4 @@ const io_stream_ops io_stream_uring = {
     .describe  = uring_stream_describe,
 };
 
-static cc_err uring_open(const cc_io_options *opt, const cc_io_layout *layout, const char *dir,
-                         cc_io_mode mode, void **ctx)
-{
-  CC_CALL(io_rankfile_open(&io_stream_uring, opt, layout, dir, mode, ctx));
-  return CC_OK;
-}
-
-const cc_io_backend_ops io_backend_uring = {
-    .name          = "uring",
-    .open          = uring_open,
-    .write_vectors = io_rankfile_write,
-    .commit        = io_rankfile_commit,
-    .read_vectors  = io_rankfile_read,
-    .close         = io_rankfile_close,
-    .release       = uring_release,
-};
+IO_STREAM_BACKEND(uring, uring_release); /* io_backend_uring: the rank file over io_stream_uring */

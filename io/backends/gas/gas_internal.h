@@ -1,4 +1,4 @@
-/* gas_internal.h: the global memory store's pieces shared inside io/gas/ only: the SSD tier (the
+/* gas_internal.h: the global memory store's pieces shared inside io/backends/gas/ only: the SSD tier (the
  * owner's page file, gas_ssd.c, also read by the "gas" checkpoint backend's restart, io_gas.c)
  * and the store's state (below). */
 #ifndef CC_GAS_INTERNAL_H

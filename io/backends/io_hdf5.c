@@ -2,6 +2,7 @@
  * global node order; each rank writes the contiguous block [offset_r, offset_r + n_r) (offset from
  * MPI_Exscan) after an MPI_Alltoallv by global id, with collective MPI-IO transfers (HDF5 1.10,
  * H5Pset_fapl_mpio, H5FD_MPIO_COLLECTIVE). Global order lets a restart use any number of ranks. */
+#include "ckpt_names.h"
 #include "io_internal.h"
 
 #ifdef CUBECG_HAVE_HDF5
@@ -410,8 +411,8 @@ static cc_err h5_open(const cc_io_options *opt, const cc_io_layout *layout, cons
   h->opt    = *opt;
   h->mode   = mode;
   h->file   = -1;
-  snprintf(h->path, sizeof h->path, "%s/state.h5", dir);
-  snprintf(h->xmf, sizeof h->xmf, "%s/state.xmf", dir);
+  snprintf(h->path, sizeof h->path, "%s/" CKPT_HDF5_STATE, dir);
+  snprintf(h->xmf, sizeof h->xmf, "%s/" CKPT_HDF5_XDMF, dir);
   double t0    = MPI_Wtime();
   cc_err err   = MPI_Comm_rank(layout->comm, &h->rank) == MPI_SUCCESS ? CC_OK : CC_ERR_MPI;
   void **owned = io_resources_slot(opt->resources, &io_backend_hdf5);
@@ -554,7 +555,7 @@ static cc_err h5_commit(void *ctx, cc_io_file_info *info)
   int64_t cells = (int64_t)g[0] * g[1] * g[2];
   bool xdmf     = cells > 0 && cells == h->layout.n_global_nodes;
   if (!err && xdmf && h->rank == 0) {
-    err = io_write_xdmf_state(h->xmf, "state.h5", g[0], g[1], g[2], h->layout.values_per_node,
+    err = io_write_xdmf_state(h->xmf, CKPT_HDF5_STATE, g[0], g[1], g[2], h->layout.values_per_node,
                               h->n_vectors, (const char(*)[CC_IO_NAME_LEN])h->vector_name);
     if (!err && h->opt.durable) err = io_fsync_path(h->xmf);
   }
@@ -569,8 +570,8 @@ static cc_err h5_commit(void *ctx, cc_io_file_info *info)
     info->crc32c      = h->data_crc; /* the ranks' pieces, combined: the file is not read back */
     info->has_crc     = true;
     info->crc_of_data = true;
-    snprintf(info->name[0], sizeof info->name[0], "state.h5");
-    snprintf(info->name[1], sizeof info->name[1], "state.xmf");
+    snprintf(info->name[0], sizeof info->name[0], CKPT_HDF5_STATE);
+    snprintf(info->name[1], sizeof info->name[1], CKPT_HDF5_XDMF);
   }
   snprintf(info->written_as, sizeof info->written_as, "hdf5");
   info->write_s = h->seconds;

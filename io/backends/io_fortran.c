@@ -11,11 +11,10 @@
 #define FORTRAN_MSG 256
 void cc_fortran_open(const char *path, int path_len, int for_write, int *unit, int *ierr, char *msg,
                      int msg_len);
-void cc_fortran_write(int unit, const void *data, int64_t nbytes, int *ierr, char *msg,
-                      int msg_len);
-void cc_fortran_read(int unit, void *data, int64_t nbytes, int *ierr, char *msg, int msg_len);
-void cc_fortran_flush(int unit, int *ierr, char *msg, int msg_len);
-void cc_fortran_close(int unit, int *ierr, char *msg, int msg_len);
+/* one record WRITE (for_write) or READ; data is only read when writing */
+void cc_fortran_record(int unit, void *data, int64_t nbytes, int for_write, int *ierr, char *msg,
+                       int msg_len);
+void cc_fortran_end(int unit, int close_it, int *ierr, char *msg, int msg_len); /* FLUSH or CLOSE */
 
 typedef struct {
   int unit;
@@ -41,32 +40,33 @@ static cc_err fortran_stream_open(const char *path, cc_io_mode mode, const cc_io
   return CC_OK;
 }
 
+/* The next record of n bytes written from data (write) or read into it. */
+static cc_err fortran_record(fortran_ctx *f, void *data, size_t n, bool write)
+{
+  int ierr;
+  char msg[FORTRAN_MSG];
+  cc_fortran_record(f->unit, data, (int64_t)n, write, &ierr, msg, FORTRAN_MSG);
+  CC_CHECK(ierr == 0, CC_ERR_IO,
+           "Fortran %s of record %lld (%zu bytes) %s %s failed (iostat %d): %s",
+           write ? "WRITE" : "READ", (long long)f->records + 1, n, write ? "to" : "from", f->path,
+           ierr, msg);
+  f->records++;
+  return CC_OK;
+}
+
 static cc_err fortran_stream_write(void *ctx, const void *data, size_t n)
 {
   fortran_ctx *f = ctx;
-  int ierr;
-  char msg[FORTRAN_MSG];
   CC_CHECK(!io_inject_enospc(n), CC_ERR_IO,
            "Fortran WRITE of record %lld (%zu bytes) to %s failed: %s (injected)",
            (long long)f->records + 1, n, f->path, strerror(ENOSPC));
-  cc_fortran_write(f->unit, data, (int64_t)n, &ierr, msg, FORTRAN_MSG);
-  CC_CHECK(ierr == 0, CC_ERR_IO,
-           "Fortran WRITE of record %lld (%zu bytes) to %s failed (iostat %d): %s",
-           (long long)f->records + 1, n, f->path, ierr, msg);
-  f->records++;
+  CC_CALL(fortran_record(f, (void *)data, n, true)); /* WRITE only reads the record */
   return CC_OK;
 }
 
 static cc_err fortran_stream_read(void *ctx, void *data, size_t n)
 {
-  fortran_ctx *f = ctx;
-  int ierr;
-  char msg[FORTRAN_MSG];
-  cc_fortran_read(f->unit, data, (int64_t)n, &ierr, msg, FORTRAN_MSG);
-  CC_CHECK(ierr == 0, CC_ERR_IO,
-           "Fortran READ of record %lld (%zu bytes) from %s failed (iostat %d): %s",
-           (long long)f->records + 1, n, f->path, ierr, msg);
-  f->records++;
+  CC_CALL(fortran_record(ctx, data, n, false));
   return CC_OK;
 }
 
@@ -75,7 +75,7 @@ static cc_err fortran_stream_finish(void *ctx, bool durable)
   fortran_ctx *f = ctx;
   int ierr;
   char msg[FORTRAN_MSG];
-  cc_fortran_flush(f->unit, &ierr, msg, FORTRAN_MSG);
+  cc_fortran_end(f->unit, 0, &ierr, msg, FORTRAN_MSG);
   CC_CHECK(ierr == 0, CC_ERR_IO, "Fortran FLUSH of %s failed (iostat %d): %s", f->path, ierr, msg);
   if (durable) CC_CALL(io_fsync_path(f->path)); /* Fortran has no fsync: any descriptor will do */
   return CC_OK;
@@ -87,7 +87,7 @@ static cc_err fortran_stream_close(void *ctx)
   if (!f) return CC_OK;
   int ierr;
   char msg[FORTRAN_MSG], path[IO_PATH_MAX];
-  cc_fortran_close(f->unit, &ierr, msg, FORTRAN_MSG);
+  cc_fortran_end(f->unit, 1, &ierr, msg, FORTRAN_MSG);
   snprintf(path, sizeof path, "%s", f->path);
   cc_free(&f);
   CC_CHECK(ierr == 0, CC_ERR_IO, "Fortran CLOSE of %s failed (iostat %d): %s", path, ierr, msg);
@@ -115,19 +115,5 @@ const io_stream_ops io_stream_fortran = {
     .describe      = fortran_stream_describe,
 };
 
-static cc_err fortran_open(const cc_io_options *opt, const cc_io_layout *layout, const char *dir,
-                           cc_io_mode mode, void **ctx)
-{
-  CC_CALL(io_rankfile_open(&io_stream_fortran, opt, layout, dir, mode, ctx));
-  return CC_OK;
-}
-
-const cc_io_backend_ops io_backend_fortran = {
-    .name          = "fortran",
-    .open          = fortran_open,
-    .write_vectors = io_rankfile_write,
-    .commit        = io_rankfile_commit,
-    .read_vectors  = io_rankfile_read,
-    .close         = io_rankfile_close,
-};
+IO_STREAM_BACKEND(fortran, NULL); /* io_backend_fortran: the rank file over io_stream_fortran */
 #endif

@@ -52,7 +52,8 @@ static cc_err evict(cc_gas *gas, int s)
   if (sl->kind == SLOT_OWNED) {
     gas_dir *d = &gas->dir[gas_owned_index(gas, sl->page)];
     if (sl->dirty && !sl->orphan) {
-      CC_CALL(gas_ssd_write(gas->ssd, cc_gas_ssd_offset(gas, sl->page), gas_slot_ptr(gas, s), sl->len));
+      CC_CALL(
+          gas_ssd_write(gas->ssd, cc_gas_ssd_offset(gas, sl->page), gas_slot_ptr(gas, s), sl->len));
       gas->stats.ssd_bytes_written += (int64_t)sl->len;
       d->on_ssd = true;
     }
@@ -238,6 +239,124 @@ cc_err gas_send_msg(cc_gas *gas, int dest, gas_msg *m, int tag)
   return CC_OK;
 }
 
+/* M_PUT_REQ: a slot for the page's new version (a new one while readers hold the old), busy when a
+ * put of the page is pending or no slot is free. */
+static cc_err put_request(cc_gas *gas, const gas_msg *m, int from, gas_dir *d, gas_msg *reply)
+{
+  if (d->pending) {
+    reply->status = GR_BUSY;
+    return CC_OK;
+  }
+  int s = d->slot;
+  if (s >= 0 && gas->slot[s].pins > 0) { /* readers hold the old version: new slot */
+    gas->slot[s].orphan = true;
+    d->slot = s = -1;
+  }
+  if (s < 0) {
+    CC_CALL(gas_alloc_slot(gas, &s));
+    if (s < 0) {
+      reply->status = GR_BUSY;
+      return CC_OK;
+    }
+  }
+  gas_slot *sl = &gas->slot[s];
+  if (gas_two_sided(gas, from)) { /* the page arrives as a message into the slot */
+    CC_MPI(MPI_Irecv(gas_slot_ptr(gas, s), (int)gas->p.page_bytes, MPI_BYTE, from,
+                     TAG_PUT_DATA(m->reply_tag), gas->comm, &sl->rreq));
+    sl->receiving = true;
+  }
+  sl->page = m->page, sl->kind = SLOT_OWNED, sl->pins++, sl->lru = ++gas->clock;
+  d->slot = s, d->pending = true, d->n_sharers = 0; /* cached copies are stale now */
+  reply->slot = s, reply->source = gas->rank, reply->from = FROM_DRAM;
+  return CC_OK;
+}
+
+/* M_PUT_DONE: the page's new version is in its slot: valid, dirty, the slot unpinned. */
+static cc_err put_done(cc_gas *gas, const gas_msg *m, gas_dir *d)
+{
+  gas_slot *sl = &gas->slot[m->slot];
+  if (sl->receiving) { /* sent before the done message: arrived or arriving */
+    sl->receiving = false;
+    CC_MPI(MPI_Wait(&sl->rreq, MPI_STATUS_IGNORE));
+  } else
+    CC_MPI(MPI_Win_sync(gas->win)); /* the requester's stores visible to our loads */
+  sl->dirty = true, sl->len = m->len, sl->crc = m->crc;
+  d->valid = true, d->on_ssd = false, d->pending = false, d->len = m->len, d->crc = m->crc;
+  unpin(gas, m->slot);
+  return CC_OK;
+}
+
+/* M_GET_REQ: where the requester reads the page: its own copy, another rank's (cooperative), this
+ * owner's DRAM slot, or a slot filled from the SSD; busy or unwritten otherwise. */
+static cc_err get_request(cc_gas *gas, const gas_msg *m, int from, gas_dir *d, gas_msg *reply)
+{
+  if (!d->valid) {
+    reply->status = d->pending ? GR_BUSY : GR_UNWRITTEN;
+    return CC_OK;
+  }
+  if (d->pending) {
+    reply->status = GR_BUSY;
+    return CC_OK;
+  }
+  reply->len = d->len, reply->crc = d->crc;
+  for (int k = 0; k < d->n_sharers; k++) /* the requester's own copy */
+    if (d->sharer[k] == from && m->flags) {
+      reply->source = from, reply->slot = d->sharer_slot[k], reply->from = FROM_LOCAL;
+      return CC_OK;
+    }
+  int s = d->slot;
+  if (s < 0 && m->flags && d->n_sharers > 0) { /* cooperative: another rank's DRAM copy */
+    int k         = (int)(gas->clock++ % (uint64_t)d->n_sharers);
+    reply->source = d->sharer[k], reply->slot = d->sharer_slot[k], reply->from = FROM_COOP;
+    return CC_OK;
+  }
+  reply->from = FROM_DRAM;
+  if (s < 0) { /* from the SSD into a slot */
+    CC_CALL(gas_alloc_slot(gas, &s));
+    if (s < 0) {
+      reply->status = GR_BUSY;
+      return CC_OK;
+    }
+    CC_CHECK(d->on_ssd, CC_ERR_IO, "page %lld of owner %d is neither in DRAM nor on the SSD",
+             (long long)m->page, gas->rank);
+    if (!gas_two_sided(gas, from)) { /* across nodes serve_page reads it, sending parts meanwhile */
+      CC_CALL(
+          gas_ssd_read(gas->ssd, cc_gas_ssd_offset(gas, m->page), gas_slot_ptr(gas, s), d->len));
+      gas->stats.ssd_bytes_read += (int64_t)d->len;
+      CC_MPI(MPI_Win_sync(gas->win)); /* before the requester's load/store or MPI_Get */
+    }
+    gas_slot *sl = &gas->slot[s];
+    sl->page = m->page, sl->kind = SLOT_OWNED, sl->dirty = false, sl->len = d->len;
+    sl->crc     = d->crc;
+    d->slot     = s;
+    reply->from = FROM_SSD;
+  }
+  gas_slot *sl = &gas->slot[s];
+  sl->pins++, sl->lru = ++gas->clock;
+  bool unread = reply->from == FROM_SSD && gas_two_sided(gas, from); /* seam: in serve_ready */
+  if (cc_io_inject("gas-corrupt") && d->len > 0 && !unread) { /* test seam: a bit flip in DRAM */
+    gas_slot_ptr(gas, s)[d->len / 2] ^= 0x5a;
+    CC_MPI(MPI_Win_sync(gas->win));
+  }
+  reply->source = gas->rank, reply->slot = s;
+  return CC_OK;
+}
+
+/* M_GET_DONE: the slot unpinned; the requester's copy recorded as a sharer, or dropped when it
+ * failed its check. */
+static void get_done(cc_gas *gas, const gas_msg *m, int from, gas_dir *d)
+{
+  if (m->from == FROM_DRAM || m->from == FROM_SSD) unpin(gas, m->slot);
+  if (m->status == 1 && m->source >= 0) /* requester now holds a copy in slot m->source */
+    remove_sharer(d, from, -1);         /* one entry per rank: its newest copy */
+  if (m->status == 1 && m->source >= 0)
+    if (d->n_sharers < GAS_MAX_SHARERS && !d->pending) {
+      d->sharer[d->n_sharers]        = from;
+      d->sharer_slot[d->n_sharers++] = m->source;
+    }
+  if (m->status == 2) remove_sharer(d, m->source, m->slot); /* a copy failed its check */
+}
+
 /* Handle m from rank from; requests fill *reply (status, where the page is). */
 cc_err gas_handle_message(cc_gas *gas, const gas_msg *m, int from, gas_msg *reply)
 {
@@ -249,107 +368,17 @@ cc_err gas_handle_message(cc_gas *gas, const gas_msg *m, int from, gas_msg *repl
            (long long)m->page, gas->rank);
   gas_dir *d = &gas->dir[gas_owned_index(gas, m->page)];
   switch (m->type) {
-  case M_PUT_REQ: {
-    if (d->pending) {
-      reply->status = GR_BUSY;
-      return CC_OK;
-    }
-    int s = d->slot;
-    if (s >= 0 && gas->slot[s].pins > 0) { /* readers hold the old version: new slot */
-      gas->slot[s].orphan = true;
-      d->slot = s = -1;
-    }
-    if (s < 0) {
-      CC_CALL(gas_alloc_slot(gas, &s));
-      if (s < 0) {
-        reply->status = GR_BUSY;
-        return CC_OK;
-      }
-    }
-    gas_slot *sl = &gas->slot[s];
-    if (gas_two_sided(gas, from)) { /* the page arrives as a message into the slot */
-      CC_MPI(MPI_Irecv(gas_slot_ptr(gas, s), (int)gas->p.page_bytes, MPI_BYTE, from,
-                       TAG_PUT_DATA(m->reply_tag), gas->comm, &sl->rreq));
-      sl->receiving = true;
-    }
-    sl->page = m->page, sl->kind = SLOT_OWNED, sl->pins++, sl->lru = ++gas->clock;
-    d->slot = s, d->pending = true, d->n_sharers = 0; /* cached copies are stale now */
-    reply->slot = s, reply->source = gas->rank, reply->from = FROM_DRAM;
+  case M_PUT_REQ:
+    CC_CALL(put_request(gas, m, from, d, reply));
     return CC_OK;
-  }
-  case M_PUT_DONE: {
-    gas_slot *sl = &gas->slot[m->slot];
-    if (sl->receiving) { /* sent before the done message: arrived or arriving */
-      sl->receiving = false;
-      CC_MPI(MPI_Wait(&sl->rreq, MPI_STATUS_IGNORE));
-    } else
-      CC_MPI(MPI_Win_sync(gas->win)); /* the requester's stores visible to our loads */
-    sl->dirty = true, sl->len = m->len, sl->crc = m->crc;
-    d->valid = true, d->on_ssd = false, d->pending = false, d->len = m->len, d->crc = m->crc;
-    unpin(gas, m->slot);
+  case M_PUT_DONE:
+    CC_CALL(put_done(gas, m, d));
     return CC_OK;
-  }
-  case M_GET_REQ: {
-    if (!d->valid) {
-      reply->status = d->pending ? GR_BUSY : GR_UNWRITTEN;
-      return CC_OK;
-    }
-    if (d->pending) {
-      reply->status = GR_BUSY;
-      return CC_OK;
-    }
-    reply->len = d->len, reply->crc = d->crc;
-    for (int k = 0; k < d->n_sharers; k++) /* the requester's own copy */
-      if (d->sharer[k] == from && m->flags) {
-        reply->source = from, reply->slot = d->sharer_slot[k], reply->from = FROM_LOCAL;
-        return CC_OK;
-      }
-    int s = d->slot;
-    if (s < 0 && m->flags && d->n_sharers > 0) { /* cooperative: another rank's DRAM copy */
-      int k         = (int)(gas->clock++ % (uint64_t)d->n_sharers);
-      reply->source = d->sharer[k], reply->slot = d->sharer_slot[k], reply->from = FROM_COOP;
-      return CC_OK;
-    }
-    reply->from = FROM_DRAM;
-    if (s < 0) { /* from the SSD into a slot */
-      CC_CALL(gas_alloc_slot(gas, &s));
-      if (s < 0) {
-        reply->status = GR_BUSY;
-        return CC_OK;
-      }
-      CC_CHECK(d->on_ssd, CC_ERR_IO, "page %lld of owner %d is neither in DRAM nor on the SSD",
-               (long long)m->page, gas->rank);
-      if (!gas_two_sided(gas, from)) { /* across nodes serve_page reads it, sending parts meanwhile */
-        CC_CALL(gas_ssd_read(gas->ssd, cc_gas_ssd_offset(gas, m->page), gas_slot_ptr(gas, s), d->len));
-        gas->stats.ssd_bytes_read += (int64_t)d->len;
-        CC_MPI(MPI_Win_sync(gas->win)); /* before the requester's load/store or MPI_Get */
-      }
-      gas_slot *sl = &gas->slot[s];
-      sl->page = m->page, sl->kind = SLOT_OWNED, sl->dirty = false, sl->len = d->len;
-      sl->crc     = d->crc;
-      d->slot     = s;
-      reply->from = FROM_SSD;
-    }
-    gas_slot *sl = &gas->slot[s];
-    sl->pins++, sl->lru = ++gas->clock;
-    bool unread = reply->from == FROM_SSD && gas_two_sided(gas, from); /* seam: in serve_ready */
-    if (cc_io_inject("gas-corrupt") && d->len > 0 && !unread) { /* test seam: a bit flip in DRAM */
-      gas_slot_ptr(gas, s)[d->len / 2] ^= 0x5a;
-      CC_MPI(MPI_Win_sync(gas->win));
-    }
-    reply->source = gas->rank, reply->slot = s;
+  case M_GET_REQ:
+    CC_CALL(get_request(gas, m, from, d, reply));
     return CC_OK;
-  }
   case M_GET_DONE:
-    if (m->from == FROM_DRAM || m->from == FROM_SSD) unpin(gas, m->slot);
-    if (m->status == 1 && m->source >= 0) /* requester now holds a copy in slot m->source */
-      remove_sharer(d, from, -1);         /* one entry per rank: its newest copy */
-    if (m->status == 1 && m->source >= 0)
-      if (d->n_sharers < GAS_MAX_SHARERS && !d->pending) {
-        d->sharer[d->n_sharers]        = from;
-        d->sharer_slot[d->n_sharers++] = m->source;
-      }
-    if (m->status == 2) remove_sharer(d, m->source, m->slot); /* a copy failed its check */
+    get_done(gas, m, from, d);
     return CC_OK;
   case M_DROP:
     remove_sharer(d, from, m->slot);
@@ -406,10 +435,11 @@ static cc_err drain_local(cc_gas *gas, bool empty, bool owned_only)
                "page %lld of owner %d is corrupt in DRAM: CRC32C %08x, the directory says %08x; "
                "not written to %s",
                (long long)sl->page, gas->rank, crc, sl->crc, gas->ssd_path);
-      CC_CALL(gas_ssd_write(gas->ssd, cc_gas_ssd_offset(gas, sl->page), gas_slot_ptr(gas, s), sl->len));
+      CC_CALL(
+          gas_ssd_write(gas->ssd, cc_gas_ssd_offset(gas, sl->page), gas_slot_ptr(gas, s), sl->len));
       gas->stats.ssd_bytes_written += (int64_t)sl->len;
       gas->dir[gas_owned_index(gas, sl->page)].on_ssd = true;
-      sl->dirty                                   = false;
+      sl->dirty                                       = false;
     }
     if (empty && sl->kind != SLOT_FREE && (sl->kind == SLOT_OWNED || !owned_only)) {
       CC_CHECK(sl->pins == 0, CC_ERR_IO, "slot %d of rank %d still pinned at eviction", s,

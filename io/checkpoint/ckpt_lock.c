@@ -1,4 +1,4 @@
-/* io_lock.c: one job per checkpoint directory. Rank 0 holds DIR/cubecg.lock for the whole run: an
+/* ckpt_lock.c: one job per checkpoint directory. Rank 0 holds DIR/cubecg.lock for the whole run: an
  * flock(2) on the file (released by the kernel when the process dies, so a killed job leaves no
  * live lock) and, inside it, the holder's host and PID (what a refused job prints). A lock file
  * left by a dead holder is reported and taken over, never silently; one still held is refused; a
