@@ -115,8 +115,5 @@ cc_err cc_mesh_partition_box(const cc_mesh_params *params, int n_ranks, cc_mesh_
 
 void cc_mesh_owner_free(cc_mesh_owner *o)
 {
-  cc_free(&o->slab_x);
-  cc_free(&o->slab_y);
-  cc_free(&o->slab_z);
-  cc_free(&o->block_owner);
+  cc_free_all((void *[]){&o->slab_x, &o->slab_y, &o->slab_z, &o->block_owner, NULL});
 }

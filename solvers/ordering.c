@@ -121,12 +121,8 @@ cc_err cc_ordering_create(const char *kind, int colors, const cc_bcrs *a, cc_ord
 
 void cc_ordering_free(cc_ordering *ord)
 {
-  cc_free(&ord->level_first);
-  cc_free(&ord->level_order);
-  cc_free(&ord->level_shift);
-  cc_free(&ord->color_ptr);
-  cc_free(&ord->new_of_old);
-  cc_free(&ord->old_of_new);
+  cc_free_all((void *[]){&ord->level_first, &ord->level_order, &ord->level_shift, &ord->color_ptr,
+                         &ord->new_of_old, &ord->old_of_new, NULL});
   ord->n_colors = ord->n_nodes = 0;
 }
 
@@ -231,26 +227,24 @@ cc_err cc_ordering_apply(const cc_ordering *ord, cc_bcrs *a, cc_comm_table *comm
   return CC_OK;
 }
 
+/* out[i] = in[from[i]], 3 values per node */
+static void gather3(int n, const int *from, const double *in, double *out)
+{
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) {
+    const double *s         = in + 3 * (int64_t)from[i];
+    out[3 * (int64_t)i]     = s[0];
+    out[3 * (int64_t)i + 1] = s[1];
+    out[3 * (int64_t)i + 2] = s[2];
+  }
+}
+
 void cc_ordering_permute(const cc_ordering *ord, const double *in_old, double *out_new)
 {
-  const int *old_of_new = ord->old_of_new;
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < ord->n_nodes; i++) {
-    const double *s             = in_old + 3 * (int64_t)old_of_new[i];
-    out_new[3 * (int64_t)i]     = s[0];
-    out_new[3 * (int64_t)i + 1] = s[1];
-    out_new[3 * (int64_t)i + 2] = s[2];
-  }
+  gather3(ord->n_nodes, ord->old_of_new, in_old, out_new);
 }
 
 void cc_ordering_unpermute(const cc_ordering *ord, const double *in_new, double *out_old)
 {
-  const int *new_of_old = ord->new_of_old;
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < ord->n_nodes; i++) {
-    const double *s             = in_new + 3 * (int64_t)new_of_old[i];
-    out_old[3 * (int64_t)i]     = s[0];
-    out_old[3 * (int64_t)i + 1] = s[1];
-    out_old[3 * (int64_t)i + 2] = s[2];
-  }
+  gather3(ord->n_nodes, ord->new_of_old, in_new, out_old);
 }

@@ -371,23 +371,9 @@ cc_err cc_sgs_new_dinv(const cc_sgs *s, const cc_ordering *ord, const cc_comm_ta
 
 void cc_sgs_free(cc_sgs *s)
 {
-  cc_free(&s->color_ptr);
-  cc_free(&s->steps);
-  cc_free(&s->l_ptr);
-  cc_free(&s->l_col);
-  cc_free(&s->l_val);
-  cc_free(&s->u_ptr);
-  cc_free(&s->u_col);
-  cc_free(&s->u_val);
-  cc_free(&s->dinv);
-  cc_free(&s->dinv_back);
-  cc_free(&s->val_f);
-  cc_free(&s->l_val_f);
-  cc_free(&s->dinv_f);
-  cc_free(&s->val_h);
-  cc_free(&s->l_val_h);
-  cc_free(&s->dinv_h);
-  cc_free(&s->row_unscale);
+  cc_free_all((void *[]){&s->color_ptr, &s->steps, &s->l_ptr, &s->l_col, &s->l_val, &s->u_ptr,
+                         &s->u_col, &s->u_val, &s->dinv, &s->dinv_back, &s->val_f, &s->l_val_f,
+                         &s->dinv_f, &s->val_h, &s->l_val_h, &s->dinv_h, &s->row_unscale, NULL});
 }
 
 int64_t cc_sgs_bytes(const cc_sgs *s)

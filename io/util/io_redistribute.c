@@ -218,15 +218,9 @@ cc_err io_redist_backward(io_redist *rd, const double *block, double *local)
 
 void io_redist_free(io_redist *rd)
 {
-  cc_free(&rd->block_start);
-  cc_free(&rd->send_count);
-  cc_free(&rd->send_displ);
-  cc_free(&rd->recv_count);
-  cc_free(&rd->recv_displ);
-  cc_free(&rd->send_order);
-  cc_free(&rd->recv_position);
-  cc_free(&rd->send_buf);
-  cc_free(&rd->recv_buf);
+  cc_free_all((void *[]){&rd->block_start, &rd->send_count, &rd->send_displ, &rd->recv_count,
+                         &rd->recv_displ, &rd->send_order, &rd->recv_position, &rd->send_buf,
+                         &rd->recv_buf, NULL});
   if (rd->node_type != MPI_DATATYPE_NULL) MPI_Type_free(&rd->node_type);
   rd->node_type = MPI_DATATYPE_NULL;
 }
