@@ -36,6 +36,7 @@ cflags=(-std=c17 -D_GNU_SOURCE -fopenmp -g -O1 -fno-omit-frame-pointer -fsanitiz
     # through the gas store of io/, so the solvers and the options' files are in the archive too
     for f in "$SRC"/common/*.c "$BUILD_INFO" "$SRC"/mesh/*.c "$SRC"/solvers/*.c "$SRC"/io/*.c "$SRC"/io/*/*.c \
              "$SRC"/io/backends/gas/*.c "$SRC"/src/options*.c; do
+      [[ "$f" == *.inc.c ]] && continue # templates, included by their precision's file
       "$clang" "${cflags[@]}" -c "$f" -o "$OUT/obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
     done
     ar rcs "$OUT/libcore.a" "$OUT"/obj/*.o
