@@ -10,11 +10,14 @@ residual history as the report holds it (17 significant digits: the doubles bit 
   (change the code, rebuild)
   residual_fingerprint.py run CUBECG > after.txt
   residual_fingerprint.py compare before.txt after.txt     # exit 1 on any difference
+  (--only REGEX runs the configurations whose label matches, e.g. --only 'half|single'; compare
+  then reports the solves missing from one side as differing)
 """
 import argparse
 import hashlib
 import itertools
 import json
+import re
 import os
 import subprocess
 import sys
@@ -45,6 +48,8 @@ def configs():
 def run(args):
     with tempfile.TemporaryDirectory() as tmp:
         for label, opts, ranks, threads in configs():
+            if args.only and not re.search(args.only, label):
+                continue
             report = os.path.join(tmp, "r.json")
             cmd = [args.mpiexec, "-n", str(ranks), args.cubecg, *MESH, "--solver", "all",
                    "--reduction", "all", "--residual-history", "--overlap-probe", "off",
@@ -81,6 +86,7 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("cubecg")
     r.add_argument("--mpiexec", default="mpiexec")
+    r.add_argument("--only", metavar="REGEX", help="only the configurations whose label matches")
     c = sub.add_parser("compare")
     c.add_argument("before")
     c.add_argument("after")
