@@ -183,8 +183,7 @@ static cc_err manifest_scatter(io_manifest *full, MPI_Comm comm, io_manifest *m,
   int rank, size;
   CC_MPI(MPI_Comm_rank(comm, &rank));
   CC_MPI(MPI_Comm_size(comm, &size));
-  const MPI_Datatype byte = MPI_BYTE;
-  const int entry         = (int)sizeof(io_manifest_file);
+  const int entry = (int)sizeof(io_manifest_file);
   int *count = NULL, *displ = NULL, mine = 0;
   io_manifest_file *send = NULL;
   cc_err local           = CC_OK;
@@ -213,14 +212,14 @@ static cc_err manifest_scatter(io_manifest *full, MPI_Comm comm, io_manifest *m,
   }
   local = cc_agree(comm, local);
   if (!local) {
-    CC_MPI(MPI_Bcast(m, sizeof *m, byte, 0, comm));
+    CC_MPI(MPI_Bcast(m, sizeof *m, MPI_BYTE, 0, comm));
     *n_listed = m->n_files;
     CC_MPI(MPI_Scatter(count, 1, MPI_INT, &mine, 1, MPI_INT, 0, comm));
     m->files   = NULL;
     m->n_files = mine / entry;
     local      = cc_agree(comm, cc_calloc((size_t)m->n_files + 1, sizeof *m->files, &m->files));
   }
-  if (!local) CC_MPI(MPI_Scatterv(send, count, displ, byte, m->files, mine, byte, 0, comm));
+  if (!local) CC_MPI(MPI_Scatterv(send, count, displ, MPI_BYTE, m->files, mine, MPI_BYTE, 0, comm));
   cc_free(&send);
   cc_free(&count);
   cc_free(&displ);
